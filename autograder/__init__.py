@@ -1,0 +1,1 @@
+"""Instructor tooling around nbgrader: ``python -m autograder`` and test helpers."""

@@ -1,0 +1,40 @@
+"""Helpers shared by the course's notebooks ("bdl" = Bayesian deep learning).
+
+Import ``bdl`` before TensorFlow. Importing it
+
+* sets ``TF_USE_LEGACY_KERAS=1`` so ``tf.keras`` is Keras 2 (``tf-keras``),
+  the Keras that TensorFlow Probability's layers are written for;
+* quiets TensorFlow's C++ and Python logging and the deprecation warnings
+  TensorFlow Probability raises, because nbgrader scores a test cell zero
+  when anything reaches stderr.
+
+Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+"""
+import logging
+import os
+import sys
+import warnings
+
+if "tensorflow" in sys.modules and os.environ.get("TF_USE_LEGACY_KERAS") != "1":
+    warnings.warn("import bdl before tensorflow: tf.keras is already Keras 3, "
+                  "so TensorFlow Probability's layers will not work", stacklevel=2)
+
+os.environ["TF_USE_LEGACY_KERAS"] = "1"
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+logging.getLogger("tensorflow").setLevel(logging.ERROR)
+try:  # absl is a TensorFlow dependency; it may be absent for the data step.
+    import absl.logging
+
+    absl.logging.set_verbosity(absl.logging.ERROR)
+except ImportError:
+    pass
+
+for _module in ("tensorflow", "tensorflow_probability", "tf_keras", "keras"):
+    warnings.filterwarnings("ignore", category=UserWarning, module=_module)
+    warnings.filterwarnings("ignore", category=DeprecationWarning, module=_module)
+warnings.filterwarnings("ignore", category=DeprecationWarning, module="jupyter_client")
+
+from bdl.modes import choose, run_mode  # noqa: E402
+
+__all__ = ["choose", "run_mode"]

@@ -1,0 +1,130 @@
+"""Figures the notebooks share. Nothing here is graded.
+
+Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+"""
+import matplotlib.pyplot as plt
+import numpy as np
+from scipy.special import xlogy
+
+CLASSES = np.arange(10)
+
+
+def _entropy_bits(probs):
+    """Entropy in bits along the last axis; 0 log 0 counts as 0."""
+    return -np.sum(xlogy(probs, probs), axis=-1) / np.log(2)
+
+
+def inspect_images(data, num_images, title):
+    """Show the first ``num_images`` images of ``data`` (N, 28, 28, 1) in a row.
+
+    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    """
+    fig, axes = plt.subplots(1, num_images, figsize=(1.6 * num_images, 1.9))
+    for i, ax in enumerate(np.atleast_1d(axes)):
+        ax.imshow(data[i, ..., 0], cmap="gray", vmin=0, vmax=1)
+        ax.set_title(f"image {i}", fontsize=9)
+        ax.axis("off")
+    fig.suptitle(title)
+    plt.show()
+
+
+def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=False,
+                             num_samples=200):
+    """Plot one image beside the model's predicted class probabilities.
+
+    ``model(x)`` must return a distribution whose ``mean()`` is the class
+    probabilities. With ``run_ensemble`` the model is called ``num_samples``
+    times (a Bayesian model draws new weights on every call) and the bars show
+    the mean with a 95% interval (2.5th to 97.5th percentile) of those draws.
+
+    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    """
+    image = data[image_num:image_num + 1]
+    true_label = int(np.ravel(true_labels)[image_num])
+    draws = num_samples if run_ensemble else 1
+    # One call per draw: the reparameterization layers sample one set of
+    # weights per call, shared by the whole batch.
+    probs = np.stack([np.asarray(model(image).mean())[0] for _ in range(draws)])
+    mean = probs.mean(axis=0)
+    low, high = np.percentile(probs, [2.5, 97.5], axis=0)
+
+    fig, (ax_image, ax_probs) = plt.subplots(
+        1, 2, figsize=(10, 2.4), gridspec_kw={"width_ratios": [1, 4]})
+    ax_image.imshow(image[0, ..., 0], cmap="gray", vmin=0, vmax=1)
+    ax_image.set_title(f"True label: {true_label}")
+    ax_image.axis("off")
+    colours = ["tab:green" if c == true_label else "tab:red" for c in CLASSES]
+    ax_probs.bar(CLASSES, mean, color=colours, alpha=0.45)
+    ax_probs.bar([], [], color="tab:green", alpha=0.45, label="true class")
+    ax_probs.bar([], [], color="tab:red", alpha=0.45, label="other classes")
+    if run_ensemble:
+        ax_probs.vlines(CLASSES, low, high, colors="black", linewidth=3,
+                        label="95% interval")
+        ax_probs.set_title(f"Predicted probabilities over {draws} weight samples")
+    else:
+        ax_probs.set_title("Predicted probabilities (one forward pass)")
+    ax_probs.set_xticks(CLASSES)
+    ax_probs.set_ylim(0, 1.05)
+    ax_probs.set_xlabel("class")
+    ax_probs.set_ylabel("probability")
+    ax_probs.legend(loc="upper left", fontsize=8, bbox_to_anchor=(1.01, 1.0))
+    plt.show()
+
+
+def plot_entropy_distribution(model, x, labels, title):
+    """Histogram the predictive entropy (bits) of correct and incorrect predictions.
+
+    Uses a single call ``model(x)``: for a Bayesian model that is one weight
+    sample for the whole set.
+
+    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    """
+    probs = np.asarray(model(x).mean())
+    entropy = _entropy_bits(probs)
+    correct = np.argmax(probs, axis=1) == np.ravel(labels)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.2), sharey=True)
+    bins = np.linspace(0, np.log2(10), 25)
+    for ax, mask, name in zip(axes, (correct, ~correct), ("Correctly", "Incorrectly")):
+        values = entropy[mask]
+        share = 100 * mask.mean()
+        if values.size:
+            ax.hist(values, bins=bins, weights=np.full(values.size, 1 / values.size),
+                    label=f"mean {values.mean():.3f} bits")
+            ax.legend(loc="upper right")
+        ax.set_title(f"{name} labelled ({share:.1f}% of images)")
+        ax.set_xlabel("predictive entropy (bits)")
+        ax.set_ylim(0, 1)
+    axes[0].set_ylabel("fraction of images")
+    fig.suptitle(title)
+    fig.tight_layout()
+    plt.show()
+
+
+def plot_uncertainty_decomposition(parts_by_dataset, title):
+    """Histogram total, aleatoric and epistemic entropy (bits) per data set.
+
+    ``parts_by_dataset`` maps a data set's name to its ``(total, aleatoric,
+    epistemic)`` arrays, one value per image.
+
+    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    """
+    names = ("total: entropy of the mean prediction",
+             "aleatoric: expected entropy",
+             "epistemic: mutual information")
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
+    for i, (ax, name) in enumerate(zip(axes, names)):
+        top = max(float(np.max(parts[i])) for parts in parts_by_dataset.values())
+        bins = np.linspace(0, max(top, 1e-3), 30)
+        for dataset, parts in parts_by_dataset.items():
+            values = np.asarray(parts[i])
+            ax.hist(values, bins=bins, weights=np.full(values.size, 1 / values.size),
+                    histtype="step", linewidth=2,
+                    label=f"{dataset} (mean {values.mean():.3f})")
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_xlabel("bits")
+        ax.set_ylabel("fraction of images")
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    plt.show()

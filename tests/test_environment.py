@@ -1,0 +1,101 @@
+"""environment.yml (conda) and pyproject.toml (pip) pin the same tested set."""
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[1]
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
+
+
+def normalise(text):
+    req = Requirement(text)
+    return canonicalize_name(req.name), str(req.specifier), str(req.marker or "")
+
+
+def pins():
+    """pyproject's dependencies as Requirements."""
+    return [Requirement(text) for text in PYPROJECT["dependencies"]]
+
+
+def conda_deps():
+    """(conda package strings, pip entries) of environment.yml."""
+    conda, pip = [], []
+    for dep in ENVIRONMENT["dependencies"]:
+        if isinstance(dep, dict):
+            pip.extend(dep["pip"])
+        else:
+            conda.append(dep)
+    return conda, pip
+
+
+def pinned_version(req):
+    [spec] = req.specifier
+    return Version(spec.version)
+
+
+def test_environment_yml_header():
+    assert ENVIRONMENT["name"] == "bdl-course"
+    assert ENVIRONMENT["channels"] == ["conda-forge"]
+    conda, pip = conda_deps()
+    assert "pip" in conda
+    assert "-e ." in pip, "environment.yml must install the course's packages with '-e .'"
+
+
+def test_same_requirements_as_pyproject():
+    _, pip = conda_deps()
+    in_env = sorted(normalise(text) for text in pip if not text.startswith("-"))
+    in_pyproject = sorted(normalise(text) for text in PYPROJECT["dependencies"])
+    assert len(in_env) == len(set(in_env)), "duplicate requirement in environment.yml"
+    assert set(in_env) == set(in_pyproject)
+
+
+def test_python_version():
+    conda, _ = conda_deps()
+    [python] = [dep for dep in conda if dep.split("=")[0] == "python"]
+    assert python == "python=3.11"
+    assert Version("3.11.0") in SpecifierSet(PYPROJECT["requires-python"])
+
+
+@pytest.mark.parametrize("text", PYPROJECT["dependencies"])
+def test_every_dependency_is_pinned_once(text):
+    specs = list(Requirement(text).specifier)
+    assert len(specs) == 1 and specs[0].operator == "==", f"{text!r}: pin with exactly one =="
+    assert "*" not in specs[0].version, f"{text!r}: pin an exact version"
+
+
+def test_tensorflow_family_is_consistent():
+    by_name = {}
+    for req in pins():
+        by_name.setdefault(canonicalize_name(req.name), []).append(pinned_version(req))
+    tensorflows = by_name.get("tensorflow-cpu", []) + by_name.get("tensorflow", [])
+    assert tensorflows, "no tensorflow or tensorflow-cpu pin"
+    [tf_keras] = by_name["tf-keras"]
+    for tf in tensorflows:
+        assert tf.release[:2] == tf_keras.release[:2], (
+            f"tf-keras {tf_keras} must share TensorFlow {tf}'s major.minor"
+        )
+    [tfp] = by_name["tensorflow-probability"]
+    assert tfp in SpecifierSet("==0.25.*"), f"tensorflow-probability {tfp}: expected 0.25.*"
+
+
+def test_installed_versions_match_pins():
+    wrong = []
+    for req in pins():
+        if req.marker is not None and not req.marker.evaluate():
+            continue
+        try:
+            installed = metadata.version(req.name)
+        except metadata.PackageNotFoundError:
+            wrong.append(f"{req.name}: not installed, pinned {req.specifier}")
+            continue
+        if Version(installed) != pinned_version(req):
+            wrong.append(f"{req.name}: installed {installed}, pinned {req.specifier}")
+    assert not wrong, "environment differs from pyproject.toml; run `make` to reinstall:\n" + "\n".join(wrong)

@@ -1,0 +1,116 @@
+"""The graded tests themselves: they pass the reference under any seed, catch
+every mutant, and never write to stderr.
+
+Each solution notebook runs once, in grading mode, in one kernel; then test
+cells are re-run against seeds and swapped-in wrong functions.
+"""
+import importlib.util
+
+import nbformat
+import pytest
+
+from notebook_kernel import REPO, executed_notebook, graded_cells
+
+SEEDS = (0, 1, 2, 3, 4)
+
+
+def _load_variants(path):
+    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MUTANTS, module.ALTERNATIVES
+
+
+VARIANTS = {path.stem: _load_variants(path) for path in sorted((REPO / "tests" / "mutants").glob("*.py"))}
+ASSIGNMENTS = {assignment: (next((REPO / "source" / assignment).glob("*.ipynb")), mutants)
+               for assignment, (mutants, _) in VARIANTS.items()}
+
+
+def _cases(which):
+    return [pytest.param(assignment, function, name, old, new, id=f"{assignment}-{function}-{name}")
+            for assignment, variants in VARIANTS.items()
+            for function, changes in variants[which].items()
+            for name, old, new in changes]
+
+
+@pytest.fixture(scope="module")
+def kernels():
+    """One kernel per assignment, started lazily, that has run the solution notebook."""
+    open_kernels = {}
+    stack = []
+    def get(assignment):
+        if assignment not in open_kernels:
+            context = executed_notebook(ASSIGNMENTS[assignment][0], {"NBGRADER_EXECUTION": "autograde"})
+            open_kernels[assignment] = context.__enter__()
+            stack.append(context)
+        return open_kernels[assignment]
+    yield get
+    for context in reversed(stack):
+        context.__exit__(None, None, None)
+
+
+def _test_cells(nb):
+    cells = graded_cells(nb)
+    return {grade_id: cell for grade_id, cell in cells.items() if cell.metadata.nbgrader.get("grade")}
+
+
+def test_every_assignment_has_mutants():
+    notebooks = sorted(p.parent.name for p in (REPO / "source").glob("*/*.ipynb"))
+    assert notebooks == sorted(ASSIGNMENTS), "every source assignment needs tests/mutants/<assignment>.py"
+
+
+@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+def test_each_graded_function_has_three_mutants(assignment):
+    nb_path, mutants = ASSIGNMENTS[assignment]
+    solutions = [grade_id for grade_id, cell in graded_cells(nbformat.read(nb_path, 4)).items()
+                 if cell.metadata.nbgrader.get("solution") and cell.cell_type == "code"]
+    for function in solutions:
+        assert len(mutants.get(function, [])) >= 3, f"{function} needs at least three mutants"
+
+
+@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+def test_graded_test_cells_are_silent(kernels, assignment):
+    """nbgrader scores a test cell zero when it writes to stderr or errors."""
+    _, nb = kernels(assignment)
+    for grade_id, cell in _test_cells(nb).items():
+        for output in cell.outputs:
+            assert output.output_type != "error", f"{grade_id} failed on the reference solution"
+            assert not (output.output_type == "stream" and output.name == "stderr"), \
+                f"{grade_id} wrote to stderr: {output.text[:300]}"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+def test_reference_passes_under_seed(kernels, assignment, seed):
+    kernel, nb = kernels(assignment)
+    for grade_id, cell in _test_cells(nb).items():
+        kernel.run(f"import numpy, tensorflow; tensorflow.keras.utils.set_random_seed({seed})")
+        ok, error = kernel.succeeds(cell.source)
+        assert ok, f"{grade_id} fails the reference solution under seed {seed}: {error}"
+
+
+def _run_variant(kernel, nb, function, name, old, new):
+    """Swap in a variant of ``function``; return whether its test cell passes."""
+    cells = graded_cells(nb)
+    reference = cells[function].source
+    assert reference.count(old) == 1, f"variant {name!r} no longer matches the reference {function}"
+    try:
+        kernel.run(reference.replace(old, new))
+        passed, error = kernel.succeeds(cells[f"{function}_tests"].source)
+    finally:
+        kernel.run(reference)
+    return passed, error
+
+
+@pytest.mark.parametrize("assignment, function, name, old, new", _cases(0))
+def test_mutant_is_caught(kernels, assignment, function, name, old, new):
+    kernel, nb = kernels(assignment)
+    passed, _ = _run_variant(kernel, nb, function, name, old, new)
+    assert not passed, f"the tests of {function} pass the wrong answer {name!r}"
+
+
+@pytest.mark.parametrize("assignment, function, name, old, new", _cases(1))
+def test_correct_alternative_passes(kernels, assignment, function, name, old, new):
+    kernel, nb = kernels(assignment)
+    passed, error = _run_variant(kernel, nb, function, name, old, new)
+    assert passed, f"the tests of {function} fail the correct answer {name!r}: {error}"

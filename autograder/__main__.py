@@ -18,6 +18,8 @@ def main(argv=None):
     grade.add_argument("paths", nargs="+", metavar="PATH",
                        help="a notebook file or an nbgrader submitted/ folder")
     grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
+    grade.add_argument("--root", default=str(grading.REPO),
+                       help="the course directory holding source/ and the gradebook")
     commands.add_parser("selfgrade", help="grade each reference solution and blank release")
     bench = commands.add_parser("bench", help="time autograding one reference submission")
     bench.add_argument("assignment")
@@ -31,7 +33,7 @@ def main(argv=None):
         print("\n".join(problems) or "source notebooks pass their tests; releases fail them")
         return 1 if problems else 0
     elif args.command == "grade":
-        rows = grading.grade(args.assignment, args.paths, csv_path=args.csv)
+        rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv)
         print(grading.format_table(rows))
         print(f"scores written to {args.csv}")
     elif args.command == "selfgrade":

@@ -1,0 +1,94 @@
+"""bdl: import-time set-up, run modes, and the shared figures."""
+import os
+import subprocess
+import sys
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+import bdl  # noqa: E402
+from bdl import plots  # noqa: E402
+
+TFP_LAYER_SCRIPT = """
+import bdl
+import tensorflow as tf
+import tensorflow_probability as tfp
+layer = tfp.layers.Convolution2DReparameterization(8, (5, 5), input_shape=(28, 28, 1))
+model = tf.keras.Sequential([layer, tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+model(tf.zeros((1, 28, 28, 1)))
+print(tf.keras.layers.Dense.__module__, model.count_params())
+"""
+
+
+def test_importing_bdl_first_gives_keras_2_and_a_quiet_stderr():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_", "NBGRADER"))}
+    result = subprocess.run([sys.executable, "-c", TFP_LAYER_SCRIPT], capture_output=True,
+                            text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    module, params = result.stdout.split()
+    assert module.startswith("tf_keras"), f"tf.keras should be Keras 2 (tf_keras), found {module}"
+    assert params == str(408 + 24 * 24 * 8 * 10 + 10)
+    assert result.stderr == "", f"TensorFlow wrote to stderr:\n{result.stderr}"
+
+
+@pytest.mark.parametrize("env, mode", [
+    ({}, "full"),
+    ({"BDL_FAST": "1"}, "fast"),
+    ({"BDL_FAST": "0"}, "full"),
+    ({"NBGRADER_EXECUTION": "autograde"}, "grading"),
+    ({"NBGRADER_EXECUTION": "validate", "BDL_FAST": "1"}, "grading"),
+])
+def test_run_mode(monkeypatch, env, mode):
+    monkeypatch.delenv("BDL_FAST", raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    assert bdl.run_mode() == mode
+    assert bdl.choose(full="full", fast="fast", grading="grading") == mode
+
+
+class _Probs:
+    def __init__(self, probs):
+        self.probs = probs
+
+    def mean(self):
+        return self.probs
+
+
+class _NoisyModel:
+    """Stands in for a Bayesian model: new random class probabilities on every call."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def __call__(self, x):
+        logits = self.rng.normal(size=(len(x), 10))
+        return _Probs(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True))
+
+
+def test_entropy_is_safe_at_zero_and_in_bits():
+    probs = np.array([[1.0, 0.0], [0.5, 0.5]])
+    assert np.allclose(plots._entropy_bits(probs), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("run_ensemble", [False, True])
+def test_figures_draw_with_titles_and_labels(run_ensemble, monkeypatch):
+    figures = []
+    monkeypatch.setattr(plots.plt, "show", lambda: figures.append(plots.plt.gcf()))
+    x = np.random.default_rng(1).random((20, 28, 28, 1)).astype("float32")
+    labels = np.arange(20) % 10
+    model = _NoisyModel()
+    plots.inspect_images(x, 4, "images")
+    plots.analyse_model_prediction(x, labels, model, 3, run_ensemble=run_ensemble, num_samples=7)
+    plots.plot_entropy_distribution(model, x, labels, "entropy")
+    parts = (np.ones(20), np.ones(20) * 0.5, np.ones(20) * 0.5)
+    plots.plot_uncertainty_decomposition({"a": parts, "b": parts}, "split")
+    assert len(figures) == 4
+    for figure in figures[1:]:
+        for ax in figure.axes:
+            if ax.axison and ax.has_data():  # image panels have no axes to label
+                assert ax.get_title() and ax.get_xlabel(), "every plot has a title and labelled axes"
+    plots.plt.close("all")

@@ -1,0 +1,110 @@
+"""nbgrader end to end: release sync, validation, and the autograde round trip."""
+import csv
+import json
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from autograder import grading
+from notebook_kernel import REPO, graded_cells
+
+ASSIGNMENT = "04_bayesian_cnn"
+NOTEBOOK = "bayesian_cnn"
+SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+
+
+def _points(grade_id):
+    return graded_cells(nbformat.read(SOURCE, 4))[grade_id].metadata.nbgrader["points"]
+
+
+@pytest.fixture(scope="module")
+def scratch(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(REPO / "source", root / "source")
+    return root
+
+
+def test_release_is_what_nbgrader_generates(scratch):
+    grading.release(scratch)
+    for generated in sorted((scratch / "release").glob("*/*.ipynb")):
+        committed = REPO / "release" / generated.relative_to(scratch / "release")
+        assert committed.exists(), f"{committed} is missing: run `make release`"
+        assert json.loads(committed.read_text()) == json.loads(generated.read_text()), \
+            f"{committed} is out of date with source/: run `make release`"
+    committed = sorted(p.relative_to(REPO / "release") for p in (REPO / "release").glob("*/*.ipynb"))
+    assert committed == sorted(p.relative_to(scratch / "release")
+                               for p in (scratch / "release").glob("*/*.ipynb"))
+
+
+def test_validate_source_passes_release_fails():
+    assert grading.validate(REPO) == []
+
+
+def _wrong_nll_submission(path):
+    """The reference solution with one wrong function: nll has a sign error."""
+    nb = nbformat.read(SOURCE, 4)
+    cell = graded_cells(nb)["nll"]
+    cell.source = cell.source.replace("return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)")
+    nbformat.write(nb, path)
+
+
+@pytest.fixture(scope="module")
+def graded(scratch, tmp_path_factory):
+    incoming = tmp_path_factory.mktemp("incoming")
+    shutil.copyfile(SOURCE, incoming / "reference.ipynb")
+    shutil.copyfile(RELEASE, incoming / "blank.ipynb")
+    _wrong_nll_submission(incoming / "wrong_nll.ipynb")
+    (incoming / "broken.ipynb").write_text('{"cells": [ this is not json')
+    folder = incoming / "submitted" / "alice" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    shutil.copyfile(SOURCE, folder / f"{NOTEBOOK}.ipynb")
+    paths = [incoming / name for name in
+             ("reference.ipynb", "blank.ipynb", "wrong_nll.ipynb", "broken.ipynb", "missing.ipynb",
+              "submitted")]
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, *map(str, paths),
+         "--root", str(scratch), "--csv", str(scratch / "grades.csv")],
+        capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(scratch / "grades.csv") as handle:
+        rows = {row["submission"]: row for row in csv.DictReader(handle)}
+    return rows, result.stdout
+
+
+def test_reference_solution_gets_full_marks(graded):
+    rows, _ = graded
+    assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) > 0
+    assert float(rows["alice"]["score"]) == float(rows["alice"]["max_score"]), "submitted/ folders are graded"
+
+
+def test_blank_release_gets_zero(graded):
+    rows, _ = graded
+    assert float(rows["blank"]["score"]) == 0
+    assert rows["blank"]["status"] == "graded"
+
+
+def test_one_wrong_function_loses_exactly_its_points(graded):
+    rows, _ = graded
+    assert float(rows["wrong_nll"]["score"]) == float(rows["wrong_nll"]["max_score"]) - _points("nll_tests")
+
+
+def test_broken_submissions_score_zero_and_are_reported(graded):
+    rows, stdout = graded
+    assert float(rows["broken"]["score"]) == 0
+    assert rows["broken"]["status"].startswith("error")
+    missing = next(row for name, row in rows.items() if name.endswith("missing.ipynb"))
+    assert missing["status"].startswith("error") and float(missing["score"]) == 0
+    assert "reference" in stdout and "broken" in stdout, "the table lists every submission"
+
+
+def test_grades_land_in_the_gradebook(graded, scratch):
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}") as gradebook:
+        students = {student.id for student in gradebook.students}
+        assert {"reference", "blank", "wrong_nll", "alice"} <= students
+        assert gradebook.find_submission(ASSIGNMENT, "reference").score == \
+            gradebook.find_submission(ASSIGNMENT, "reference").max_score

@@ -44,11 +44,12 @@ def test_validate_source_passes_release_fails():
     assert grading.validate(REPO) == []
 
 
-def _wrong_nll_submission(path):
-    """The reference solution with one wrong function: nll has a sign error."""
+def _one_wrong_function(path, function, old, new):
+    """Write the reference solution with ``old`` replaced by ``new`` in one function."""
     nb = nbformat.read(SOURCE, 4)
-    cell = graded_cells(nb)["nll"]
-    cell.source = cell.source.replace("return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)")
+    cell = graded_cells(nb)[function]
+    assert old in cell.source
+    cell.source = cell.source.replace(old, new)
     nbformat.write(nb, path)
 
 
@@ -57,13 +58,19 @@ def graded(scratch, tmp_path_factory):
     incoming = tmp_path_factory.mktemp("incoming")
     shutil.copyfile(SOURCE, incoming / "reference.ipynb")
     shutil.copyfile(RELEASE, incoming / "blank.ipynb")
-    _wrong_nll_submission(incoming / "wrong_nll.ipynb")
+    # Runs, but trains on the wrong loss.
+    _one_wrong_function(incoming / "wrong_nll.ipynb", "nll",
+                        "return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)")
+    # Crashes: the Bayesian model and everything after it cannot be built.
+    _one_wrong_function(incoming / "crashing_prior.ipynb", "get_prior",
+                        "n = kernel_size + bias_size", "n = kernel_size + bias_size + undefined_name")
     (incoming / "broken.ipynb").write_text('{"cells": [ this is not json')
     folder = incoming / "submitted" / "alice" / ASSIGNMENT
     folder.mkdir(parents=True)
     shutil.copyfile(SOURCE, folder / f"{NOTEBOOK}.ipynb")
     paths = [incoming / name for name in
-             ("reference.ipynb", "blank.ipynb", "wrong_nll.ipynb", "broken.ipynb", "missing.ipynb",
+             ("reference.ipynb", "blank.ipynb", "wrong_nll.ipynb", "crashing_prior.ipynb",
+              "broken.ipynb", "missing.ipynb",
               "submitted")]
     result = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, *map(str, paths),
@@ -87,9 +94,12 @@ def test_blank_release_gets_zero(graded):
     assert rows["blank"]["status"] == "graded"
 
 
-def test_one_wrong_function_loses_exactly_its_points(graded):
+@pytest.mark.parametrize("submission, function", [("wrong_nll", "nll"), ("crashing_prior", "get_prior")])
+def test_one_wrong_function_loses_exactly_its_points(graded, submission, function):
     rows, _ = graded
-    assert float(rows["wrong_nll"]["score"]) == float(rows["wrong_nll"]["max_score"]) - _points("nll_tests")
+    row = rows[submission]
+    assert row["status"] == "graded"
+    assert float(row["score"]) == float(row["max_score"]) - _points(f"{function}_tests")
 
 
 def test_broken_submissions_score_zero_and_are_reported(graded):

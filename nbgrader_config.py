@@ -15,6 +15,13 @@ c.Execute.timeout = 300
 # still gets through, and nothing else.
 c.IgnorePattern.pattern = (
     r"(^|\n)(WARNING|INFO):(tensorflow|absl)"
-    r"|(^|\n)[IWE]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ \S+\.(cc|h):\d+\]"
+    # C++ log lines, absl's format ("I0000 00:00:...  123 file.cc:42]") and
+    # TensorFlow's ("2026-01-01 00:00:00.000000: I path/file.cc:42]")
+    r"|(^|\n)([IWEF]\d{4} \S+ +\d+ |\S+ \S+: [IWEF] )\S+\.(cc|h):\d+\]"
     r"|oneDNN custom operations are on"
 )
+
+# The kernel's own start-up notices (e.g. "running over TCP without
+# encryption" on a local machine) are not the student's output: keep them out
+# of the instructor's terminal.
+c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]

@@ -4,16 +4,15 @@
 * ``fast`` (``BDL_FAST=1``): a quick check that every cell still runs;
 * ``grading``: nbgrader sets ``NBGRADER_EXECUTION`` while it validates or
   autogrades, so grading one submission takes seconds, not minutes.
-
-Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb`` (its ``parameters`` cell).
 """
 import os
 
-MODES = ("full", "fast", "grading")
-
 
 def run_mode():
-    """Return ``"grading"``, ``"fast"`` or ``"full"`` from the environment."""
+    """Return ``"grading"``, ``"fast"`` or ``"full"`` from the environment.
+
+    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    """
     if os.environ.get("NBGRADER_EXECUTION"):
         return "grading"
     if os.environ.get("BDL_FAST", "").strip() not in ("", "0"):
@@ -22,5 +21,8 @@ def run_mode():
 
 
 def choose(full, fast, grading):
-    """Return the value given for the current run mode."""
+    """Return the value given for the current run mode.
+
+    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb`` (its ``parameters`` cell).
+    """
     return {"full": full, "fast": fast, "grading": grading}[run_mode()]

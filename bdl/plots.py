@@ -4,6 +4,8 @@ Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
 """
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from scipy.special import xlogy
 
 CLASSES = np.arange(10)
@@ -55,19 +57,19 @@ def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=F
     ax_image.axis("off")
     colours = ["tab:green" if c == true_label else "tab:red" for c in CLASSES]
     ax_probs.bar(CLASSES, mean, color=colours, alpha=0.45)
-    ax_probs.bar([], [], color="tab:green", alpha=0.45, label="true class")
-    ax_probs.bar([], [], color="tab:red", alpha=0.45, label="other classes")
+    legend = [Patch(color="tab:green", alpha=0.45, label="true class"),
+              Patch(color="tab:red", alpha=0.45, label="other classes")]
     if run_ensemble:
-        ax_probs.vlines(CLASSES, low, high, colors="black", linewidth=3,
-                        label="95% interval")
-        ax_probs.set_title(f"Predicted probabilities over {draws} weight samples")
+        ax_probs.vlines(CLASSES, low, high, colors="black", linewidth=3)
+        legend.append(Line2D([], [], color="black", linewidth=3, label="95% interval"))
+        ax_probs.set_title(f"Mean predicted probabilities over {draws} weight samples")
     else:
         ax_probs.set_title("Predicted probabilities (one forward pass)")
     ax_probs.set_xticks(CLASSES)
     ax_probs.set_ylim(0, 1.05)
     ax_probs.set_xlabel("class")
     ax_probs.set_ylabel("probability")
-    ax_probs.legend(loc="upper left", fontsize=8, bbox_to_anchor=(1.01, 1.0))
+    ax_probs.legend(handles=legend, loc="upper left", fontsize=8, bbox_to_anchor=(1.01, 1.0))
     plt.show()
 
 

@@ -24,7 +24,14 @@ def main(argv=None):
     bench = commands.add_parser("bench", help="time autograding one reference submission")
     bench.add_argument("assignment")
     args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except (ValueError, RuntimeError, FileNotFoundError) as error:
+        print(f"autograder: error: {error}", file=sys.stderr)
+        return 2
 
+
+def _run(args):
     if args.command == "release":
         grading.release()
         print("release/ regenerated for:", ", ".join(grading.assignments()))
@@ -37,7 +44,16 @@ def main(argv=None):
         print(grading.format_table(rows))
         print(f"scores written to {args.csv}")
     elif args.command == "selfgrade":
-        print(grading.format_table(grading.selfgrade()))
+        rows = grading.selfgrade()
+        print(grading.format_table(rows))
+        wrong = [row for row in rows if row["status"] != "graded"
+                 or (row["submission"] == "reference" and row["score"] != row["max_score"])
+                 or (row["submission"] == "blank" and row["score"] != 0)]
+        for row in wrong:
+            print(f"autograder: {row['assignment']}/{row['notebook']}: the {row['submission']} "
+                  f"should score {'full marks' if row['submission'] == 'reference' else 'zero'}",
+                  file=sys.stderr)
+        return 1 if wrong else 0
     elif args.command == "bench":
         seconds, rows = grading.bench(args.assignment)
         print(grading.format_table(rows))

@@ -118,3 +118,23 @@ def test_grades_land_in_the_gradebook(graded, scratch):
         assert {"reference", "blank", "wrong_nll", "alice"} <= students
         assert gradebook.find_submission(ASSIGNMENT, "reference").score == \
             gradebook.find_submission(ASSIGNMENT, "reference").max_score
+
+
+def test_selfgrade_prints_the_course_table():
+    """`make course`'s last step: reference full marks, blank zero, exit 0."""
+    result = subprocess.run([sys.executable, "-m", "autograder", "selfgrade"],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["assignment", "notebook", "submission", "score", "max", "score", "status"]
+    rows = {line.split()[2]: line.split()[3:5] for line in lines[1:]}
+    assert rows["reference"][0] == rows["reference"][1] != "0", result.stdout
+    assert rows["blank"][0] == "0" != rows["blank"][1], result.stdout
+    assert not (REPO / "submitted").exists(), "selfgrade must not touch the course's own submissions"
+
+
+def test_cli_reports_an_unknown_assignment():
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", "99_nothing", "x.ipynb"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "unknown assignment '99_nothing'" in result.stderr

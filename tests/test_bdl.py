@@ -92,3 +92,24 @@ def test_figures_draw_with_titles_and_labels(run_ensemble, monkeypatch):
             if ax.axison and ax.has_data():  # image panels have no axes to label
                 assert ax.get_title() and ax.get_xlabel(), "every plot has a title and labelled axes"
     plots.plt.close("all")
+
+
+def test_intervals_of_a_keras_bayesian_model_come_from_fresh_weights(monkeypatch):
+    """analyse_model_prediction traces Keras models; each call must still sample new weights."""
+    import tensorflow as tf
+    import tensorflow_probability as tfp
+
+    figures = []
+    monkeypatch.setattr(plots.plt, "show", lambda: figures.append(plots.plt.gcf()))
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Flatten(input_shape=(28, 28, 1)),
+        tfp.layers.DenseReparameterization(10),
+        tfp.layers.OneHotCategorical(10),
+    ])
+    x = np.random.default_rng(2).random((3, 28, 28, 1)).astype("float32")
+    plots.analyse_model_prediction(x, np.array([1, 2, 3]), model, 0, run_ensemble=True, num_samples=20)
+    intervals = figures[0].axes[1].collections[0].get_segments()
+    lengths = [abs(segment[1][1] - segment[0][1]) for segment in intervals]
+    assert max(lengths) > 0.05, "the 95% intervals should show the spread over weight samples"
+    plots.plt.close("all")

@@ -4,6 +4,7 @@ every mutant, and never write to stderr.
 Each solution notebook runs once, in grading mode, in one kernel; then test
 cells are re-run against seeds and swapped-in wrong functions.
 """
+import contextlib
 import importlib.util
 
 import nbformat
@@ -18,35 +19,34 @@ def _load_variants(path):
     spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.MUTANTS, module.ALTERNATIVES
+    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES}
 
 
 VARIANTS = {path.stem: _load_variants(path) for path in sorted((REPO / "tests" / "mutants").glob("*.py"))}
-ASSIGNMENTS = {assignment: (next((REPO / "source" / assignment).glob("*.ipynb")), mutants)
-               for assignment, (mutants, _) in VARIANTS.items()}
+ASSIGNMENTS = {assignment: (next((REPO / "source" / assignment).glob("*.ipynb")), variants["mutants"])
+               for assignment, variants in VARIANTS.items()}
 
 
-def _cases(which):
+def _cases(kind):
     return [pytest.param(assignment, function, name, old, new, id=f"{assignment}-{function}-{name}")
             for assignment, variants in VARIANTS.items()
-            for function, changes in variants[which].items()
+            for function, changes in variants[kind].items()
             for name, old, new in changes]
 
 
 @pytest.fixture(scope="module")
 def kernels():
     """One kernel per assignment, started lazily, that has run the solution notebook."""
-    open_kernels = {}
-    stack = []
-    def get(assignment):
-        if assignment not in open_kernels:
-            context = executed_notebook(ASSIGNMENTS[assignment][0], {"NBGRADER_EXECUTION": "autograde"})
-            open_kernels[assignment] = context.__enter__()
-            stack.append(context)
-        return open_kernels[assignment]
-    yield get
-    for context in reversed(stack):
-        context.__exit__(None, None, None)
+    with contextlib.ExitStack() as stack:
+        open_kernels = {}
+
+        def get(assignment):
+            if assignment not in open_kernels:
+                open_kernels[assignment] = stack.enter_context(executed_notebook(
+                    ASSIGNMENTS[assignment][0], {"NBGRADER_EXECUTION": "autograde"}))
+            return open_kernels[assignment]
+
+        yield get
 
 
 def _test_cells(nb):
@@ -102,14 +102,14 @@ def _run_variant(kernel, nb, function, name, old, new):
     return passed, error
 
 
-@pytest.mark.parametrize("assignment, function, name, old, new", _cases(0))
+@pytest.mark.parametrize("assignment, function, name, old, new", _cases("mutants"))
 def test_mutant_is_caught(kernels, assignment, function, name, old, new):
     kernel, nb = kernels(assignment)
     passed, _ = _run_variant(kernel, nb, function, name, old, new)
     assert not passed, f"the tests of {function} pass the wrong answer {name!r}"
 
 
-@pytest.mark.parametrize("assignment, function, name, old, new", _cases(1))
+@pytest.mark.parametrize("assignment, function, name, old, new", _cases("alternatives"))
 def test_correct_alternative_passes(kernels, assignment, function, name, old, new):
     kernel, nb = kernels(assignment)
     passed, error = _run_variant(kernel, nb, function, name, old, new)

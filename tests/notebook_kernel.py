@@ -12,8 +12,6 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def graded_cells(nb):
     """Return {grade_id: cell} of the notebook's nbgrader cells."""

@@ -10,7 +10,8 @@ import importlib.util
 import nbformat
 import pytest
 
-from notebook_kernel import REPO, executed_notebook, graded_cells
+from autograder.grading import REPO, assignments
+from notebook_kernel import executed_notebook, graded_cells
 
 SEEDS = (0, 1, 2, 3, 4)
 
@@ -23,8 +24,7 @@ def _load_variants(path):
 
 
 VARIANTS = {path.stem: _load_variants(path) for path in sorted((REPO / "tests" / "mutants").glob("*.py"))}
-ASSIGNMENTS = {assignment: (next((REPO / "source" / assignment).glob("*.ipynb")), variants["mutants"])
-               for assignment, variants in VARIANTS.items()}
+NOTEBOOKS = {assignment: next((REPO / "source" / assignment).glob("*.ipynb")) for assignment in VARIANTS}
 
 
 def _cases(kind):
@@ -43,7 +43,7 @@ def kernels():
         def get(assignment):
             if assignment not in open_kernels:
                 open_kernels[assignment] = stack.enter_context(executed_notebook(
-                    ASSIGNMENTS[assignment][0], {"NBGRADER_EXECUTION": "autograde"}))
+                    NOTEBOOKS[assignment], {"NBGRADER_EXECUTION": "autograde"}))
             return open_kernels[assignment]
 
         yield get
@@ -55,20 +55,19 @@ def _test_cells(nb):
 
 
 def test_every_assignment_has_mutants():
-    notebooks = sorted(p.parent.name for p in (REPO / "source").glob("*/*.ipynb"))
-    assert notebooks == sorted(ASSIGNMENTS), "every source assignment needs tests/mutants/<assignment>.py"
+    assert assignments(REPO) == sorted(VARIANTS), "every source assignment needs tests/mutants/<assignment>.py"
 
 
-@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+@pytest.mark.parametrize("assignment", sorted(VARIANTS))
 def test_each_graded_function_has_three_mutants(assignment):
-    nb_path, mutants = ASSIGNMENTS[assignment]
-    solutions = [grade_id for grade_id, cell in graded_cells(nbformat.read(nb_path, 4)).items()
+    mutants = VARIANTS[assignment]["mutants"]
+    solutions = [grade_id for grade_id, cell in graded_cells(nbformat.read(NOTEBOOKS[assignment], 4)).items()
                  if cell.metadata.nbgrader.get("solution") and cell.cell_type == "code"]
     for function in solutions:
         assert len(mutants.get(function, [])) >= 3, f"{function} needs at least three mutants"
 
 
-@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+@pytest.mark.parametrize("assignment", sorted(VARIANTS))
 def test_graded_test_cells_are_silent(kernels, assignment):
     """nbgrader scores a test cell zero when it writes to stderr or errors."""
     _, nb = kernels(assignment)
@@ -80,7 +79,7 @@ def test_graded_test_cells_are_silent(kernels, assignment):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("assignment", sorted(ASSIGNMENTS))
+@pytest.mark.parametrize("assignment", sorted(VARIANTS))
 def test_reference_passes_under_seed(kernels, assignment, seed):
     kernel, nb = kernels(assignment)
     for grade_id, cell in _test_cells(nb).items():

@@ -9,7 +9,8 @@ import nbformat
 import pytest
 
 from autograder import grading
-from notebook_kernel import REPO, graded_cells
+from autograder.grading import REPO
+from notebook_kernel import graded_cells
 
 ASSIGNMENT = "04_bayesian_cnn"
 NOTEBOOK = "bayesian_cnn"

@@ -1,0 +1,45 @@
+"""Seeded toy data sets the notebooks share.
+
+Each function takes a ``seed`` and returns float32 NumPy arrays, the same on
+every machine (NumPy's ``default_rng`` streams are stable across platforms).
+"""
+import numpy as np
+
+
+def cubic(x):
+    """The cubic regression's noise-free truth, y = x**3.
+
+    Introduced in ``source/01_likelihoods/likelihoods.ipynb``.
+    """
+    return np.asarray(x) ** 3
+
+
+def cubic_data(num_points=40, noise_std=3.0, low=-4.0, high=4.0, seed=0):
+    """Return ``(x, y)`` of shape ``(num_points, 1)``: x uniform in [low, high],
+    y = x**3 + N(0, noise_std**2).
+
+    Introduced in ``source/01_likelihoods/likelihoods.ipynb``.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(low, high, size=(num_points, 1))
+    y = cubic(x) + rng.normal(0.0, noise_std, size=(num_points, 1))
+    return x.astype("float32"), y.astype("float32")
+
+
+def spiral_data(points_per_class=1000, num_classes=3, angular_noise=0.3, seed=0):
+    """Return ``(x, labels)``: a spiral with one arm per class, in the unit disc.
+
+    Arm ``k``'s points have radius r uniform on [0, 1] (evenly spaced) and angle
+    ``4 * (k + r)`` plus N(0, angular_noise**2) radians; ``x`` has shape
+    ``(num_classes * points_per_class, 2)`` and ``labels`` holds integers.
+
+    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
+    """
+    rng = np.random.default_rng(seed)
+    radius = np.linspace(0.0, 1.0, points_per_class)
+    xs, labels = [], []
+    for k in range(num_classes):
+        angle = 4.0 * (k + radius) + rng.normal(0.0, angular_noise, points_per_class)
+        xs.append(np.stack([radius * np.sin(angle), radius * np.cos(angle)], axis=1))
+        labels.append(np.full(points_per_class, k))
+    return np.concatenate(xs).astype("float32"), np.concatenate(labels).astype("int64")

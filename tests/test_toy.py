@@ -1,0 +1,37 @@
+"""bdl.toy: the seeded toy data sets."""
+import numpy as np
+
+from bdl import toy
+
+
+def test_cubic_data_is_seeded_and_in_range():
+    x, y = toy.cubic_data(seed=3)
+    assert x.shape == y.shape == (40, 1) and x.dtype == y.dtype == np.float32
+    assert np.all((-4 <= x) & (x <= 4))
+    again_x, again_y = toy.cubic_data(seed=3)
+    assert np.array_equal(x, again_x) and np.array_equal(y, again_y)
+    assert not np.array_equal(x, toy.cubic_data(seed=4)[0])
+
+
+def test_cubic_noise_has_the_requested_scale():
+    x, y = toy.cubic_data(num_points=20000, noise_std=3.0, seed=0)
+    residual = y - toy.cubic(x)
+    assert abs(residual.mean()) < 0.1 and abs(residual.std() - 3.0) < 0.1
+
+
+def test_spiral_has_balanced_classes_in_the_unit_disc():
+    x, labels = toy.spiral_data(points_per_class=100, num_classes=3, seed=1)
+    assert x.shape == (300, 2) and x.dtype == np.float32
+    assert np.bincount(labels).tolist() == [100, 100, 100]
+    assert np.all(np.linalg.norm(x, axis=1) <= 1 + 1e-6)
+    assert np.array_equal(x, toy.spiral_data(points_per_class=100, num_classes=3, seed=1)[0])
+
+
+def test_spiral_arms_are_rotations_of_each_other_without_noise():
+    x, labels = toy.spiral_data(points_per_class=50, angular_noise=0.0)
+    angle = np.arctan2(x[:, 0], x[:, 1])
+    radius = np.linalg.norm(x, axis=1)
+    # Same radius, angle shifted by 4 radians per arm.
+    assert np.allclose(radius[labels == 0], radius[labels == 1], atol=1e-6)
+    shift = np.angle(np.exp(1j * (angle[labels == 1] - angle[labels == 0])))[1:]
+    assert np.allclose(shift, np.angle(np.exp(4j)), atol=1e-5)

@@ -46,12 +46,14 @@ def _run(args):
     elif args.command == "selfgrade":
         rows = grading.selfgrade()
         print(grading.format_table(rows))
+        # The reference earns every automatic point; its answer cells await an instructor.
         wrong = [row for row in rows if row["status"] != "graded"
-                 or (row["submission"] == "reference" and row["score"] != row["max_score"])
-                 or (row["submission"] == "blank" and row["score"] != 0)]
+                 or (row["submission"] == "reference"
+                     and row["score"] + row["manual"] != row["max_score"])
+                 or (row["submission"] == "blank" and row["score"] + row["manual"] != 0)]
         for row in wrong:
             print(f"autograder: {row['assignment']}/{row['notebook']}: the {row['submission']} "
-                  f"should score {'full marks' if row['submission'] == 'reference' else 'zero'}",
+                  f"should score {'every automatic point' if row['submission'] == 'reference' else 'zero'}",
                   file=sys.stderr)
         return 1 if wrong else 0
     elif args.command == "bench":

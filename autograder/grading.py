@@ -18,7 +18,8 @@ from sqlalchemy.exc import SAWarning
 from traitlets.config.loader import PyFileConfigLoader
 
 REPO = Path(__file__).resolve().parents[1]
-COLUMNS = ("assignment", "notebook", "submission", "score", "max_score", "status")
+# manual: points in answer cells (derivations, discussion) that await an instructor.
+COLUMNS = ("assignment", "notebook", "submission", "score", "max_score", "manual", "status")
 
 # nbgrader's gradebook trips this SQLAlchemy warning on every autograde; it is harmless.
 warnings.filterwarnings("ignore", category=SAWarning)
@@ -127,11 +128,13 @@ def _scores(api, assignment, student, status):
             try:
                 notebook = gradebook.find_submission_notebook(name, assignment, student)
                 score, max_score = notebook.score, notebook.max_score
+                manual = sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade)
             except MissingEntry:
-                score = 0.0
+                score, manual = 0.0, 0.0
                 max_score = gradebook.find_notebook(name, assignment).max_score
             rows.append({"assignment": assignment, "notebook": name, "submission": student,
-                         "score": float(score), "max_score": float(max_score), "status": status})
+                         "score": float(score), "max_score": float(max_score),
+                         "manual": float(manual), "status": status})
     return rows
 
 
@@ -153,7 +156,8 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True):
             students = stage(root, assignment, path)
         except (OSError, ValueError) as error:
             rows.append({"assignment": assignment, "notebook": "-", "submission": str(path),
-                         "score": 0.0, "max_score": 0.0, "status": f"error: {error}"})
+                         "score": 0.0, "max_score": 0.0, "manual": 0.0,
+                         "status": f"error: {error}"})
             continue
         for student in students:
             result = api.autograde(assignment, student, force=True, create=True)
@@ -212,9 +216,9 @@ def write_csv(rows, path):
 
 def format_table(rows):
     """Return the rows as an aligned text table."""
-    header = ("assignment", "notebook", "submission", "score", "max score", "status")
+    header = ("assignment", "notebook", "submission", "score", "max score", "manual", "status")
     lines = [header] + [(r["assignment"], r["notebook"], r["submission"], f"{r['score']:g}",
-                         f"{r['max_score']:g}", r["status"]) for r in rows]
+                         f"{r['max_score']:g}", f"{r['manual']:g}", r["status"]) for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
                      for line in lines)

@@ -5,6 +5,7 @@ and then re-run single test cells against swapped-in functions, instead of
 re-running the whole notebook for every variant.
 """
 import contextlib
+import importlib.util
 import os
 from pathlib import Path
 
@@ -17,6 +18,18 @@ def graded_cells(nb):
     """Return {grade_id: cell} of the notebook's nbgrader cells."""
     return {cell.metadata.nbgrader["grade_id"]: cell for cell in nb.cells
             if "nbgrader" in cell.metadata and "grade_id" in cell.metadata.nbgrader}
+
+
+MUTANTS_DIR = Path(__file__).resolve().parent / "mutants"
+
+
+def load_variants(assignment):
+    """Return {"mutants": ..., "alternatives": ...} from ``tests/mutants/<assignment>.py``."""
+    path = MUTANTS_DIR / f"{assignment}.py"
+    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES}
 
 
 class NotebookKernel:

@@ -5,25 +5,15 @@ Each solution notebook runs once, in grading mode, in one kernel; then test
 cells are re-run against seeds and swapped-in wrong functions.
 """
 import contextlib
-import importlib.util
 
 import nbformat
 import pytest
 
 from autograder.grading import REPO, assignments
-from notebook_kernel import executed_notebook, graded_cells
+from notebook_kernel import MUTANTS_DIR, executed_notebook, graded_cells, load_variants
 
 SEEDS = (0, 1, 2, 3, 4)
-
-
-def _load_variants(path):
-    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES}
-
-
-VARIANTS = {path.stem: _load_variants(path) for path in sorted((REPO / "tests" / "mutants").glob("*.py"))}
+VARIANTS = {path.stem: load_variants(path.stem) for path in sorted(MUTANTS_DIR.glob("*.py"))}
 NOTEBOOKS = {assignment: next((REPO / "source" / assignment).glob("*.ipynb")) for assignment in VARIANTS}
 
 
@@ -51,7 +41,8 @@ def kernels():
 
 def _test_cells(nb):
     cells = graded_cells(nb)
-    return {grade_id: cell for grade_id, cell in cells.items() if cell.metadata.nbgrader.get("grade")}
+    return {grade_id: cell for grade_id, cell in cells.items()
+            if cell.metadata.nbgrader.get("grade") and cell.cell_type == "code"}
 
 
 def test_every_assignment_has_mutants():

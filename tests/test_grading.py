@@ -10,7 +10,7 @@ import pytest
 
 from autograder import grading
 from autograder.grading import REPO
-from notebook_kernel import graded_cells
+from notebook_kernel import graded_cells, load_variants
 
 ASSIGNMENT = "04_bayesian_cnn"
 NOTEBOOK = "bayesian_cnn"
@@ -122,16 +122,56 @@ def test_grades_land_in_the_gradebook(graded, scratch):
 
 
 def test_selfgrade_prints_the_course_table():
-    """`make course`'s last step: reference full marks, blank zero, exit 0."""
+    """`make course`'s last step: every reference earns every automatic point, blanks zero."""
     result = subprocess.run([sys.executable, "-m", "autograder", "selfgrade"],
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["assignment", "notebook", "submission", "score", "max", "score", "status"]
-    rows = {line.split()[2]: line.split()[3:5] for line in lines[1:]}
-    assert rows["reference"][0] == rows["reference"][1] != "0", result.stdout
-    assert rows["blank"][0] == "0" != rows["blank"][1], result.stdout
+    assert lines[0].split() == ["assignment", "notebook", "submission", "score", "max", "score",
+                                "manual", "status"]
+    rows = {(line.split()[0], line.split()[2]): [float(v) for v in line.split()[3:6]] for line in lines[1:]}
+    assert {assignment for assignment, _ in rows} == set(grading.assignments()), result.stdout
+    for assignment in grading.assignments():
+        score, max_score, manual = rows[assignment, "reference"]
+        assert score > 0 and score + manual == max_score, result.stdout
+        assert manual == _manual_points(assignment), "answer cells await an instructor"
+        assert rows[assignment, "blank"][0] == 0 and rows[assignment, "blank"][2] == 0, result.stdout
     assert not (REPO / "submitted").exists(), "selfgrade must not touch the course's own submissions"
+
+
+def _manual_points(assignment):
+    """The points of the assignment's answer cells (graded markdown)."""
+    nb = nbformat.read(_source(assignment), 4)
+    return sum(cell.metadata.nbgrader["points"] for cell in graded_cells(nb).values()
+               if cell.cell_type == "markdown" and cell.metadata.nbgrader.get("grade"))
+
+
+def _source(assignment):
+    return next((REPO / "source" / assignment).glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("assignment", grading.assignments())
+def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path):
+    """Every assignment's first mutant, graded for real, costs that function's points only."""
+    function, (name, old, new) = next(
+        (function, changes[0]) for function, changes in load_variants(assignment)["mutants"].items())
+    nb = nbformat.read(_source(assignment), 4)
+    cell = graded_cells(nb)[function]
+    assert cell.source.count(old) == 1
+    cell.source = cell.source.replace(old, new)
+    shutil.copytree(REPO / "source", tmp_path / "source")
+    nbformat.write(nb, tmp_path / "mutant.ipynb")
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", assignment, str(tmp_path / "mutant.ipynb"),
+         "--root", str(tmp_path), "--csv", str(tmp_path / "grades.csv")],
+        capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(tmp_path / "grades.csv") as handle:
+        (row,) = csv.DictReader(handle)
+    points = graded_cells(nb)[f"{function}_tests"].metadata.nbgrader["points"]
+    assert row["status"] == "graded"
+    assert float(row["score"]) + float(row["manual"]) == float(row["max_score"]) - points, \
+        f"the mutant {name!r} of {function} should lose exactly {points} points"
 
 
 def test_cli_reports_an_unknown_assignment():

@@ -43,3 +43,21 @@ def spiral_data(points_per_class=1000, num_classes=3, angular_noise=0.3, seed=0)
         xs.append(np.stack([radius * np.sin(angle), radius * np.cos(angle)], axis=1))
         labels.append(np.full(points_per_class, k))
     return np.concatenate(xs).astype("float32"), np.concatenate(labels).astype("int64")
+
+
+def quartic(x):
+    """The six-point set's truth, y = -x**4 + 3 x**2 + 1.
+
+    Introduced in ``source/03_bayes_by_backprop/bayes_by_backprop.ipynb``.
+    """
+    x = np.asarray(x)
+    return -x ** 4 + 3 * x ** 2 + 1
+
+
+def quartic_data():
+    """Return ``(x, y)`` of shape ``(6, 1)``: x in {-2, -1.8, -1, 1, 1.8, 2}, y = quartic(x), no noise.
+
+    Introduced in ``source/03_bayes_by_backprop/bayes_by_backprop.ipynb``.
+    """
+    x = np.array([-2.0, -1.8, -1.0, 1.0, 1.8, 2.0])[:, None]
+    return x.astype("float32"), quartic(x).astype("float32")

@@ -1,5 +1,6 @@
 """bdl.toy: the seeded toy data sets."""
 import numpy as np
+import pytest
 
 from bdl import toy
 
@@ -35,3 +36,10 @@ def test_spiral_arms_are_rotations_of_each_other_without_noise():
     assert np.allclose(radius[labels == 0], radius[labels == 1], atol=1e-6)
     shift = np.angle(np.exp(1j * (angle[labels == 1] - angle[labels == 0])))[1:]
     assert np.allclose(shift, np.angle(np.exp(4j)), atol=1e-5)
+
+
+def test_quartic_data_is_the_six_points():
+    x, y = toy.quartic_data()
+    assert x.shape == y.shape == (6, 1) and x.dtype == y.dtype == np.float32
+    assert x[:, 0].tolist() == pytest.approx([-2.0, -1.8, -1.0, 1.0, 1.8, 2.0])
+    assert y[[0, 2], 0].tolist() == pytest.approx([-3.0, 3.0])  # -16 + 12 + 1 and -1 + 3 + 1

@@ -32,7 +32,7 @@ def member_init(layer_sizes, seed, init_scale=None):
     """Return ``(weights, scale)``: one member's initial ``[(kernel, bias), ...]``.
 
     Every weight and bias is ``scale * N(0, 1)``. Unless ``init_scale`` is given,
-    the scale itself is drawn as ``|N(0, 0.1)|``, from the member's own ``seed``,
+    the scale itself is drawn as ``|z|``, ``z ~ N(0, 0.1**2)``, from the member's own ``seed``,
     so members start at different sizes as well as different directions.
 
     Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.

@@ -79,6 +79,12 @@ ALTERNATIVES = {
          "    return mixture.mean(), mixture.variance()\n"),
         ("inputs left as float32", "    means = np.asarray(means, dtype=np.float64)\n"
                                    "    scales = np.asarray(scales, dtype=np.float64)\n", ""),
+        ("float32 TensorFlow", "    means = np.asarray(means, dtype=np.float64)\n"
+                               "    scales = np.asarray(scales, dtype=np.float64)\n" + _GAUSSIAN_BODY,
+         "    means = tf.cast(means, tf.float32)\n"
+         "    scales = tf.cast(scales, tf.float32)\n"
+         "    mean = tf.reduce_mean(means, axis=0)\n"
+         "    variance = tf.reduce_mean(scales ** 2 + means ** 2, axis=0) - mean ** 2\n"),
     ],
     "laplace_mixture_moments": [
         ("np.var of the locations", "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2",
@@ -99,6 +105,10 @@ ALTERNATIVES = {
          "    probs = tf.convert_to_tensor(probs)\n    return -tf.reduce_sum(tf.math.xlogy(probs, probs), axis=-1)"),
         ("np.where without a safe log (warns, right values)", _SAFE_ENTROPY,
          "-np.sum(np.where(probs > 0, probs * np.log(probs), 0.0), axis=-1)"),
+        ("float32 TensorFlow with tf.where", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
+         "    probs = tf.cast(probs, tf.float32)\n"
+         "    safe = tf.where(probs > 0, probs, tf.ones_like(probs))\n"
+         "    return -tf.reduce_sum(tf.where(probs > 0, probs * tf.math.log(safe), 0.0), axis=-1)"),
         ("a tiny epsilon inside the log", _SAFE_ENTROPY, "-np.sum(probs * np.log(probs + 1e-12), axis=-1)"),
         ("TensorFlow Probability Categorical", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
          "    import tensorflow_probability as tfp\n"

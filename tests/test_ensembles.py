@@ -1,0 +1,167 @@
+"""bdl.ensembles: stacked members train exactly like separate ones; losses, attack and figures."""
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+import scipy.stats  # noqa: E402
+
+import bdl  # noqa: E402, F401  (before TensorFlow: Keras 2, quiet logs)
+import tensorflow as tf  # noqa: E402
+
+from bdl import ensembles  # noqa: E402
+from bdl.ensembles import StackedMLP  # noqa: E402
+
+LAYERS = [2, 8, 5, 3]
+
+
+def _numpy_forward(weights, x):
+    h = x
+    for i, (kernel, bias) in enumerate(weights):
+        h = h @ kernel + bias
+        if i < len(weights) - 1:
+            h = np.maximum(h, 0)
+    return h
+
+
+def _variables(model):
+    return [v.numpy() for v in model.kernels + model.biases]
+
+
+def test_member_seeds_are_distinct_and_repeatable():
+    seeds = ensembles.member_seeds(0, 6)
+    assert len(set(seeds)) == 6
+    assert seeds == ensembles.member_seeds(0, 6)
+    assert seeds != ensembles.member_seeds(1, 6)
+
+
+def test_member_init_draws_its_scale_from_its_seed():
+    weights, scale = ensembles.member_init([1, 200, 300], seed=5)
+    again, same_scale = ensembles.member_init([1, 200, 300], seed=5)
+    assert scale == same_scale and np.array_equal(weights[1][0], again[1][0])
+    assert scale == pytest.approx(abs(np.random.default_rng(5).normal(0.0, 0.1)))
+    assert [k.shape for k, _ in weights] == [(1, 200), (200, 300)]
+    assert [b.shape for _, b in weights] == [(200,), (300,)]
+    assert np.std(weights[1][0]) == pytest.approx(scale, rel=0.02)
+    assert np.std(weights[1][1]) == pytest.approx(scale, rel=0.2)
+    _, fixed = ensembles.member_init([1, 4], seed=5, init_scale=0.3)
+    assert fixed == 0.3
+
+
+def test_init_scales_differ_between_members():
+    model = StackedMLP([1, 10, 6, 30, 2], 6, seed=0)
+    assert len(set(model.init_scales)) == 6
+    assert all(0 < s < 0.5 for s in model.init_scales)
+
+
+def test_stacked_members_compute_their_own_networks():
+    model = StackedMLP(LAYERS, 3, seed=1)
+    x = np.random.default_rng(0).normal(size=(7, 2)).astype("float32")
+    out = model(x).numpy()
+    assert out.shape == (3, 7, 3)
+    for m, weights in enumerate(model.initial_weights):
+        np.testing.assert_allclose(out[m], _numpy_forward(weights, x), rtol=1e-5, atol=1e-6)
+    # Per-member inputs [M, B, inputs], and predict in batches.
+    per_member = np.stack([x, 2 * x, -x])
+    out = model(per_member).numpy()
+    np.testing.assert_allclose(out[1], _numpy_forward(model.initial_weights[1], 2 * x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model.predict(x, batch_size=3), model(x).numpy(), rtol=1e-6)
+
+
+def test_gaussian_nll_is_the_normal_log_density():
+    outputs = tf.constant([[0.5, -1.0], [2.0, 3.0]])
+    y = np.array([[1.0], [0.0]], dtype="float32")
+    mean, scale = ensembles.gaussian_head(outputs)
+    np.testing.assert_allclose(scale.numpy(), np.log1p(np.exp([-1.0, 3.0])) + ensembles.MIN_SCALE, rtol=1e-6)
+    expected = -scipy.stats.norm.logpdf(y[:, 0], mean.numpy(), scale.numpy())
+    np.testing.assert_allclose(ensembles.gaussian_nll(y, outputs).numpy(), expected, rtol=1e-5)
+
+
+def test_categorical_nll_is_the_cross_entropy():
+    logits = np.array([[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]], dtype="float32")  # [M=1, N=2, K=3]
+    labels = np.array([1, 0])
+    log_probs = logits[0] - np.log(np.exp(logits[0]).sum(axis=-1, keepdims=True))
+    expected = -log_probs[[0, 1], labels]
+    np.testing.assert_allclose(ensembles.categorical_nll(labels, logits).numpy()[0], expected, rtol=1e-5)
+
+
+def test_fgsm_steps_along_the_sign_of_the_gradient():
+    x = tf.constant([[1.0, -2.0, 0.5]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.reduce_sum(tf.constant([[3.0, 1.0, -2.0]]) * x)
+    np.testing.assert_allclose(ensembles.fgsm(x, loss, tape, 0.1).numpy(), [[1.1, -1.9, 0.4]], rtol=1e-6)
+
+
+@pytest.mark.parametrize("adversarial_eps, weight_decay", [(0.0, 0.0), (0.05, 1e-2)])
+def test_training_together_equals_training_alone(adversarial_eps, weight_decay):
+    """Summed losses and Adam: each stacked member trains exactly as a lone network."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(32, 2)).astype("float32")
+    labels = rng.integers(0, 3, 32)
+    together = StackedMLP(LAYERS, 3, seed=4)
+    settings = dict(num_epochs=5, learning_rate=0.01, adversarial_eps=adversarial_eps,
+                    weight_decay=weight_decay)  # full batch: the data order does not matter
+    ensembles.train_stacked(together, x, labels, ensembles.categorical_nll, **settings)
+    trained = _variables(together)
+    for m in range(3):
+        alone = StackedMLP(LAYERS, 1, seed=4)
+        for variable, start in zip(alone.kernels + alone.biases, _variables(StackedMLP(LAYERS, 3, seed=4))):
+            variable.assign(start[m:m + 1])
+        ensembles.train_stacked(alone, x, labels, ensembles.categorical_nll, **settings)
+        for mine, theirs in zip(_variables(alone), trained):
+            np.testing.assert_allclose(mine[0], theirs[m], rtol=1e-4, atol=1e-5)
+
+
+def test_keras_members_do_the_same_training():
+    """The serial baseline of the speed comparison trains the same loss from the same start."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(24, 2)).astype("float32")
+    labels = rng.integers(0, 3, 24)
+    settings = dict(num_epochs=4, learning_rate=0.01, adversarial_eps=0.05, weight_decay=1e-2)
+    stacked = StackedMLP(LAYERS, 2, seed=6)
+    members, seconds = ensembles.train_serial(stacked, x, labels, ensembles.categorical_nll, **settings)
+    assert len(members) == 2 and seconds > 0
+    # train_serial leaves the stacked model untouched.
+    np.testing.assert_array_equal(stacked.kernels[0].numpy()[1], stacked.initial_weights[1][0][0])
+    ensembles.train_stacked(stacked, x, labels, ensembles.categorical_nll, **settings)
+    np.testing.assert_allclose(members[1].predict(x, verbose=0), stacked(x).numpy()[1], rtol=1e-4, atol=1e-4)
+
+
+def test_train_stacked_logs_metrics_and_reduces_the_loss():
+    x, labels = np.random.default_rng(7).normal(size=(60, 2)).astype("float32"), np.arange(60) % 3
+    model = StackedMLP(LAYERS, 2, seed=0, init_scale=0.5)
+
+    def metrics(logits, y):
+        return {"nll": tf.reduce_mean(ensembles.categorical_nll(y, logits))}
+
+    history = ensembles.train_stacked(model, x, labels, ensembles.categorical_nll, num_epochs=30,
+                                      batch_size=20, learning_rate=0.01, metrics=metrics, seed=1)
+    assert set(history) == {"seconds", "nll"} and len(history["nll"]) == 30
+    assert np.all(np.diff(history["seconds"]) > 0)
+    assert history["nll"][-1] < history["nll"][0]
+
+
+def test_figures_have_titles_labels_and_legends(monkeypatch):
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    x = np.linspace(-6, 6, 50)
+    means, scales = np.stack([x ** 3 + m for m in range(6)]), np.ones((6, 50))
+    ensembles.plot_regression_ensemble(x, means, scales, means.mean(0), np.ones(50), x[:5], x[:5] ** 3, x ** 3)
+    ensembles.plot_training_history({"accuracy": np.linspace(0.5, 0.9, 10), "nll": np.linspace(1, 0.2, 10)},
+                                    reference={"accuracy": 0.962, "nll": 0.124})
+    grid = np.linspace(-2, 2, 20)
+    points = np.random.default_rng(0).uniform(-1, 1, size=(30, 2))
+    vmax = ensembles.plot_uncertainty_maps(points, np.arange(30) % 3, grid, np.arange(400) % 3,
+                                           np.linspace(0, 1, 400), np.linspace(0, 0.2, 400))
+    assert vmax == pytest.approx((1.0, 0.2))
+    assert len(shown) == 3
+    for fig in shown:
+        assert fig._suptitle is not None and fig._suptitle.get_text()
+        for ax in fig.axes:
+            if ax.get_label() == "<colorbar>":
+                continue
+            assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel(), ax
+        plt.close(fig)

@@ -18,8 +18,8 @@ SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 
 
-def _points(grade_id):
-    return graded_cells(nbformat.read(SOURCE, 4))[grade_id].metadata.nbgrader["points"]
+def _points(grade_id, source=SOURCE):
+    return graded_cells(nbformat.read(source, 4))[grade_id].metadata.nbgrader["points"]
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +45,11 @@ def test_validate_source_passes_release_fails():
     assert grading.validate(REPO) == []
 
 
-def _one_wrong_function(path, function, old, new):
-    """Write the reference solution with ``old`` replaced by ``new`` in one function."""
-    nb = nbformat.read(SOURCE, 4)
+def _one_wrong_function(path, function, old, new, source=SOURCE):
+    """Write the reference solution ``source`` with ``old`` replaced by ``new`` in one function."""
+    nb = nbformat.read(source, 4)
     cell = graded_cells(nb)[function]
-    assert old in cell.source
+    assert cell.source.count(old) == 1
     cell.source = cell.source.replace(old, new)
     nbformat.write(nb, path)
 
@@ -155,12 +155,8 @@ def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path):
     """Every assignment's first mutant, graded for real, costs that function's points only."""
     function, (name, old, new) = next(
         (function, changes[0]) for function, changes in load_variants(assignment)["mutants"].items())
-    nb = nbformat.read(_source(assignment), 4)
-    cell = graded_cells(nb)[function]
-    assert cell.source.count(old) == 1
-    cell.source = cell.source.replace(old, new)
     shutil.copytree(REPO / "source", tmp_path / "source")
-    nbformat.write(nb, tmp_path / "mutant.ipynb")
+    _one_wrong_function(tmp_path / "mutant.ipynb", function, old, new, source=_source(assignment))
     result = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", assignment, str(tmp_path / "mutant.ipynb"),
          "--root", str(tmp_path), "--csv", str(tmp_path / "grades.csv")],
@@ -168,7 +164,7 @@ def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     with open(tmp_path / "grades.csv") as handle:
         (row,) = csv.DictReader(handle)
-    points = graded_cells(nb)[f"{function}_tests"].metadata.nbgrader["points"]
+    points = _points(f"{function}_tests", _source(assignment))
     assert row["status"] == "graded"
     assert float(row["score"]) + float(row["manual"]) == float(row["max_score"]) - points, \
         f"the mutant {name!r} of {function} should lose exactly {points} points"

@@ -41,5 +41,5 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted autograded feedback grades.csv
+	rm -rf $(VENV) gradebook.db submitted submitted_replaced autograded feedback grades.csv grading_status reports
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

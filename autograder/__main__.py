@@ -1,9 +1,10 @@
 """``python -m autograder``: the instructor's commands around nbgrader."""
 import argparse
 import sys
+from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import grading
+from autograder import checktests, grading, report
 from autograder.lint import lint_course
 
 
@@ -13,22 +14,60 @@ def main(argv=None):
     commands.add_parser("release", help="generate release/ from source/ for every assignment")
     commands.add_parser("validate", help="lint source/; source notebooks must pass their "
                                          "tests and release notebooks fail them")
-    grade = commands.add_parser("grade", help="autograde submissions into the gradebook")
+    defaults = grading.Limits()
+    grade = commands.add_parser("grade", help="collect and autograde submissions into the gradebook")
     grade.add_argument("assignment")
-    grade.add_argument("paths", nargs="+", metavar="PATH",
-                       help="a notebook file or an nbgrader submitted/ folder")
+    grade.add_argument("paths", nargs="+", metavar="INPUT",
+                       help="a notebook file, an nbgrader submitted/ tree, a folder of "
+                            "<student>.ipynb files, or a zip of them")
     grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
-    grade.add_argument("--root", default=str(grading.REPO),
-                       help="the course directory holding source/ and the gradebook")
+    _course_options(grade)
+    grade.add_argument("--workers", type=int, default=defaults.workers,
+                       help="submissions graded at once (default: the machine's cores, %(default)s)")
+    grade.add_argument("--timeout", type=float, default=defaults.wall_seconds,
+                       help="wall-clock seconds one submission may take (default %(default)g)")
+    grade.add_argument("--cell-timeout", type=int, default=defaults.cell_timeout,
+                       help="seconds one cell may run before it is interrupted (default %(default)d)")
+    grade.add_argument("--memory", type=float, default=defaults.memory_bytes / 2**30,
+                       help="GiB one submission may use, kernel included (default %(default)g)")
+    grade.add_argument("--replace", action="store_true",
+                       help="grade a student's new submission over a different collected one "
+                            "(the old one is kept in submitted_replaced/)")
+    check = commands.add_parser("check-tests", help="run the graded tests against the reference "
+                                "under several seeds and against the kept mutants")
+    check.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
+    check.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default %(default)d)")
+    check.add_argument("--root", default=str(grading.REPO), help="the course directory")
+    check.add_argument("--mutants", default=str(checktests.MUTANTS_DIR),
+                       help="the folder of <assignment>.py variant files")
+    report_cmd = commands.add_parser("report", help="write a CSV and a score histogram from the gradebook")
+    report_cmd.add_argument("assignment")
+    report_cmd.add_argument("--csv", help="default: reports/<assignment>.csv")
+    report_cmd.add_argument("--png", help="default: reports/<assignment>_scores.png")
+    _course_options(report_cmd)
+    feedback = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
+    feedback.add_argument("assignment")
+    _course_options(feedback)
     commands.add_parser("selfgrade", help="grade each reference solution and blank release")
-    bench = commands.add_parser("bench", help="time autograding one reference submission")
+    bench = commands.add_parser("bench", help="time autograding one reference submission, or a class")
     bench.add_argument("assignment")
+    bench.add_argument("--class-size", type=int, default=0, metavar="N",
+                       help="time N copies of the reference: plain serial `nbgrader autograde` "
+                            "against `grade`")
+    bench.add_argument("--workers", type=int, default=defaults.workers)
     args = parser.parse_args(argv)
     try:
         return _run(args)
-    except (ValueError, RuntimeError, FileNotFoundError) as error:
+    except (ValueError, RuntimeError, OSError) as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
+
+
+def _course_options(parser):
+    parser.add_argument("--root", default=str(grading.REPO),
+                        help="the course directory holding source/ and the gradebook")
+    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL "
+                                     "(default: sqlite:///ROOT/gradebook.db; e.g. postgresql://...)")
 
 
 def _run(args):
@@ -40,9 +79,34 @@ def _run(args):
         print("\n".join(problems) or "source notebooks pass their tests; releases fail them")
         return 1 if problems else 0
     elif args.command == "grade":
-        rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv)
+        limits = grading.Limits(workers=args.workers, wall_seconds=args.timeout,
+                                memory_bytes=int(args.memory * 2**30), cell_timeout=args.cell_timeout)
+        rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv,
+                             db_url=args.db, limits=limits, replace=args.replace, progress=True)
         print(grading.format_table(rows))
         print(f"scores written to {args.csv}")
+    elif args.command == "check-tests":
+        failed = False
+        for assignment in args.assignments or grading.assignments(args.root):
+            if assignment not in grading.assignments(args.root):
+                raise ValueError(f"unknown assignment {assignment!r}")
+            rows = checktests.check_tests(assignment, args.seeds, args.root, args.mutants)
+            print(f"== {assignment}\n{checktests.format_check_table(rows)}\n", flush=True)
+            failed |= any(row["problems"] for row in rows)
+        return 1 if failed else 0
+    elif args.command == "report":
+        root = Path(args.root)
+        csv_path = args.csv or root / "reports" / f"{args.assignment}.csv"
+        png_path = args.png or root / "reports" / f"{args.assignment}_scores.png"
+        count = report.write_report(root, args.assignment, args.db or grading.default_db_url(root),
+                                    csv_path, png_path)
+        print(f"{count} submissions: {csv_path}, {png_path}")
+    elif args.command == "feedback":
+        written, problems = report.write_feedback(args.root, args.assignment,
+                                                  args.db or grading.default_db_url(args.root))
+        print("\n".join(written + problems) or "no graded submissions")
+        print(f"{len(written)} feedback files written")
+        return 1 if problems else 0
     elif args.command == "selfgrade":
         rows = grading.selfgrade()
         print(grading.format_table(rows))
@@ -56,6 +120,12 @@ def _run(args):
                   f"should score {'every automatic point' if row['submission'] == 'reference' else 'zero'}",
                   file=sys.stderr)
         return 1 if wrong else 0
+    elif args.command == "bench" and args.class_size:
+        seconds = grading.bench_class(args.assignment, args.class_size, grading.Limits(workers=args.workers))
+        for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
+                            ("autograder", f"autograder grade ({args.workers} workers)")):
+            print(f"{label:<40} {seconds[tool]:7.1f} s  "
+                  f"{3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
     elif args.command == "bench":
         seconds, rows = grading.bench(args.assignment)
         print(grading.format_table(rows))

@@ -1,21 +1,33 @@
 """Release, validate and grade assignments with nbgrader's own API and gradebook."""
 import contextlib
 import csv
+import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
+
+import nbformat
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.validator import Validator
 from sqlalchemy.exc import SAWarning
+from tqdm import tqdm
 from traitlets.config.loader import PyFileConfigLoader
+
+from autograder.collect import collect
+from autograder.repair import repair_notebook
+from autograder.review import review_notebook
+from autograder.sandbox import run_isolated
 
 REPO = Path(__file__).resolve().parents[1]
 # manual: points in answer cells (derivations, discussion) that await an instructor.
@@ -35,8 +47,12 @@ def load_config(root):
     return config
 
 
-def make_api(root):
+def make_api(root, overrides=None):
+    """Return nbgrader's API for the course at ``root``; ``overrides``: {section: {name: value}}."""
     config = load_config(root)
+    for section, values in (overrides or {}).items():
+        for name, value in values.items():
+            setattr(config[section], name, value)
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -85,46 +101,16 @@ def validate(root=REPO):
     return problems
 
 
-def _student_id(text):
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "student"
+def default_db_url(root):
+    """nbgrader's default gradebook: ``gradebook.db`` in the course directory."""
+    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
 
 
-def stage(root, assignment, path):
-    """Copy one submission path into ``root/submitted``; return the student ids found.
-
-    ``path`` is either a notebook file (the student id is its file name's stem,
-    or its folder's name when the file keeps the assignment's notebook name) or
-    an nbgrader ``submitted/`` folder of ``<student>/<assignment>/*.ipynb``.
-    """
-    path = Path(path)
-    submitted = Path(root) / "submitted"
-    if path.is_file():
-        names = notebooks(root, assignment)
-        if len(names) != 1:
-            raise ValueError(f"{assignment} has {len(names)} notebooks: give a submitted/ folder")
-        student = _student_id(path.parent.name if path.stem == names[0] else path.stem)
-        target = submitted / student / assignment
-        target.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target / f"{names[0]}.ipynb")
-        return [student]
-    if path.is_dir():
-        students = sorted(p.parent.name for p in path.glob(f"*/{assignment}") if p.is_dir())
-        if not students:
-            raise ValueError(f"{path} holds no <student>/{assignment}/ folders")
-        for student in students:
-            target = submitted / student / assignment
-            if target.resolve() != (path / student / assignment).resolve():
-                shutil.rmtree(target, ignore_errors=True)
-                shutil.copytree(path / student / assignment, target)
-        return students
-    raise FileNotFoundError(f"no such submission: {path}")
-
-
-def _scores(api, assignment, student, status):
+def _scores(db_url, root, assignment, student, status):
     """Return one row per notebook of a student's graded submission."""
     rows = []
-    with Gradebook(api.coursedir.db_url) as gradebook:
-        for name in notebooks(api.coursedir.root, assignment):
+    with Gradebook(db_url) as gradebook:
+        for name in notebooks(root, assignment):
             try:
                 notebook = gradebook.find_submission_notebook(name, assignment, student)
                 score, max_score = notebook.score, notebook.max_score
@@ -138,40 +124,141 @@ def _scores(api, assignment, student, status):
     return rows
 
 
-def grade(assignment, paths, root=REPO, csv_path=None, generate=True):
-    """Autograde every submission in ``paths`` into ``root``'s gradebook; return the rows.
+def _zero(db_url, assignment, student):
+    """Leave no half-graded submission behind: every automatic grade becomes zero."""
+    with Gradebook(db_url) as gradebook:
+        try:
+            submission = gradebook.find_submission(assignment, student)
+        except MissingEntry:
+            return
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.auto_score is None or grade.auto_score > 0:
+                    grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gradebook.db.commit()
 
-    A submission nbgrader cannot grade (not a notebook, wrong format) scores
-    zero with its error in ``status``; the others are still graded.
+
+@dataclass
+class Limits:
+    """What one submission may use while it is graded."""
+    workers: int = os.cpu_count() or 1
+    wall_seconds: float = 900.0
+    memory_bytes: int = 4 * 2**30
+    cell_timeout: int = 120
+
+
+def _grade_one(root, db_url, assignment, item, limits):
+    """Autograde one collected submission in isolation; return its status."""
+    with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
+        submitted = Path(root) / "submitted" / item.student / assignment
+        target = Path(scratch) / "submitted" / item.student / assignment
+        target.mkdir(parents=True)
+        repaired = 0
+        for name in notebooks(root, assignment):  # only the notebooks: no extra files
+            if (submitted / f"{name}.ipynb").exists():
+                release = json.loads((Path(root) / "release" / assignment / f"{name}.ipynb").read_text())
+                text, count = repair_notebook(
+                    (submitted / f"{name}.ipynb").read_text(errors="replace"), release)
+                (target / f"{name}.ipynb").write_text(text)
+                repaired += count
+        if (submitted / "timestamp.txt").exists():
+            shutil.copyfile(submitted / "timestamp.txt", target / "timestamp.txt")
+        job = {"scratch": scratch, "assignment": assignment, "student": item.student,
+               "db_url": db_url, "cell_timeout": limits.cell_timeout,
+               "autograded": str(Path(root) / "autograded" / item.student / assignment)}
+        result = run_isolated(job, limits.wall_seconds, limits.memory_bytes)
+    if not result["success"]:
+        _zero(db_url, assignment, item.student)
+        return "error: " + result["error"]
+    return "graded" + (f"; repaired the nbgrader metadata of {repaired} cells" if repaired else "")
+
+
+def _notes(root, assignment, item):
+    notes = []
+    if item.extra_files:
+        notes.append(f"ignored extra files: {', '.join(item.extra_files)}")
+    release = Path(root) / "release" / assignment
+    provided = [cell.source for path in release.glob("*.ipynb")
+                for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
+    for name in notebooks(root, assignment):
+        path = Path(root) / "submitted" / item.student / assignment / f"{name}.ipynb"
+        missing = _missing_cells(path, release / f"{name}.ipynb")
+        if missing:
+            notes.append(f"missing graded cells: {', '.join(missing[:4])}"
+                         + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""))
+        flags = review_notebook(path, provided)
+        if flags:
+            notes.append("review: " + "; ".join(flags))
+    return notes
+
+
+def _missing_cells(path, release):
+    """The release's graded cells (grade_ids) that the submission no longer has."""
+    def grade_ids(nb):
+        return [cell.metadata.nbgrader.get("grade_id") for cell in nb.cells
+                if cell.metadata.get("nbgrader", {}).get("grade") or
+                cell.metadata.get("nbgrader", {}).get("solution")]
+    try:
+        submitted = nbformat.read(path, 4)
+    except Exception:  # nbgrader reports a file it cannot read
+        return []
+    present = set(grade_ids(submitted))
+    return [grade_id for grade_id in grade_ids(nbformat.read(release, 4)) if grade_id not in present]
+
+
+def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=None,
+          limits=None, replace=False, progress=False):
+    """Collect and autograde every submission in ``paths``; return one row per notebook.
+
+    Submissions are graded in parallel (``limits.workers``), each in isolation
+    (see ``autograder.sandbox``). A submission nbgrader cannot grade, or that
+    breaks a limit, scores zero with the reason in ``status``; the others are
+    still graded. Rows also go to ``grading_status/<assignment>.json`` for
+    ``report``, and to ``csv_path`` if given.
     """
     if assignment not in assignments(root):
         raise ValueError(f"unknown assignment {assignment!r}; known: {assignments(root)}")
-    api = make_api(root)
+    limits = limits or Limits()
+    db_url = db_url or default_db_url(root)
+    api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
     if generate:  # nbgrader grades against the gradebook's copy of the source notebook
         _check(api.generate_assignment(assignment, force=True, create=True),
                f"nbgrader generate_assignment {assignment}")
+    names = notebooks(root, assignment)
+    collected = collect(root, assignment, names, paths, replace=replace)
+    good = [item for item in collected if not item.error]
+    statuses = {}
+    with ThreadPoolExecutor(max_workers=max(1, limits.workers)) as pool, \
+            tqdm(total=len(good), desc=f"grading {assignment}", unit="submission",
+                 disable=not progress, file=sys.stderr) as bar:
+        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits): item
+                   for item in good}
+        for future in as_completed(futures):
+            statuses[futures[future].student] = future.result()
+            bar.update()
     rows = []
-    for path in paths:
-        try:
-            students = stage(root, assignment, path)
-        except (OSError, ValueError) as error:
-            rows.append({"assignment": assignment, "notebook": "-", "submission": str(path),
+    for item in collected:
+        if item.error:
+            rows.extend({"assignment": assignment, "notebook": name, "submission": item.student,
                          "score": 0.0, "max_score": 0.0, "manual": 0.0,
-                         "status": f"error: {error}"})
+                         "status": f"error: {item.error}"} for name in names[:1])
             continue
-        for student in students:
-            result = api.autograde(assignment, student, force=True, create=True)
-            status = "graded" if result["success"] else "error: " + _last_line(
-                result["error"] or result["log"])
-            rows.extend(_scores(api, assignment, student, status))
+        status = "; ".join([statuses[item.student]] + _notes(root, assignment, item))
+        rows.extend(_scores(db_url, root, assignment, item.student, status))
+    save_status(root, assignment, rows)
     if csv_path:
         write_csv(rows, csv_path)
     return rows
 
 
-def _last_line(text):
-    lines = [line for line in (text or "").strip().splitlines() if line.strip()]
-    return lines[-1][:200] if lines else "nbgrader failed"
+def save_status(root, assignment, rows):
+    """Merge the rows' statuses into ``grading_status/<assignment>.json`` for ``report``."""
+    path = Path(root) / "grading_status" / f"{assignment}.json"
+    path.parent.mkdir(exist_ok=True)
+    statuses = json.loads(path.read_text()) if path.exists() else {}
+    statuses.update({f"{row['submission']}/{row['notebook']}": row["status"] for row in rows})
+    path.write_text(json.dumps(statuses, indent=1, sort_keys=True))
 
 
 @contextlib.contextmanager
@@ -222,6 +309,37 @@ def format_table(rows):
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
                      for line in lines)
+
+
+def bench_class(assignment, count, limits=None, root=REPO):
+    """Time plain serial ``nbgrader autograde`` against ``grade`` on ``count`` copies of the
+    reference solution; return {"nbgrader": seconds, "autograder": seconds}."""
+    seconds = {}
+    for tool in ("nbgrader", "autograder"):
+        with scratch_course(root) as scratch:
+            shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
+            for number in range(count):
+                student = f"student{number:02d}"
+                for path in (Path(root) / "source" / assignment).glob("*.ipynb"):
+                    target = scratch / "submitted" / student / assignment
+                    target.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(path, target / path.name)
+            release(scratch, only=[assignment])
+            start = time.perf_counter()
+            if tool == "nbgrader":
+                subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment,
+                                "--create", "--force", "--log-level=ERROR"], cwd=scratch, check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                rows = [row for number in range(count) for row in _scores(
+                    default_db_url(scratch), scratch, assignment, f"student{number:02d}", "graded")]
+            else:
+                rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
+                             limits=limits)
+            seconds[tool] = time.perf_counter() - start
+            full = [row for row in rows if row["score"] + row["manual"] == row["max_score"]]
+            if len(full) != count:
+                raise RuntimeError(f"{tool} did not give the reference full marks: {rows}")
+    return seconds
 
 
 def bench(assignment, root=REPO):

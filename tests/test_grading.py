@@ -10,7 +10,7 @@ import pytest
 
 from autograder import grading
 from autograder.grading import REPO
-from notebook_kernel import graded_cells, load_variants
+from autograder.checktests import graded_cells, load_variants
 
 ASSIGNMENT = "04_bayesian_cnn"
 NOTEBOOK = "bayesian_cnn"

@@ -1,0 +1,225 @@
+"""``check-tests``: the graded tests, themselves tested.
+
+Each solution notebook runs once, in grading mode, in one live kernel. Then
+every graded function's test cell is re-run against the reference under N
+seeds, against each wrong variant ("mutant") of the function, which it must
+fail, and against each other correct answer ("alternative"), which it must
+pass. Variants live in ``tests/mutants/<assignment>.py`` as
+``(name, old, new)`` edits of the reference solution cell: ``old`` occurs
+exactly once in it and is replaced by ``new``.
+"""
+import ast
+import contextlib
+import importlib.util
+import os
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
+
+from autograder.grading import REPO
+
+MUTANTS_DIR = REPO / "tests" / "mutants"
+# A function whose tests no wrong answer was tried against is not checked.
+MIN_MUTANTS = 3
+
+
+def graded_cells(nb):
+    """Return {grade_id: cell} of the notebook's nbgrader cells."""
+    return {cell.metadata.nbgrader["grade_id"]: cell for cell in nb.cells
+            if "nbgrader" in cell.metadata and "grade_id" in cell.metadata.nbgrader}
+
+
+def graded_functions(nb):
+    """Return {function: (solution cell, test cell)} for each graded code cell with tests."""
+    cells = graded_cells(nb)
+    return {grade_id: (cell, cells[f"{grade_id}_tests"]) for grade_id, cell in cells.items()
+            if cell.cell_type == "code" and cell.metadata.nbgrader.get("solution")
+            and f"{grade_id}_tests" in cells}
+
+
+def load_variants(assignment, mutants_dir=MUTANTS_DIR):
+    """Return {"mutants": ..., "alternatives": ...} from ``<mutants_dir>/<assignment>.py``."""
+    path = Path(mutants_dir) / f"{assignment}.py"
+    if not path.exists():
+        return {"mutants": {}, "alternatives": {}}
+    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES}
+
+
+class NotebookKernel:
+    """A kernel that has run a notebook; ``run(code)`` executes more code in it."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def run(self, source):
+        """Execute ``source``; return its outputs or raise CellExecutionError."""
+        cell = nbformat.v4.new_code_cell(source)
+        # nbclient stores the executed cell back at its index: lend it a slot.
+        cells = self.client.nb.cells
+        cells.append(cell)
+        try:
+            self.client.execute_cell(cell, len(cells) - 1)
+        finally:
+            cells.pop()
+        return cell.outputs
+
+    def succeeds(self, source):
+        """Return (True, "") if ``source`` runs cleanly and silently, else (False, why).
+
+        nbgrader scores a test cell zero when it writes to stderr, so that fails too.
+        """
+        try:
+            outputs = self.run(source)
+        except CellExecutionError as error:
+            return False, str(error).strip().splitlines()[-1]
+        for output in outputs:
+            if output.output_type == "stream" and output.name == "stderr":
+                return False, f"wrote to stderr: {output.text.strip()[:200]}"
+        return True, ""
+
+
+@contextlib.contextmanager
+def executed_notebook(path, env):
+    """Execute every cell of ``path`` with ``env`` added to the kernel's environment.
+
+    Yields ``(kernel, nb)``: the live kernel and the notebook with its outputs.
+    A cell that fails stops execution with CellExecutionError.
+    """
+    nb = nbformat.read(path, as_version=4)
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        client = NotebookClient(nb, timeout=600, kernel_name="python3",
+                                extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                                resources={"metadata": {"path": str(Path(path).parent)}})
+        with client.setup_kernel():
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type == "code":
+                    client.execute_cell(cell, index)
+            yield NotebookKernel(client), nb
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def run_variant(kernel, solution, tests, old, new):
+    """Swap ``old`` for ``new`` in the solution cell; return (tests pass, why not)."""
+    if solution.source.count(old) != 1:
+        return None, "no longer matches the reference solution"
+    try:
+        kernel.run(solution.source.replace(old, new))
+        return kernel.succeeds(tests.source)
+    finally:
+        kernel.run(solution.source)
+
+
+def defined_names(source):
+    """The names a solution cell defines at top level (functions, classes, variables)."""
+    names = []
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [target.id for target in node.targets if isinstance(target, ast.Name)]
+    return names
+
+
+def check_independence(kernel, functions, function):
+    """Remove what ``function``'s cell defines; return the other functions whose tests then fail.
+
+    A submission whose answer crashes or is missing must lose only that
+    answer's points.
+    """
+    solution, _ = functions[function]
+    kernel.run(f"for _name in {defined_names(solution.source)!r}:\n    globals().pop(_name, None)")
+    try:
+        return [other for other, (_, tests) in functions.items()
+                if other != function and not kernel.succeeds(tests.source)[0]]
+    finally:
+        kernel.run(solution.source)
+
+
+def check_notebook(path, variants, seeds=5, log=None):
+    """Check every graded function of the solution notebook ``path``; return one row each.
+
+    A row: function, seeds passed, mutants killed, alternatives passed, the
+    other functions' tests that still pass without it (each with its total),
+    and ``problems``: what failed, one line each.
+    """
+    rows = []
+    with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
+        functions = graded_functions(nb)
+        for function, (solution, tests) in functions.items():
+            row = {"function": function, "seeds": 0, "num_seeds": seeds, "killed": 0,
+                   "num_mutants": 0, "passed": 0, "num_alternatives": 0, "problems": []}
+            broken = check_independence(kernel, functions, function)
+            row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
+            row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in broken]
+            for seed in range(seeds):
+                kernel.run(f"import tensorflow; tensorflow.keras.utils.set_random_seed({seed})")
+                ok, why = kernel.succeeds(tests.source)
+                row["seeds"] += ok
+                if not ok:
+                    row["problems"].append(f"the reference fails under seed {seed}: {why}")
+            mutants = variants["mutants"].get(function, [])
+            row["num_mutants"] = len(mutants)
+            if len(mutants) < MIN_MUTANTS:
+                row["problems"].append(f"only {len(mutants)} mutants (at least {MIN_MUTANTS} needed)")
+            for name, old, new in mutants:
+                passed, why = run_variant(kernel, solution, tests, old, new)
+                row["killed"] += passed is False
+                if passed is None:
+                    row["problems"].append(f"mutant {name!r} {why}")
+                elif passed:
+                    row["problems"].append(f"mutant {name!r} survives")
+            alternatives = variants["alternatives"].get(function, [])
+            row["num_alternatives"] = len(alternatives)
+            for name, old, new in alternatives:
+                passed, why = run_variant(kernel, solution, tests, old, new)
+                row["passed"] += bool(passed)
+                if not passed:
+                    row["problems"].append(f"correct alternative {name!r} fails: {why}")
+            rows.append(row)
+            if log:
+                log(f"{path.stem}: {function} checked")
+        unknown = set(variants["mutants"]) | set(variants["alternatives"])
+        unknown -= set(graded_functions(nb))
+        for function in sorted(unknown):
+            rows.append({"function": function, "seeds": 0, "num_seeds": 0, "killed": 0,
+                         "num_mutants": 0, "passed": 0, "num_alternatives": 0,
+                         "independent": 0, "num_others": 0,
+                         "problems": ["variants given for a function the notebook does not grade"]})
+    return rows
+
+
+def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None):
+    """Check the tests of every notebook of ``assignment``; return rows with a ``notebook`` key."""
+    variants = load_variants(assignment, mutants_dir)
+    rows = []
+    for path in sorted((Path(root) / "source" / assignment).glob("*.ipynb")):
+        for row in check_notebook(path, variants, seeds, log):
+            rows.append({"notebook": path.stem, **row})
+    return rows
+
+
+def format_check_table(rows):
+    """Return the rows as a text table followed by one line per problem."""
+    header = ("notebook", "function", "seeds passed", "mutants killed", "alternatives passed",
+              "other tests pass without it")
+    lines = [header] + [(r["notebook"], r["function"], f"{r['seeds']}/{r['num_seeds']}",
+                         f"{r['killed']}/{r['num_mutants']}", f"{r['passed']}/{r['num_alternatives']}",
+                         f"{r['independent']}/{r['num_others']}") for r in rows]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    text = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+            for line in lines]
+    text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}"
+             for r in rows for problem in r["problems"]]
+    return "\n".join(text)

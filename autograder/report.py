@@ -1,0 +1,86 @@
+"""An assignment's grades for the instructor: a CSV, a histogram, HTML feedback.
+
+Everything is read from nbgrader's gradebook (scores, per-cell points) and
+the statuses ``grade`` recorded in ``grading_status/<assignment>.json``.
+"""
+import csv
+import json
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+
+from autograder.grading import make_api
+
+
+def gradebook_rows(root, assignment, db_url):
+    """Return (rows, cell ids): one row per submitted notebook, with each grade cell's points."""
+    status_path = Path(root) / "grading_status" / f"{assignment}.json"
+    statuses = json.loads(status_path.read_text()) if status_path.exists() else {}
+    rows, cells = [], []
+    with Gradebook(db_url) as gradebook:
+        for notebook in gradebook.find_assignment(assignment).notebooks:
+            cells += [f"{notebook.name}:{cell.name}" for cell in notebook.grade_cells
+                      if f"{notebook.name}:{cell.name}" not in cells]
+        for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
+            for notebook in submission.notebooks:
+                row = {"student": submission.student_id, "notebook": notebook.name,
+                       "score": float(notebook.score), "max": float(notebook.max_score),
+                       "status": statuses.get(f"{submission.student_id}/{notebook.name}",
+                                              "graded (before grading statuses were recorded)")}
+                for grade in notebook.grades:
+                    row[f"{notebook.name}:{grade.name}"] = float(grade.score)
+                rows.append(row)
+    return rows, cells
+
+
+def write_report(root, assignment, db_url, csv_path, png_path):
+    """Write the CSV and the score histogram; return the number of submissions."""
+    rows, cells = gradebook_rows(root, assignment, db_url)
+    Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(csv_path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["student", "notebook", "score", "max", *cells, "status"],
+                                restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    totals, maximum = {}, {}
+    for row in rows:
+        totals[row["student"]] = totals.get(row["student"], 0) + row["score"]
+        maximum[row["student"]] = maximum.get(row["student"], 0) + row["max"]
+    _histogram(list(totals.values()), max(maximum.values(), default=0), assignment, png_path)
+    return len(totals)
+
+
+def _histogram(scores, max_score, assignment, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4))
+    bins = max(1, min(20, int(max_score) + 1))
+    axes.hist(scores, bins=bins, range=(0, max(max_score, 1)), color="tab:blue", edgecolor="white")
+    axes.set_title(f"{assignment}: automatic scores of {len(scores)} submissions")
+    axes.set_xlabel(f"score (of {max_score:g}; hand-graded answers count once graded)")
+    axes.set_ylabel("submissions")
+    figure.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def write_feedback(root, assignment, db_url):
+    """Generate nbgrader's HTML feedback for every graded student; return (written, problems)."""
+    api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
+    written, problems = [], []
+    with Gradebook(db_url) as gradebook:
+        students = sorted(s.student_id for s in gradebook.assignment_submissions(assignment))
+    for student in students:
+        if not (Path(root) / "autograded" / student / assignment).exists():
+            problems.append(f"{student}: no autograded notebook (grade it first)")
+            continue
+        result = api.generate_feedback(assignment, student, force=True)
+        if result["success"]:
+            written += sorted(str(p) for p in (Path(root) / "feedback" / student / assignment).glob("*.html"))
+        else:
+            problems.append(f"{student}: {(result['error'] or result['log']).strip().splitlines()[-1]}")
+    return written, problems

@@ -1,0 +1,156 @@
+"""Bad submissions of assignment 01, each the reference solution with one thing done
+to it, and the score and status the grader must give each.
+
+Assignment 01 has 13 automatic points: brier_score 2, gaussian_nll 2,
+laplace_nll 2, categorical_nll 2, split_mean_scale 1, fgsm 2,
+adversarial_loss 2 (its tests swap in a correct FGSM, so a broken fgsm costs
+only fgsm's points).
+"""
+import nbformat
+
+from autograder.checktests import graded_cells
+from autograder.grading import REPO
+
+ASSIGNMENT = "01_likelihoods"
+NOTEBOOK = "likelihoods"
+SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+FULL = 13
+
+WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
+
+
+def _reference():
+    return nbformat.read(SOURCE, 4)
+
+
+def _edit(function, prepend="", append="", replace=None):
+    """The reference with code added before/after the ``function`` cell's code, or replacing it."""
+    def build():
+        nb = _reference()
+        cell = graded_cells(nb)[function]
+        cell.source = prepend + (cell.source if replace is None else replace) + append
+        return nb
+    return build
+
+
+def _cells(change):
+    def build():
+        nb = _reference()
+        change(nb, graded_cells(nb))
+        return nb
+    return build
+
+
+def _delete_tests(nb, cells):
+    nb.cells.remove(cells["brier_score_tests"])
+
+
+def _edit_tests(nb, cells):
+    cells["brier_score_tests"].source = "pass  # the tests were here"
+    cells["gaussian_nll"].source = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
+    cells["gaussian_nll_tests"].source = "pass"
+
+
+def _edit_points(nb, cells):
+    cells["brier_score_tests"].metadata.nbgrader["points"] = 100
+
+
+def _edit_grade_id(nb, cells):
+    cells["gaussian_nll_tests"].metadata.nbgrader["grade_id"] = "my_own_tests"
+
+
+def _solution_to_markdown(nb, cells):
+    cell = cells["brier_score"]
+    index = nb.cells.index(cell)
+    markdown = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata)
+    markdown.id = cell.id
+    nb.cells[index] = markdown
+
+
+MEMORY_BOMB = "_hog = []\nwhile True:\n    _hog.append(np.ones(10**8))\n"
+FORK_BOMB = ("import os, time\n"
+             "for _ in range(1000):\n"
+             "    if os.fork() == 0:\n"
+             "        time.sleep(600)\n"
+             "        os._exit(0)\n")
+PATCH_HELPERS = ("import numpy, numpy.testing, autograder.checks\n"
+                 "numpy.testing.assert_allclose = lambda *args, **kwargs: None\n"
+                 "numpy.allclose = lambda *args, **kwargs: True\n"
+                 "autograder.checks.assert_close = lambda *args, **kwargs: None\n"
+                 "autograder.checks.assert_equal = lambda *args, **kwargs: None\n")
+REDEFINE_HELPERS = ("def assert_close(*args, **kwargs):\n    pass\n\n\n"
+                    "def assert_equal(*args, **kwargs):\n    pass\n\n\n")
+# Take the reference answer from the instructor's source notebook, or another
+# student's submission, by the relative paths nbgrader's own autograde allows.
+STEAL = ("import json\n"
+         "for _path in ['../../../source/01_likelihoods/likelihoods.ipynb',\n"
+         "              '../../../submitted/alice/01_likelihoods/likelihoods.ipynb']:\n"
+         "    try:\n"
+         "        _nb = json.load(open(_path))\n"
+         "    except OSError:\n"
+         "        continue\n"
+         "    for _cell in _nb['cells']:\n"
+         "        if _cell['metadata'].get('nbgrader', {}).get('grade_id') == 'brier_score':\n"
+         "            exec(''.join(_cell['source']))\n")
+VANDALISE = ("import os\n"
+             "for _path in ['../../../source/01_likelihoods/likelihoods.ipynb',\n"
+             "              '../../../release/01_likelihoods/likelihoods.ipynb',\n"
+             "              '../../../gradebook.db', '../../../grades.csv']:\n"
+             "    os.makedirs(os.path.dirname(_path), exist_ok=True)\n"
+             "    with open(_path, 'w') as _file:\n"
+             "        _file.write('vandalised')\n")
+def _move_away(nb, cells):
+    cells["brier_score"].source += "\n" + MOVE_AWAY
+    cells["split_mean_scale"].source += "\n" + REPORT_STATE
+
+
+MOVE_AWAY = ("import os\n"
+             "os.chdir('/')\n"
+             "os.environ['NBGRADER_EXECUTION'] = ''\n"
+             "os.environ['MY_VARIABLE'] = 'left behind'\n")
+REPORT_STATE = ("import os\n"
+                "print('state:', os.getcwd() != '/', os.environ.get('NBGRADER_EXECUTION'),\n"
+                "      os.environ.get('MY_VARIABLE'))\n")
+
+# name: (build the notebook or its raw text, expected automatic score,
+#        expected start of the status, words the status must contain)
+CASES = {
+    "invalid_json": (lambda: '{"cells": [ this is not json', 0, "error: not a notebook", []),
+    "empty_notebook": (lambda: nbformat.v4.new_notebook(), 0, "graded", ["missing graded cells"]),
+    # Its cells are no graded cells of this assignment: nothing of it is graded.
+    "other_assignment": (lambda: nbformat.read(REPO / "source" / "02_deep_ensembles" /
+                                               "deep_ensembles.ipynb", 4), 0, "graded",
+                         ["repaired the nbgrader metadata", "missing graded cells"]),
+    # nbgrader leaves a deleted test cell's points for the instructor (manual).
+    "deleted_test_cell": (_cells(_delete_tests), FULL - 2, "graded", ["missing graded cells: brier_score_tests"]),
+    # nbgrader restores locked cells from the gradebook: the real tests run.
+    "edited_test_cells": (_cells(_edit_tests), FULL - 2, "graded", []),
+    "edited_points": (_cells(_edit_points), FULL, "graded", []),
+    "edited_grade_id": (_cells(_edit_grade_id), FULL, "graded", ["repaired the nbgrader metadata of 1 cells"]),
+    # nbgrader turns a graded cell back into the type it was released as.
+    "solution_as_markdown": (_cells(_solution_to_markdown), FULL, "graded", []),
+    # Interrupted at the cell timeout; brier_score is never defined.
+    "infinite_loop": (_edit("brier_score", prepend="while True:\n    pass\n"), FULL - 2, "graded", []),
+    "memory_bomb": (_edit("laplace_nll", prepend=MEMORY_BOMB), 0, "error: exceeded the memory limit", []),
+    "huge_output": (_edit("split_mean_scale", append="\nfor _i in range(200_000):\n    print(_i)\n"),
+                    FULL, "graded", []),
+    # IPython turns SystemExit into an error in that cell: fgsm is never defined.
+    "sys_exit": (_edit("fgsm", prepend="import sys\nsys.exit(3)\n"), FULL - 2, "graded",
+                 ["calls sys.exit"]),
+    "os_exit": (_edit("fgsm", prepend="import os\nos._exit(0)\n"), 0, "error: the kernel died",
+                ["calls os._exit"]),
+    "kill_own_kernel": (_edit("fgsm", prepend="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"),
+                        0, "error: the kernel died", ["calls os.kill"]),
+    "fork_bomb": (_edit("brier_score", append="\n" + FORK_BOMB), 0, "error: exceeded the memory limit",
+                  ["calls os.fork"]),
+    "patched_helpers": (_edit("brier_score", replace=PATCH_HELPERS + WRONG_BRIER), FULL - 2, "graded",
+                        ["rebinds numpy.testing.assert_allclose", "rebinds autograder.checks.assert_close"]),
+    "redefined_helpers": (_edit("brier_score", replace=REDEFINE_HELPERS + WRONG_BRIER), FULL - 2,
+                          "graded", []),
+    "reads_hidden_files": (_edit("brier_score", replace=STEAL), FULL - 2, "graded",
+                           ["calls exec", "names course files"]),
+    "writes_course_files": (_edit("brier_score", append="\n" + VANDALISE), FULL, "graded",
+                            ["names course files"]),
+    # The next cells still run in the grading folder, in grading mode.
+    "moves_cwd_and_env": (_cells(_move_away), FULL, "graded", ["calls os.chdir", "writes os.environ"]),
+}

@@ -1,0 +1,147 @@
+"""Unit tests of the grading parts that need no kernel: collection, metadata
+repair, review flags and the kernel guard."""
+import json
+import os
+import shutil
+import zipfile
+
+import nbformat
+import pytest
+
+from autograder import guard
+from autograder.collect import collect
+from autograder.grading import REPO, assignments
+from autograder.repair import repair_notebook
+from autograder.review import review_notebook
+
+SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
+RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"
+
+
+def _nbgrader(nb, grade_id):
+    return next(cell for cell in nb["cells"]
+                if cell["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def test_repair_restores_edited_grading_metadata():
+    release = json.loads(RELEASE.read_text())
+    nb = json.loads(SOURCE.read_text())
+    tests = _nbgrader(nb, "brier_score_tests")
+    tests["metadata"]["nbgrader"]["grade_id"] = "mine"
+    _nbgrader(nb, "gaussian_nll_tests")["metadata"]["nbgrader"]["points"] = 99
+    copied = json.loads(json.dumps(tests))
+    copied["id"] = "a-copy"
+    nb["cells"].append(copied)
+    text, repaired = repair_notebook(json.dumps(nb), release)
+    assert repaired == 3
+    fixed = json.loads(text)
+    assert _nbgrader(fixed, "brier_score_tests")["metadata"]["nbgrader"]["points"] == 2
+    assert _nbgrader(fixed, "gaussian_nll_tests")["metadata"]["nbgrader"]["points"] == 2
+    assert "nbgrader" not in fixed["cells"][-1]["metadata"], "a copied graded cell becomes an ordinary one"
+
+
+def test_repair_leaves_good_and_broken_notebooks_alone():
+    release = json.loads(RELEASE.read_text())
+    assert repair_notebook(RELEASE.read_text(), release)[1] == 0
+    assert repair_notebook("{not json", release) == ("{not json", 0)
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_reference_solutions_raise_no_review_flags(assignment):
+    release = [cell.source for path in (REPO / "release" / assignment).glob("*.ipynb")
+               for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
+    for path in (REPO / "source" / assignment).glob("*.ipynb"):
+        assert review_notebook(path, release) == []
+
+
+@pytest.mark.parametrize("code, flag", [
+    ("import numpy as np\nnp.testing.assert_allclose = lambda *a, **k: None", "rebinds np.testing.assert_allclose"),
+    ("from autograder import checks\nchecks.assert_close = print", "rebinds checks.assert_close"),
+    ("import builtins\nbuiltins.len = lambda x: 0", "rebinds builtins.len"),
+    ("def f():\n    pass\nf.__code__ = (lambda: 1).__code__", "rebinds f.__code__"),
+    ("import os\nos.environ['NBGRADER_EXECUTION'] = ''", "writes os.environ"),
+    ("exec(open('x').read())", "calls exec"),
+    ("import os\nos._exit(0)", "calls os._exit"),
+    ("open('../../../source/01_likelihoods/likelihoods.ipynb')", "names course files"),
+    ("import ctypes", "imports ctypes"),
+])
+def test_review_flags_suspicious_code(tmp_path, code, flag):
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
+    flags = review_notebook(tmp_path / "nb.ipynb")
+    assert any(found.startswith(flag) for found in flags), flags
+
+
+def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
+    root, incoming = tmp_path / "course", tmp_path / "in"
+    (incoming / "tree" / "dan" / "01_likelihoods").mkdir(parents=True)
+    shutil.copyfile(SOURCE, incoming / "tree" / "dan" / "01_likelihoods" / "likelihoods.ipynb")
+    (incoming / "folder").mkdir()
+    shutil.copyfile(SOURCE, incoming / "folder" / "eve.ipynb")
+    with zipfile.ZipFile(incoming / "lms.zip", "w") as archive:
+        archive.write(RELEASE, "course export/fay.ipynb")
+        archive.writestr("../../outside.ipynb", "{}")
+    (incoming / "notes.txt").write_text("not a submission")
+    names = ["likelihoods"]
+    items = collect(root, "01_likelihoods", names,
+                    [incoming / "tree", incoming / "folder", incoming / "lms.zip", incoming / "notes.txt",
+                     incoming / "missing.ipynb"])
+    by_student = {item.student: item for item in items}
+    assert {"dan", "eve", "fay"} <= set(by_student)
+    assert not any(by_student[s].error for s in ("dan", "eve", "fay"))
+    assert sorted(p.parent.parent.name for p in (root / "submitted").glob("*/01_likelihoods/likelihoods.ipynb")) \
+        == ["dan", "eve", "fay"]
+    errors = [item.error for item in items if item.error]
+    assert any("is not a notebook" in error for error in errors)
+    assert any("no such submission" in error for error in errors)
+    assert not (tmp_path / "outside.ipynb").exists()
+    # The same file again is fine; a different one is refused, then replaced on request.
+    assert not collect(root, "01_likelihoods", names, [incoming / "folder"])[0].error
+    shutil.copyfile(RELEASE, incoming / "folder" / "eve.ipynb")
+    assert "already has a different submission" in collect(root, "01_likelihoods", names, [incoming / "folder"])[0].error
+    assert (root / "submitted" / "eve" / "01_likelihoods" / "likelihoods.ipynb").read_bytes() == SOURCE.read_bytes()
+    assert not collect(root, "01_likelihoods", names, [incoming / "folder"], replace=True)[0].error
+    assert (root / "submitted" / "eve" / "01_likelihoods" / "likelihoods.ipynb").read_bytes() == RELEASE.read_bytes()
+    assert list((root / "submitted_replaced").glob("*/eve/01_likelihoods/likelihoods.ipynb"))
+    # Two submissions for one student in one run: the second is refused.
+    (incoming / "twice").mkdir()
+    shutil.copyfile(SOURCE, incoming / "twice" / "gus.ipynb")
+    items = collect(root, "01_likelihoods", names, [incoming / "twice", incoming / "lms.zip",
+                                                    incoming / "twice" / "gus.ipynb"])
+    assert "a second submission for gus" in items[-1].error
+
+
+class _Events:
+    def __init__(self):
+        self.callbacks = []
+
+    def register(self, event, callback):
+        assert event == "pre_run_cell"
+        self.callbacks.append(callback)
+
+
+class _IPython:
+    def __init__(self):
+        self.events = _Events()
+
+
+def test_guard_puts_back_what_a_cell_changed(tmp_path, monkeypatch):
+    import numpy
+    import numpy.testing
+
+    from autograder import checks
+
+    ipython = _IPython()
+    cwd, real_assert, real_close = os.getcwd(), numpy.testing.assert_allclose, checks.assert_close
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    guard.install(ipython)
+    try:
+        os.chdir(tmp_path)
+        os.environ["NBGRADER_EXECUTION"] = ""
+        numpy.testing.assert_allclose = lambda *args, **kwargs: None
+        checks.assert_close = print
+        ipython.events.callbacks[0]()  # the next cell starts
+        assert os.getcwd() == cwd and os.environ["NBGRADER_EXECUTION"] == "autograde"
+        assert numpy.testing.assert_allclose is real_assert and checks.assert_close is real_close
+    finally:
+        os.chdir(cwd)
+        numpy.testing.assert_allclose, checks.assert_close = real_assert, real_close

@@ -61,3 +61,23 @@ def quartic_data():
     """
     x = np.array([-2.0, -1.8, -1.0, 1.0, 1.8, 2.0])[:, None]
     return x.astype("float32"), quartic(x).astype("float32")
+
+
+def two_blobs_data(num_points=50_000, centres=((-3.0, -5.0), (5.0, 5.0)), std=0.6, seed=0):
+    """Return ``(x_train, y_train), (x_test, y_test)``: two Gaussian blobs, split in half.
+
+    Class ``k`` has ``num_points // 2`` points drawn from N(centres[k], std**2 I)
+    in the plane; the points are shuffled and the first half is the training
+    set. ``x`` has shape ``(n, 2)`` (float32), labels are integers 0 or 1.
+
+    Introduced in ``source/05_calibration/calibration.ipynb``.
+    """
+    rng = np.random.default_rng(seed)
+    centres = np.asarray(centres, dtype=np.float64)
+    per_class = num_points // 2
+    labels = np.repeat(np.arange(len(centres)), per_class)
+    x = centres[labels] + rng.normal(0.0, std, size=(labels.size, centres.shape[1]))
+    order = rng.permutation(labels.size)
+    x, labels = x[order].astype("float32"), labels[order].astype("int64")
+    half = labels.size // 2
+    return (x[:half], labels[:half]), (x[half:], labels[half:])

@@ -113,3 +113,28 @@ def test_intervals_of_a_keras_bayesian_model_come_from_fresh_weights(monkeypatch
     lengths = [abs(segment[1][1] - segment[0][1]) for segment in intervals]
     assert max(lengths) > 0.05, "the 95% intervals should show the spread over weight samples"
     plots.plt.close("all")
+
+
+def test_reliability_diagram_draws_bars_diagonal_and_shares(monkeypatch):
+    figures = []
+    monkeypatch.setattr(plots.plt, "show", lambda: figures.append(plots.plt.gcf()))
+    count = np.array([0, 0, 5, 15, 80])
+    accuracy = np.array([0.0, 0.0, 0.4, 0.6, 0.95])
+    confidence = np.array([0.0, 0.0, 0.5, 0.7, 0.9])
+    plots.plot_reliability_diagram(accuracy, confidence, count, "diagram")
+    assert len(figures) == 1
+    top, share = figures[0].axes
+    for ax in (top, share):
+        assert ax.get_title() and ax.get_ylabel() and ax.get_legend() is not None
+    assert share.get_xlabel()
+    heights = [patch.get_height() for patch in top.containers[0]]
+    assert heights == pytest.approx([0.4, 0.6, 0.95]), "one accuracy bar per non-empty bin"
+    gaps = [patch.get_height() for patch in top.containers[1]]
+    assert gaps == pytest.approx([0.1, 0.1, 0.05])
+    shares = [patch.get_height() for patch in share.containers[0]]
+    assert shares == pytest.approx([0.0, 0.0, 0.05, 0.15, 0.8])
+    # Into given axes, without showing a figure of its own.
+    fig, axes = plots.plt.subplots(2, 1)
+    plots.plot_reliability_diagram(accuracy, confidence, count, "into axes", axes=axes)
+    assert len(figures) == 1 and axes[0].get_title() == "into axes"
+    plots.plt.close("all")

@@ -43,3 +43,22 @@ def test_quartic_data_is_the_six_points():
     assert x.shape == y.shape == (6, 1) and x.dtype == y.dtype == np.float32
     assert x[:, 0].tolist() == pytest.approx([-2.0, -1.8, -1.0, 1.0, 1.8, 2.0])
     assert y[[0, 2], 0].tolist() == pytest.approx([-3.0, 3.0])  # -16 + 12 + 1 and -1 + 3 + 1
+
+
+def test_two_blobs_are_seeded_balanced_and_split_in_half():
+    (x_train, y_train), (x_test, y_test) = toy.two_blobs_data(num_points=1000, seed=2)
+    assert x_train.shape == x_test.shape == (500, 2) and x_train.dtype == np.float32
+    assert y_train.dtype == np.int64 and set(np.unique(y_train)) == {0, 1}
+    assert np.bincount(np.concatenate([y_train, y_test])).tolist() == [500, 500]
+    again = toy.two_blobs_data(num_points=1000, seed=2)
+    assert np.array_equal(x_train, again[0][0]) and np.array_equal(y_test, again[1][1])
+    assert not np.array_equal(x_train, toy.two_blobs_data(num_points=1000, seed=3)[0][0])
+
+
+def test_two_blobs_have_the_requested_centres_and_spread():
+    (x_train, y_train), (x_test, y_test) = toy.two_blobs_data(seed=0)
+    x, y = np.concatenate([x_train, x_test]), np.concatenate([y_train, y_test])
+    assert x.shape == (50_000, 2)
+    for k, centre in enumerate([(-3.0, -5.0), (5.0, 5.0)]):
+        assert np.allclose(x[y == k].mean(axis=0), centre, atol=0.02)
+        assert np.allclose(x[y == k].std(axis=0), 0.6, atol=0.02)

@@ -1,0 +1,126 @@
+"""Wrong answers the calibration assignment's tests must catch, and correct
+alternatives they must pass.
+
+Each variant is (name, old, new): the reference solution cell with ``old``
+replaced by ``new``; ``old`` must occur exactly once in that cell.
+"""
+
+MUTANTS = {
+    "reliability_bins": [
+        ("bins by label instead of confidence",
+         "bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)",
+         "bins = np.clip(labels, 0, num_bins - 1)"),
+        ("confidence of the true class", "confidence = probs.max(axis=1)",
+         "confidence = probs[np.arange(len(labels)), labels]"),
+        ("share instead of count", "return bin_accuracy, bin_confidence, count",
+         "return bin_accuracy, bin_confidence, count / count.sum()"),
+        ("nan in empty bins", "safe = np.maximum(count, 1)", "safe = count"),
+        ("one bin too few", "np.ceil(confidence * num_bins)", "np.ceil(confidence * (num_bins - 1))"),
+        ("overall accuracy in every bin",
+         "bin_accuracy = np.bincount(bins, weights=correct, minlength=num_bins) / safe",
+         "bin_accuracy = np.where(count > 0, correct.mean(), 0.0)"),
+    ],
+    "expected_calibration_error": [
+        ("unweighted bin average",
+         "return float(np.sum(np.where(count > 0, gap, 0.0)) / len(labels))",
+         "return float(np.mean((gap / np.maximum(count, 1))[count > 0]))"),
+        ("bins by label instead of confidence",
+         "bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)",
+         "bins = np.clip(labels, 0, num_bins - 1)"),
+        ("confidence of the true class", "confidence = probs.max(axis=1)",
+         "confidence = probs[np.arange(len(labels)), labels]"),
+        ("signed gaps", "gap = np.abs(np.bincount(", "gap = (np.bincount("),
+        ("one bin for all points", "bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)",
+         "bins = np.zeros(len(labels), dtype=int)"),
+    ],
+    "fit_temperature": [
+        ("temperature multiplies the logits", "logits=logits / tf.exp(log_temperature)",
+         "logits=logits * tf.exp(log_temperature)"),
+        ("returns log T", "return float(tf.exp(log_temperature))", "return float(log_temperature)"),
+        ("maximises the NLL", "optimizer.apply_gradients([(tape.gradient(nll, log_temperature), log_temperature)])",
+         "optimizer.apply_gradients([(-tape.gradient(nll, log_temperature), log_temperature)])"),
+        ("too few steps", "for _ in range(400):", "for _ in range(10):"),
+        ("softmax applied twice", "logits = tf.constant(logits, dtype=tf.float32)",
+         "logits = tf.nn.softmax(tf.constant(logits, dtype=tf.float32))"),
+    ],
+    "planar_flow": [
+        ("missing u_hat correction",
+         "u_hat = u + (-1.0 + tf.math.softplus(w_dot_u) - w_dot_u) * w / tf.reduce_sum(w * w)",
+         "u_hat = u"),
+        ("log-det without abs", "log_det = tf.math.log(tf.abs(1.0 + tf.linalg.matvec(psi, u_hat)))",
+         "log_det = tf.math.log(1.0 + tf.linalg.matvec(psi, u_hat))"),
+        ("m(x) without the -1", "(-1.0 + tf.math.softplus(w_dot_u) - w_dot_u)", "(tf.math.softplus(w_dot_u) - w_dot_u)"),
+        ("divides by |w| instead of |w|^2", "w / tf.reduce_sum(w * w)", "w / tf.norm(w)"),
+        ("derivative of tanh taken as 1 - tanh", "psi = (1.0 - tf.square(activation))", "psi = (1.0 - activation)"),
+        ("log-det with u instead of u_hat", "log_det = tf.math.log(tf.abs(1.0 + tf.linalg.matvec(psi, u_hat)))",
+         "log_det = tf.math.log(tf.abs(1.0 + tf.linalg.matvec(psi, u)))"),
+    ],
+}
+
+ALTERNATIVES = {
+    "reliability_bins": [
+        ("a loop over (lower, upper] bins",
+         "    count = np.bincount(bins, minlength=num_bins).astype(np.float64)\n"
+         "    safe = np.maximum(count, 1)  # empty bins: 0 / 1 = 0, not nan\n"
+         "    bin_accuracy = np.bincount(bins, weights=correct, minlength=num_bins) / safe\n"
+         "    bin_confidence = np.bincount(bins, weights=confidence, minlength=num_bins) / safe\n",
+         "    edges = np.linspace(0.0, 1.0, num_bins + 1)\n"
+         "    count, bin_accuracy, bin_confidence = np.zeros((3, num_bins))\n"
+         "    for m in range(num_bins):\n"
+         "        inside = (confidence > edges[m]) & (confidence <= edges[m + 1])\n"
+         "        if m == 0:\n"
+         "            inside |= confidence == 0\n"
+         "        count[m] = inside.sum()\n"
+         "        if count[m]:\n"
+         "            bin_accuracy[m], bin_confidence[m] = correct[inside].mean(), confidence[inside].mean()\n"),
+        ("TensorFlow's [lower, upper) bins",
+         "bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)",
+         "bins = tf.histogram_fixed_width_bins(confidence, tf.constant([0.0, 1.0], tf.float64), nbins=num_bins).numpy()"),
+    ],
+    "expected_calibration_error": [
+        ("through reliability_bins",
+         "    probs = np.asarray(probs, dtype=np.float64)\n",
+         "    accuracy, confidence, count = reliability_bins(probs, labels, num_bins)\n"
+         "    return float(np.sum(count / np.sum(count) * np.abs(accuracy - confidence)))\n"
+         "    probs = np.asarray(probs, dtype=np.float64)\n"),
+        ("tfp.stats on log-probabilities",
+         "    probs = np.asarray(probs, dtype=np.float64)\n",
+         "    logits = np.log(np.maximum(np.asarray(probs, dtype=np.float64), 1e-30))\n"
+         "    return float(tfp.stats.expected_calibration_error(\n"
+         "        num_bins, logits=logits.astype(np.float32), labels_true=np.asarray(labels).reshape(-1)))\n"),
+        ("a loop over (lower, upper] bins",
+         "    bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)\n",
+         "    edges = np.linspace(0.0, 1.0, num_bins + 1)\n"
+         "    ece = 0.0\n"
+         "    for lower, upper in zip(edges[:-1], edges[1:]):\n"
+         "        inside = (confidence > lower) & (confidence <= upper)\n"
+         "        if inside.any():\n"
+         "            ece += inside.mean() * abs(correct[inside].mean() - confidence[inside].mean())\n"
+         "    return float(ece)\n"
+         "    bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)\n"),
+    ],
+    "fit_temperature": [
+        ("grid search over log T",
+         "    log_temperature = tf.Variable(0.0)  # T = exp(log T) stays positive\n",
+         "    grid = tf.exp(tf.linspace(np.log(0.05), np.log(50.0), 4001)).numpy().astype(np.float32)\n"
+         "    nlls = [tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits / float(t))) for t in grid]\n"
+         "    return float(grid[int(np.argmin(nlls))])\n"
+         "    log_temperature = tf.Variable(0.0)  # T = exp(log T) stays positive\n"),
+        ("L-BFGS on log T",
+         "    log_temperature = tf.Variable(0.0)  # T = exp(log T) stays positive\n",
+         "    def value_and_gradient(log_t):\n"
+         "        return tfp.math.value_and_gradient(lambda s: tf.reduce_mean(\n"
+         "            tf.nn.sparse_softmax_cross_entropy_with_logits(labels, logits / tf.exp(s[0]))), log_t)\n"
+         "    result = tfp.optimizer.lbfgs_minimize(value_and_gradient, tf.zeros(1), tolerance=1e-10)\n"
+         "    return float(tf.exp(result.position[0]))\n"
+         "    log_temperature = tf.Variable(0.0)  # T = exp(log T) stays positive\n"),
+    ],
+    "planar_flow": [
+        ("einsum and log-softplus form",
+         "    log_det = tf.math.log(tf.abs(1.0 + tf.linalg.matvec(psi, u_hat)))\n",
+         "    log_det = tf.math.log(tf.abs(1.0 + tf.einsum(\"nd,d->n\", psi, u_hat)))\n"),
+        ("tensordot",
+         "    activation = tf.tanh(tf.linalg.matvec(z, w) + b)                   # [N]\n",
+         "    activation = tf.tanh(tf.tensordot(z, w, axes=1) + b)\n"),
+    ],
+}

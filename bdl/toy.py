@@ -81,3 +81,17 @@ def two_blobs_data(num_points=50_000, centres=((-3.0, -5.0), (5.0, 5.0)), std=0.
     x, labels = x[order].astype("float32"), labels[order].astype("int64")
     half = labels.size // 2
     return (x[:half], labels[:half]), (x[half:], labels[half:])
+
+
+def linear_data(num_points=20, slope=2.0, intercept=-1.0, noise_std=3.0, low=-5.0, high=5.0,
+                seed=0):
+    """Return ``(x, y)`` of shape ``(num_points,)``: x uniform in [low, high],
+    y = slope * x + intercept + N(0, noise_std**2).
+
+    The toy set of the Bayesian linear regression (known noise, sigma = 3).
+    Introduced in ``notebooks/01_bayes_the_hackers_way.ipynb``.
+    """
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(low, high, size=num_points)
+    y = slope * x + intercept + rng.normal(0.0, noise_std, size=num_points)
+    return x.astype("float32"), y.astype("float32")

@@ -62,3 +62,27 @@ def test_two_blobs_have_the_requested_centres_and_spread():
     for k, centre in enumerate([(-3.0, -5.0), (5.0, 5.0)]):
         assert np.allclose(x[y == k].mean(axis=0), centre, atol=0.02)
         assert np.allclose(x[y == k].std(axis=0), 0.6, atol=0.02)
+
+
+def test_linear_data_is_seeded_and_in_range():
+    x, y = toy.linear_data(seed=3)
+    assert x.shape == y.shape == (20,) and x.dtype == y.dtype == np.float32
+    assert np.all((-5 <= x) & (x <= 5))
+    again_x, again_y = toy.linear_data(seed=3)
+    assert np.array_equal(x, again_x) and np.array_equal(y, again_y)
+    assert not np.array_equal(x, toy.linear_data(seed=4)[0])
+
+
+def test_linear_data_follows_its_line_with_the_requested_noise():
+    x, y = toy.linear_data(num_points=20000, slope=0.5, intercept=2.0, noise_std=3.0,
+                           low=-2.0, high=4.0, seed=1)
+    assert x.min() >= -2 and x.max() <= 4
+    slope, intercept = np.polyfit(x, y, 1)
+    assert abs(slope - 0.5) < 0.05 and abs(intercept - 2.0) < 0.1
+    residual = y - (0.5 * x + 2.0)
+    assert abs(residual.std() - 3.0) < 0.1
+
+
+def test_linear_data_without_noise_is_the_line():
+    x, y = toy.linear_data(num_points=5, slope=-1.5, intercept=0.25, noise_std=0.0)
+    assert np.allclose(y, -1.5 * x + 0.25, atol=1e-6)

@@ -30,7 +30,7 @@ def _tiny_course(root):
     """A course of one notebook whose tests are weak on purpose: they pass a
     wrong answer, and fail the reference under some seeds."""
     cells = [
-        nbformat.v4.new_code_cell("import numpy as np"),
+        nbformat.v4.new_code_cell("import numpy as np\nnp.random.seed(0)  # the notebook itself runs cleanly"),
         nbformat.v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n"
                                   "    ### END SOLUTION"),
         nbformat.v4.new_code_cell("assert double(0) == 0\n"

@@ -3,7 +3,6 @@ import contextlib
 import csv
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -148,16 +147,15 @@ class Limits:
     cell_timeout: int = 120
 
 
-def _grade_one(root, db_url, assignment, item, limits):
+def _grade_one(root, db_url, assignment, item, limits, releases):
     """Autograde one collected submission in isolation; return its status."""
     with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
         submitted = Path(root) / "submitted" / item.student / assignment
         target = Path(scratch) / "submitted" / item.student / assignment
         target.mkdir(parents=True)
         repaired = 0
-        for name in notebooks(root, assignment):  # only the notebooks: no extra files
+        for name, release in releases.items():  # only the notebooks: no extra files
             if (submitted / f"{name}.ipynb").exists():
-                release = json.loads((Path(root) / "release" / assignment / f"{name}.ipynb").read_text())
                 text, count = repair_notebook(
                     (submitted / f"{name}.ipynb").read_text(errors="replace"), release)
                 (target / f"{name}.ipynb").write_text(text)
@@ -174,16 +172,25 @@ def _grade_one(root, db_url, assignment, item, limits):
     return "graded" + (f"; repaired the nbgrader metadata of {repaired} cells" if repaired else "")
 
 
-def _notes(root, assignment, item):
+def _grade_ids(nb):
+    """The grade_ids of a notebook's graded cells (answers and tests)."""
+    return [cell.metadata.nbgrader.get("grade_id") for cell in nb.cells
+            if cell.metadata.get("nbgrader", {}).get("grade") or cell.metadata.get("nbgrader", {}).get("solution")]
+
+
+def _notes(root, assignment, item, releases):
+    """Notes for an instructor on one graded submission; ``releases``: {notebook name: release nb}."""
     notes = []
     if item.extra_files:
         notes.append(f"ignored extra files: {', '.join(item.extra_files)}")
-    release = Path(root) / "release" / assignment
-    provided = [cell.source for path in release.glob("*.ipynb")
-                for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
-    for name in notebooks(root, assignment):
+    provided = [cell.source for nb in releases.values() for cell in nb.cells if cell.cell_type == "code"]
+    for name, release in releases.items():
         path = Path(root) / "submitted" / item.student / assignment / f"{name}.ipynb"
-        missing = _missing_cells(path, release / f"{name}.ipynb")
+        try:
+            present = set(_grade_ids(nbformat.read(path, 4)))
+        except Exception:  # nbgrader reports a file it cannot read
+            present = None
+        missing = [] if present is None else [i for i in _grade_ids(release) if i not in present]
         if missing:
             notes.append(f"missing graded cells: {', '.join(missing[:4])}"
                          + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""))
@@ -191,20 +198,6 @@ def _notes(root, assignment, item):
         if flags:
             notes.append("review: " + "; ".join(flags))
     return notes
-
-
-def _missing_cells(path, release):
-    """The release's graded cells (grade_ids) that the submission no longer has."""
-    def grade_ids(nb):
-        return [cell.metadata.nbgrader.get("grade_id") for cell in nb.cells
-                if cell.metadata.get("nbgrader", {}).get("grade") or
-                cell.metadata.get("nbgrader", {}).get("solution")]
-    try:
-        submitted = nbformat.read(path, 4)
-    except Exception:  # nbgrader reports a file it cannot read
-        return []
-    present = set(grade_ids(submitted))
-    return [grade_id for grade_id in grade_ids(nbformat.read(release, 4)) if grade_id not in present]
 
 
 def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=None,
@@ -226,17 +219,20 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         _check(api.generate_assignment(assignment, force=True, create=True),
                f"nbgrader generate_assignment {assignment}")
     names = notebooks(root, assignment)
+    releases = {name: json.loads((Path(root) / "release" / assignment / f"{name}.ipynb").read_text())
+                for name in names}
     collected = collect(root, assignment, names, paths, replace=replace)
     good = [item for item in collected if not item.error]
     statuses = {}
     with ThreadPoolExecutor(max_workers=max(1, limits.workers)) as pool, \
             tqdm(total=len(good), desc=f"grading {assignment}", unit="submission",
                  disable=not progress, file=sys.stderr) as bar:
-        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits): item
+        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits, releases): item
                    for item in good}
         for future in as_completed(futures):
             statuses[futures[future].student] = future.result()
             bar.update()
+    release_nbs = {name: nbformat.reads(json.dumps(nb), 4) for name, nb in releases.items()}
     rows = []
     for item in collected:
         if item.error:
@@ -244,7 +240,7 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
                          "score": 0.0, "max_score": 0.0, "manual": 0.0,
                          "status": f"error: {item.error}"} for name in names[:1])
             continue
-        status = "; ".join([statuses[item.student]] + _notes(root, assignment, item))
+        status = "; ".join([statuses[item.student]] + _notes(root, assignment, item, release_nbs))
         rows.extend(_scores(db_url, root, assignment, item.student, status))
     save_status(root, assignment, rows)
     if csv_path:

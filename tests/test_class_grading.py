@@ -8,7 +8,6 @@ given by URL; the tests then read what it left.
 """
 import csv
 import hashlib
-import json
 import shutil
 import subprocess
 import sys

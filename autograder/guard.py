@@ -26,6 +26,9 @@ PROTECTED = ("builtins", "math", "numpy", "numpy.testing", "numpy.linalg", "nump
              "autograder.checks")
 
 
+_MISSING = object()
+
+
 def _snapshot():
     modules = {}
     for name in PROTECTED:
@@ -51,8 +54,6 @@ def _restore(snapshot):
             if namespace.get(key, _MISSING) is not value:
                 namespace[key] = value
 
-
-_MISSING = object()
 
 
 def install(ipython=None):

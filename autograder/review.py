@@ -7,6 +7,7 @@ A flag does not change the score; it is listed in the grading table and the
 report so a person decides.
 """
 import ast
+import functools
 import json
 
 # Calls that have no business in an answer to this course's questions.
@@ -82,6 +83,17 @@ def _imported_modules(trees):
     return names
 
 
+@functools.lru_cache(maxsize=4096)
+def _parse(source):
+    """The cell's syntax tree, or None. The release's cells are parsed once for a whole class."""
+    # IPython magics and shell escapes are not Python; nbgrader runs them anyway.
+    lines = ["pass" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
 def review_notebook(path, provided=()):
     """Return sorted flags for the code of the notebook at ``path``.
 
@@ -94,20 +106,8 @@ def review_notebook(path, provided=()):
                    if cell.get("cell_type") == "code"]
     except (OSError, ValueError, AttributeError, TypeError):
         return []  # nbgrader reports what is wrong with the file itself
-    trees = []
-    for source in sources:
-        # IPython magics and shell escapes are not Python; nbgrader runs them anyway.
-        lines = ["pass" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
-        try:
-            trees.append(ast.parse("\n".join(lines)))
-        except SyntaxError:
-            continue
-    provided_trees = []
-    for source in provided:
-        try:
-            provided_trees.append(ast.parse(source))
-        except SyntaxError:
-            pass
+    trees = [tree for tree in map(_parse, sources) if tree is not None]
+    provided_trees = [tree for tree in map(_parse, provided) if tree is not None]
     modules = _imported_modules(trees)
     ours = set().union(*(_flags(tree, modules) for tree in provided_trees)) if provided_trees else set()
     return sorted(set().union(*(_flags(tree, modules) for tree in trees)) - ours) if trees else []

@@ -6,10 +6,11 @@ PY := $(VENV)/bin/python
 # data step looks in data/, the Keras cache, then downloads it.
 MNIST ?= $(wildcard ../shared/data/mnist.npz)
 DATA_ARGS := $(if $(MNIST),--mnist $(MNIST)) $(if $(MNIST_C),--mnist-c $(MNIST_C))
-ASSIGNMENT ?= 04_bayesian_cnn
-SUBMISSIONS ?= submitted
+ASSIGNMENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard source/*/*.ipynb)))))
+# Jupyter refuses to run as root (containers, many course servers) without this.
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: course test lab data release validate grade bench clean
+.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments clean
 
 course: $(VENV)/.installed data release
 	$(PY) -m autograder selfgrade
@@ -17,8 +18,12 @@ course: $(VENV)/.installed data release
 test: $(VENV)/.installed data
 	$(PY) -m pytest
 
+# The inner loop: everything but full-mode notebook runs; notebooks run in fast mode.
+test-fast: $(VENV)/.installed data
+	BDL_FAST=1 $(PY) -m pytest -m "not slow"
+
 lab: $(VENV)/.installed data
-	$(VENV)/bin/jupyter lab
+	$(VENV)/bin/jupyter lab $(ALLOW_ROOT)
 
 data: $(VENV)/.installed
 	$(PY) -m bdl.data prepare $(DATA_ARGS)
@@ -29,10 +34,19 @@ release: $(VENV)/.installed
 validate: $(VENV)/.installed data
 	$(PY) -m autograder validate
 
-grade: $(VENV)/.installed data
+# Checked before any set-up, so a newcomer learns at once what to pass.
+grade-arguments:
+	@test -n "$(ASSIGNMENT)" -a -n "$(SUBMISSIONS)" || { echo "make grade: say what to grade:" \
+	  "make grade ASSIGNMENT=<one of: $(ASSIGNMENTS)> SUBMISSIONS=<notebooks, folders or zips>" >&2; exit 2; }
+
+bench-arguments:
+	@test -n "$(ASSIGNMENT)" || { echo "make bench: say which assignment:" \
+	  "make bench ASSIGNMENT=<one of: $(ASSIGNMENTS)>" >&2; exit 2; }
+
+grade: grade-arguments $(VENV)/.installed data
 	$(PY) -m autograder grade $(ASSIGNMENT) $(SUBMISSIONS)
 
-bench: $(VENV)/.installed data
+bench: bench-arguments $(VENV)/.installed data
 	$(PY) -m autograder bench $(ASSIGNMENT)
 
 $(VENV)/.installed: pyproject.toml

@@ -1,20 +1,103 @@
 """``python -m autograder``: the instructor's commands around nbgrader."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, grading, report
+from autograder import checktests, course, grading, report, selfgrade
 from autograder.lint import lint_course
+from autograder.sandbox import Limits
 
 
-def main(argv=None):
+def _release(args):
+    course.generate_release()
+    print("release/ regenerated for:", ", ".join(course.assignments()))
+    return 0
+
+
+def _validate(args):
+    problems = lint_course(course.REPO / "source") + course.validate()
+    print("\n".join(problems) or "source notebooks pass their tests; releases fail them")
+    return 1 if problems else 0
+
+
+def _grade(args):
+    limits = Limits(submission_timeout=args.submission_timeout, memory_bytes=int(args.memory * 2**30),
+                    cell_timeout=args.cell_timeout)
+    rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv, db_url=args.db,
+                         limits=limits, workers=args.workers, replace=args.replace, progress=True)
+    print(grading.format_table(rows))
+    print(f"scores written to {args.csv}")
+    return 0
+
+
+def _check_tests(args):
+    failed = False
+    for assignment in args.assignments or course.assignments(args.root):
+        course.check_assignment(assignment, args.root)
+        rows = checktests.check_tests(assignment, args.seeds, args.root, args.mutants)
+        print(f"== {assignment}\n{checktests.format_check_table(rows)}\n", flush=True)
+        failed |= any(row["problems"] for row in rows)
+    return 1 if failed else 0
+
+
+def _report(args):
+    root = Path(args.root)
+    csv_path = args.csv or root / "reports" / f"{args.assignment}.csv"
+    png_path = args.png or root / "reports" / f"{args.assignment}_scores.png"
+    count = report.write_report(root, args.assignment, args.db or course.default_db_url(root),
+                                csv_path, png_path)
+    print(f"{count} submissions: {csv_path}, {png_path}")
+    return 0
+
+
+def _feedback(args):
+    written, problems = report.write_feedback(args.root, args.assignment,
+                                              args.db or course.default_db_url(args.root))
+    print("\n".join(written + problems) or "no graded submissions")
+    print(f"{len(written)} feedback files written")
+    return 1 if problems else 0
+
+
+def _selfgrade(args):
+    rows = selfgrade.selfgrade()
+    print(grading.format_table(rows))
+    problems = selfgrade.selfgrade_problems(rows)
+    for problem in problems:
+        print(f"autograder: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _bench(args):
+    course.check_assignment(args.assignment)
+    if args.class_size:
+        seconds = selfgrade.bench_class(args.assignment, args.class_size, args.workers)
+        for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
+                            ("autograder", f"autograder grade ({args.workers} workers)")):
+            print(f"{label:<40} {seconds[tool]:7.1f} s  "
+                  f"{3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
+    else:
+        seconds, rows = selfgrade.bench(args.assignment)
+        print(grading.format_table(rows))
+        print(f"autograding one submission of {args.assignment}: {seconds:.1f} s")
+    return 0
+
+
+def _course_options(parser):
+    parser.add_argument("--root", default=str(course.REPO),
+                        help="the course directory holding source/ and the gradebook")
+    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL "
+                                     "(default: sqlite:///ROOT/gradebook.db; e.g. postgresql://...)")
+
+
+def _parser():
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("release", help="generate release/ from source/ for every assignment")
     commands.add_parser("validate", help="lint source/; source notebooks must pass their "
                                          "tests and release notebooks fail them")
-    defaults = grading.Limits()
+    limits, cores = Limits(), os.cpu_count() or 1
     grade = commands.add_parser("grade", help="collect and autograde submissions into the gradebook")
     grade.add_argument("assignment")
     grade.add_argument("paths", nargs="+", metavar="INPUT",
@@ -22,13 +105,14 @@ def main(argv=None):
                             "<student>.ipynb files, or a zip of them")
     grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
     _course_options(grade)
-    grade.add_argument("--workers", type=int, default=defaults.workers,
+    grade.add_argument("--workers", type=int, default=cores,
                        help="submissions graded at once (default: the machine's cores, %(default)s)")
-    grade.add_argument("--timeout", type=float, default=defaults.wall_seconds,
-                       help="wall-clock seconds one submission may take (default %(default)g)")
-    grade.add_argument("--cell-timeout", type=int, default=defaults.cell_timeout,
+    grade.add_argument("--submission-timeout", "--timeout", type=float, default=limits.submission_timeout,
+                       help="wall-clock seconds one submission may take (default %(default)g; "
+                            "--timeout is the old name)")
+    grade.add_argument("--cell-timeout", type=int, default=limits.cell_timeout,
                        help="seconds one cell may run before it is interrupted (default %(default)d)")
-    grade.add_argument("--memory", type=float, default=defaults.memory_bytes / 2**30,
+    grade.add_argument("--memory", type=float, default=limits.memory_bytes / 2**30,
                        help="GiB one submission may use, kernel included (default %(default)g)")
     grade.add_argument("--replace", action="store_true",
                        help="grade a student's new submission over a different collected one "
@@ -37,7 +121,7 @@ def main(argv=None):
                                 "under several seeds and against the kept mutants")
     check.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
     check.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default %(default)d)")
-    check.add_argument("--root", default=str(grading.REPO), help="the course directory")
+    check.add_argument("--root", default=str(course.REPO), help="the course directory")
     check.add_argument("--mutants", default=str(checktests.MUTANTS_DIR),
                        help="the folder of <assignment>.py variant files")
     report_cmd = commands.add_parser("report", help="write a CSV and a score histogram from the gradebook")
@@ -54,83 +138,21 @@ def main(argv=None):
     bench.add_argument("--class-size", type=int, default=0, metavar="N",
                        help="time N copies of the reference: plain serial `nbgrader autograde` "
                             "against `grade`")
-    bench.add_argument("--workers", type=int, default=defaults.workers)
-    args = parser.parse_args(argv)
+    bench.add_argument("--workers", type=int, default=cores)
+    return parser
+
+
+COMMANDS = {"release": _release, "validate": _validate, "grade": _grade, "check-tests": _check_tests,
+            "report": _report, "feedback": _feedback, "selfgrade": _selfgrade, "bench": _bench}
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
     try:
-        return _run(args)
+        return COMMANDS[args.command](args)
     except (ValueError, RuntimeError, OSError) as error:
         print(f"autograder: error: {error}", file=sys.stderr)
         return 2
-
-
-def _course_options(parser):
-    parser.add_argument("--root", default=str(grading.REPO),
-                        help="the course directory holding source/ and the gradebook")
-    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL "
-                                     "(default: sqlite:///ROOT/gradebook.db; e.g. postgresql://...)")
-
-
-def _run(args):
-    if args.command == "release":
-        grading.release()
-        print("release/ regenerated for:", ", ".join(grading.assignments()))
-    elif args.command == "validate":
-        problems = lint_course(grading.REPO / "source") + grading.validate()
-        print("\n".join(problems) or "source notebooks pass their tests; releases fail them")
-        return 1 if problems else 0
-    elif args.command == "grade":
-        limits = grading.Limits(workers=args.workers, wall_seconds=args.timeout,
-                                memory_bytes=int(args.memory * 2**30), cell_timeout=args.cell_timeout)
-        rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv,
-                             db_url=args.db, limits=limits, replace=args.replace, progress=True)
-        print(grading.format_table(rows))
-        print(f"scores written to {args.csv}")
-    elif args.command == "check-tests":
-        failed = False
-        for assignment in args.assignments or grading.assignments(args.root):
-            if assignment not in grading.assignments(args.root):
-                raise ValueError(f"unknown assignment {assignment!r}")
-            rows = checktests.check_tests(assignment, args.seeds, args.root, args.mutants)
-            print(f"== {assignment}\n{checktests.format_check_table(rows)}\n", flush=True)
-            failed |= any(row["problems"] for row in rows)
-        return 1 if failed else 0
-    elif args.command == "report":
-        root = Path(args.root)
-        csv_path = args.csv or root / "reports" / f"{args.assignment}.csv"
-        png_path = args.png or root / "reports" / f"{args.assignment}_scores.png"
-        count = report.write_report(root, args.assignment, args.db or grading.default_db_url(root),
-                                    csv_path, png_path)
-        print(f"{count} submissions: {csv_path}, {png_path}")
-    elif args.command == "feedback":
-        written, problems = report.write_feedback(args.root, args.assignment,
-                                                  args.db or grading.default_db_url(args.root))
-        print("\n".join(written + problems) or "no graded submissions")
-        print(f"{len(written)} feedback files written")
-        return 1 if problems else 0
-    elif args.command == "selfgrade":
-        rows = grading.selfgrade()
-        print(grading.format_table(rows))
-        # The reference earns every automatic point; its answer cells await an instructor.
-        wrong = [row for row in rows if row["status"] != "graded"
-                 or (row["submission"] == "reference"
-                     and row["score"] + row["manual"] != row["max_score"])
-                 or (row["submission"] == "blank" and row["score"] + row["manual"] != 0)]
-        for row in wrong:
-            print(f"autograder: {row['assignment']}/{row['notebook']}: the {row['submission']} "
-                  f"should score {'every automatic point' if row['submission'] == 'reference' else 'zero'}",
-                  file=sys.stderr)
-        return 1 if wrong else 0
-    elif args.command == "bench" and args.class_size:
-        seconds = grading.bench_class(args.assignment, args.class_size, grading.Limits(workers=args.workers))
-        for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
-                            ("autograder", f"autograder grade ({args.workers} workers)")):
-            print(f"{label:<40} {seconds[tool]:7.1f} s  "
-                  f"{3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
-    elif args.command == "bench":
-        seconds, rows = grading.bench(args.assignment)
-        print(grading.format_table(rows))
-        print(f"autograding one submission of {args.assignment}: {seconds:.1f} s")
-    return 0
 
 
 if __name__ == "__main__":

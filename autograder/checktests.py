@@ -18,25 +18,14 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from autograder.grading import REPO
+from autograder.cells import graded_functions
+from autograder.course import REPO
 
 MUTANTS_DIR = REPO / "tests" / "mutants"
 # A function whose tests no wrong answer was tried against is not checked.
 MIN_MUTANTS = 3
-
-
-def graded_cells(nb):
-    """Return {grade_id: cell} of the notebook's nbgrader cells."""
-    return {cell.metadata.nbgrader["grade_id"]: cell for cell in nb.cells
-            if "nbgrader" in cell.metadata and "grade_id" in cell.metadata.nbgrader}
-
-
-def graded_functions(nb):
-    """Return {function: (solution cell, test cell)} for each graded code cell with tests."""
-    cells = graded_cells(nb)
-    return {grade_id: (cell, cells[f"{grade_id}_tests"]) for grade_id, cell in cells.items()
-            if cell.cell_type == "code" and cell.metadata.nbgrader.get("solution")
-            and f"{grade_id}_tests" in cells}
+# Seconds one cell of the solution notebook may take while check-tests runs it.
+NOTEBOOK_CELL_TIMEOUT = 600
 
 
 def load_variants(assignment, mutants_dir=MUTANTS_DIR):
@@ -94,7 +83,7 @@ def executed_notebook(path, env):
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
-        client = NotebookClient(nb, timeout=600, kernel_name="python3",
+        client = NotebookClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
                                 extra_arguments=["--IPKernelApp.log_level=ERROR"],
                                 resources={"metadata": {"path": str(Path(path).parent)}})
         with client.setup_kernel():

@@ -40,7 +40,7 @@ def student_id(text):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "student"
 
 
-def _incoming(path, assignment, names):
+def _find_submissions(path, assignment, names):
     """Yield (student, {notebook name: file}, extra files, where) found in ``path``."""
     if path.is_file() and path.suffix == ".ipynb":
         if len(names) != 1:
@@ -56,7 +56,7 @@ def _incoming(path, assignment, names):
                    [p for p in files if p not in notebooks.values()], str(folder))
     elif path.is_dir() and any(path.glob("*.ipynb")):
         for notebook in sorted(path.glob("*.ipynb")):
-            yield from _incoming(notebook, assignment, names)
+            yield from _find_submissions(notebook, assignment, names)
     elif path.is_dir():
         raise ValueError(f"{path} holds neither <student>/{assignment}/ folders nor notebooks")
     elif path.is_file():
@@ -94,21 +94,30 @@ def _same(folder, notebooks, extra, origin):
 
 
 def collect(root, assignment, names, paths, replace=False):
-    """Copy every submission in ``paths`` into ``root/submitted``; return a list of Collected."""
+    """Copy every submission in ``paths`` into ``root/submitted``; return a list of Collected.
+
+    An input that cannot be read gets a Collected with its error; raises
+    ValueError when the inputs hold no submission at all.
+    """
     submitted = Path(root) / "submitted"
-    collected, seen = [], set()
+    collected, seen, found_any = [], set(), False
     with tempfile.TemporaryDirectory(prefix="bdl-unzip-") as unzip_dir:
         for number, path in enumerate(map(Path, paths)):
             try:
                 if path.is_file() and path.suffix == ".zip":
                     path = _unzip(path, Path(unzip_dir) / str(number))
-                found = list(_incoming(path, assignment, names))
+                found = list(_find_submissions(path, assignment, names))
+                found_any |= bool(found)
             except (OSError, ValueError, zipfile.BadZipFile) as error:
                 collected.append(Collected(str(path), str(path), error=str(error)))
                 continue
             for student, notebooks, extra, where in found:
                 collected.append(_collect_one(submitted, assignment, student, notebooks, extra,
                                               where, replace, seen))
+    if not found_any:
+        reasons = "; ".join(item.error for item in collected)
+        raise ValueError(f"no submission of {assignment} found in {', '.join(map(str, paths))}"
+                         + (f" ({reasons})" if reasons else ""))
     return collected
 
 

@@ -2,7 +2,8 @@
 
 Catches what would make ``nbgrader generate_assignment`` fail or grade wrongly:
 unpaired solution / hidden-test markers, duplicate ids, unlocked or pointless
-test cells, stale outputs, a missing ``parameters`` cell.
+test cells, stale outputs, a missing ``parameters`` cell. The rules about
+graded cells themselves live in ``autograder.cells``.
 
     python -m autograder.lint [source_dir]     # exits 1 if anything is wrong
 """
@@ -12,33 +13,95 @@ from pathlib import Path
 
 import nbformat
 
-# nbgrader's default delimiters; it matches them as substrings of a line.
-BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
-BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+from autograder import cells
+from autograder.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, END_HIDDEN, END_SOLUTION
+
 CHECK_OUTPUT = "# NBVAL_CHECK_OUTPUT"
 GRADE_ID = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-def _markers(source, begin, end):
-    """Count begin/end pairs in ``source``; return (pairs, error or None)."""
-    pairs, open_ = 0, False
-    for line in source.splitlines():
-        if begin in line:
-            if open_:
-                return pairs, f"nested '{begin}'"
-            open_ = True
-        elif end in line:
-            if not open_:
-                return pairs, f"'{end}' without '{begin}'"
-            open_ = False
-            pairs += 1
-    if open_:
-        return pairs, f"'{begin}' without '{end}'"
-    return pairs, None
+def _metadata_problems(cell, seen_ids, index):
+    """Schema version, grade_id form and uniqueness, points of graded cells."""
+    problems, marks = [], cells.nbgrader_metadata(cell)
+    grade_id = marks.get("grade_id")
+    if marks.get("schema_version") != 3:
+        problems.append(f"nbgrader schema_version is {marks.get('schema_version')!r}, expected 3")
+    if not grade_id:
+        problems.append("nbgrader cell has no grade_id")
+    elif not GRADE_ID.match(grade_id):
+        problems.append(f"grade_id {grade_id!r} does not match {GRADE_ID.pattern}")
+    if grade_id:
+        if grade_id in seen_ids:
+            problems.append(f"grade_id {grade_id!r} already used by cell {seen_ids[grade_id]}")
+        seen_ids.setdefault(grade_id, index)
+    if (marks.get("grade") or marks.get("task")) and not cells.has_points(cell):
+        problems.append(f"graded cell needs points > 0, has {marks.get('points')!r}")
+    return problems
 
 
-def _has(source, begin, end):
-    return any(begin in line or end in line for line in source.splitlines())
+def _marker_problems(cell):
+    """Solution markers paired and only in answers; hidden tests paired and only in test cells."""
+    problems = []
+    source, answer = cell.get("source", ""), cells.is_answer(cell)
+    pairs, error = cells.marker_pairs(source, BEGIN_SOLUTION, END_SOLUTION)
+    if error:
+        problems.append(f"solution markers: {error}")
+    if cells.has_markers(source, BEGIN_SOLUTION, END_SOLUTION) and not answer:
+        problems.append("solution markers in a cell not marked solution: true")
+    if answer and cell.cell_type == "code" and pairs == 0 and not error:
+        problems.append("solution code cell has no '### BEGIN SOLUTION' / '### END SOLUTION' pair")
+    _, error = cells.marker_pairs(source, BEGIN_HIDDEN, END_HIDDEN)
+    if error:
+        problems.append(f"hidden test markers: {error}")
+    if cells.has_markers(source, BEGIN_HIDDEN, END_HIDDEN) and not cells.is_test(cell):
+        problems.append("hidden tests outside a grade cell (grade: true, solution: false)")
+    return problems
+
+
+def _test_cell_problems(cell):
+    """A test cell is locked and named after its answer."""
+    if not cells.is_test(cell):
+        return []
+    problems = []
+    if not cells.nbgrader_metadata(cell).get("locked"):
+        problems.append("test cell is not locked: true")
+    if not (cells.grade_id(cell) or "").endswith(cells.TESTS_SUFFIX):
+        problems.append(f"test cell's grade_id should end with '{cells.TESTS_SUFFIX}'")
+    return problems
+
+
+def _code_problems(cell):
+    """Outputs stripped unless nbval checks them; the parameters cell is not graded."""
+    problems = []
+    if CHECK_OUTPUT not in cell.source:
+        if cell.get("outputs"):
+            problems.append("code cell has outputs (strip them, or mark it # NBVAL_CHECK_OUTPUT)")
+        if cell.get("execution_count") is not None:
+            problems.append("code cell has an execution_count (strip outputs)")
+    if _is_parameters(cell) and cells.is_graded(cell):
+        problems.append("the 'parameters' cell must not be a graded or solution cell")
+    return problems
+
+
+def _is_parameters(cell):
+    return cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", [])
+
+
+def _notebook_problems(nb):
+    """Every test cell has its answer; exactly one parameters cell."""
+    problems = []
+    answers = {cells.grade_id(cell) for cell in nb.cells if cells.is_answer(cell)}
+    for index, cell in enumerate(nb.cells):
+        grade_id = cells.grade_id(cell) or ""
+        if grade_id.endswith(cells.TESTS_SUFFIX) and cells.answer_id(grade_id) not in answers:
+            problems.append(f"cell {index} ({grade_id}): no solution cell with grade_id "
+                            f"{cells.answer_id(grade_id)!r} for these tests")
+    parameters = [index for index, cell in enumerate(nb.cells) if _is_parameters(cell)]
+    if len(parameters) != 1:
+        where = f" (cells {parameters})" if parameters else ""
+        problems.append(f"expected exactly one code cell tagged 'parameters', "
+                        f"found {len(parameters)}{where}")
+    return problems
 
 
 def lint_notebook(path):
@@ -49,96 +112,14 @@ def lint_notebook(path):
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # unreadable JSON is itself the problem to report
         return [f"{name}: cannot read notebook: {exc}"]
-
-    problems = []
-    seen_ids = {}
-    solution_ids = set()
-    test_cells = []  # (label, grade_id) of cells whose id ends in _tests
-    parameter_cells = []
-
+    problems, seen_ids = [], {}
     for index, cell in enumerate(nb.cells):
-        meta = cell.get("metadata", {}).get("nbgrader")
-        grade_id = meta.get("grade_id") if isinstance(meta, dict) else None
-        label = f"cell {index}" + (f" ({grade_id})" if grade_id else "")
-
-        def problem(message):
-            problems.append(f"{name}: {label}: {message}")
-
-        source = cell.get("source", "")
-        is_code = cell.cell_type == "code"
-        solution = bool(meta and meta.get("solution"))
-        grade = bool(meta and meta.get("grade"))
-
-        if meta is not None:
-            if meta.get("schema_version") != 3:
-                problem(f"nbgrader schema_version is {meta.get('schema_version')!r}, expected 3")
-            if not grade_id:
-                problem("nbgrader cell has no grade_id")
-            elif not GRADE_ID.match(grade_id):
-                problem(f"grade_id {grade_id!r} does not match {GRADE_ID.pattern}")
-            if grade_id:
-                if grade_id in seen_ids:
-                    problem(f"grade_id {grade_id!r} already used by cell {seen_ids[grade_id]}")
-                seen_ids.setdefault(grade_id, index)
-            if (grade or meta.get("task")) and not _positive(meta.get("points")):
-                problem(f"graded cell needs points > 0, has {meta.get('points')!r}")
-
-        # Solution markers: paired, only in solution cells, required in code ones.
-        pairs, error = _markers(source, BEGIN_SOLUTION, END_SOLUTION)
-        if error:
-            problem(f"solution markers: {error}")
-        if _has(source, BEGIN_SOLUTION, END_SOLUTION) and not solution:
-            problem("solution markers in a cell not marked solution: true")
-        if solution and is_code and pairs == 0 and not error:
-            problem("solution code cell has no '### BEGIN SOLUTION' / '### END SOLUTION' pair")
-        if solution and grade_id:
-            solution_ids.add(grade_id)
-
-        # Hidden tests: paired, only in grade cells that are not solutions.
-        _, error = _markers(source, BEGIN_HIDDEN, END_HIDDEN)
-        if error:
-            problem(f"hidden test markers: {error}")
-        if _has(source, BEGIN_HIDDEN, END_HIDDEN) and (not grade or solution):
-            problem("hidden tests outside a grade cell (grade: true, solution: false)")
-
-        # Autograder test cells.
-        if is_code and grade and not solution:
-            if not meta.get("locked"):
-                problem("test cell is not locked: true")
-            if not (grade_id or "").endswith("_tests"):
-                problem("test cell's grade_id should end with '_tests'")
-        if grade_id and grade_id.endswith("_tests"):
-            test_cells.append((label, grade_id))
-
-        if is_code:
-            if CHECK_OUTPUT not in source:
-                if cell.get("outputs"):
-                    problem("code cell has outputs (strip them, or mark it # NBVAL_CHECK_OUTPUT)")
-                if cell.get("execution_count") is not None:
-                    problem("code cell has an execution_count (strip outputs)")
-            if "parameters" in cell.get("metadata", {}).get("tags", []):
-                parameter_cells.append(index)
-                if grade or solution:
-                    problem("the 'parameters' cell must not be a graded or solution cell")
-
-    for label, grade_id in test_cells:
-        target = grade_id[: -len("_tests")]
-        if target not in solution_ids:
-            problems.append(f"{name}: {label}: no solution cell with grade_id {target!r} for these tests")
-
-    if len(parameter_cells) != 1:
-        where = f" (cells {parameter_cells})" if parameter_cells else ""
-        problems.append(
-            f"{name}: expected exactly one code cell tagged 'parameters', found {len(parameter_cells)}{where}"
-        )
-    return problems
-
-
-def _positive(points):
-    try:
-        return float(points) > 0
-    except (TypeError, ValueError):
-        return False
+        label = f"cell {index}" + (f" ({cells.grade_id(cell)})" if cells.grade_id(cell) else "")
+        found = (_metadata_problems(cell, seen_ids, index) if cells.nbgrader_metadata(cell) is not None else []) \
+            + _marker_problems(cell) + _test_cell_problems(cell) \
+            + (_code_problems(cell) if cell.cell_type == "code" else [])
+        problems += [f"{name}: {label}: {problem}" for problem in found]
+    return problems + [f"{name}: {problem}" for problem in _notebook_problems(nb)]
 
 
 def notebooks(source_dir):

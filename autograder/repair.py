@@ -8,42 +8,37 @@ the locked cells' sources, so edited tests run as written by the instructor.
 """
 import json
 
-# What makes a cell graded; nbgrader recomputes checksums itself.
-GRADING_KEYS = ("grade", "solution", "locked", "task", "points", "grade_id", "schema_version")
+from autograder.cells import GRADING_KEYS, grading_metadata, nbgrader_metadata
 
 
-def _grading(metadata):
-    return {key: metadata[key] for key in GRADING_KEYS if key in metadata}
-
-
-def repair_notebook(text, release):
+def repair_notebook(text, release_notebook):
     """Return (text, number of cells repaired) for a submission's raw JSON ``text``.
 
-    ``release`` is the release notebook as a dict. Text that is not a notebook
-    is returned unchanged for nbgrader to report.
+    ``release_notebook`` is the release notebook as a dict. Text that is not a
+    notebook is returned unchanged for nbgrader to report.
     """
     try:
         nb = json.loads(text)
         cells = nb["cells"]
-        expected = {cell["id"]: cell["metadata"]["nbgrader"] for cell in release["cells"]
-                    if "id" in cell and "nbgrader" in cell.get("metadata", {})}
+        expected = {cell["id"]: nbgrader_metadata(cell) for cell in release_notebook["cells"]
+                    if "id" in cell and nbgrader_metadata(cell) is not None}
     except (ValueError, KeyError, TypeError):
         return text, 0
     repaired, seen = 0, set()
     for cell in cells:
         if not isinstance(cell, dict) or not isinstance(cell.get("metadata"), dict):
             continue
-        metadata = cell["metadata"].get("nbgrader")
+        marks = cell["metadata"].get("nbgrader")
         cell_id = cell.get("id")
         if cell_id in expected and cell_id not in seen:
             seen.add(cell_id)
-            if not isinstance(metadata, dict) or _grading(metadata) != _grading(expected[cell_id]):
-                cell["metadata"]["nbgrader"] = {**(metadata if isinstance(metadata, dict) else {}),
-                                                **_grading(expected[cell_id])}
-                for key in set(GRADING_KEYS) - set(expected[cell_id]):
-                    cell["metadata"]["nbgrader"].pop(key, None)
+            wanted = grading_metadata(expected[cell_id])
+            if not isinstance(marks, dict) or grading_metadata(marks) != wanted:
+                kept = {key: value for key, value in (marks if isinstance(marks, dict) else {}).items()
+                        if key not in GRADING_KEYS}
+                cell["metadata"]["nbgrader"] = {**kept, **wanted}
                 repaired += 1
-        elif metadata is not None:  # not a graded cell of this release: an ordinary cell
+        elif marks is not None:  # not a graded cell of this release: an ordinary cell
             del cell["metadata"]["nbgrader"]
             repaired += 1
     return json.dumps(nb), repaired

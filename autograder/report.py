@@ -9,7 +9,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.grading import make_api
+from autograder.course import make_api
 
 
 def gradebook_rows(root, assignment, db_url):
@@ -24,7 +24,7 @@ def gradebook_rows(root, assignment, db_url):
         for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
             for notebook in submission.notebooks:
                 row = {"student": submission.student_id, "notebook": notebook.name,
-                       "score": float(notebook.score), "max": float(notebook.max_score),
+                       "score": float(notebook.score), "max_score": float(notebook.max_score),
                        "status": statuses.get(f"{submission.student_id}/{notebook.name}",
                                               "graded (before grading statuses were recorded)")}
                 for grade in notebook.grades:
@@ -38,14 +38,14 @@ def write_report(root, assignment, db_url, csv_path, png_path):
     rows, cells = gradebook_rows(root, assignment, db_url)
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["student", "notebook", "score", "max", *cells, "status"],
+        writer = csv.DictWriter(handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "status"],
                                 restval="")
         writer.writeheader()
         writer.writerows(rows)
     totals, maximum = {}, {}
     for row in rows:
         totals[row["student"]] = totals.get(row["student"], 0) + row["score"]
-        maximum[row["student"]] = maximum.get(row["student"], 0) + row["max"]
+        maximum[row["student"]] = maximum.get(row["student"], 0) + row["max_score"]
     _histogram(list(totals.values()), max(maximum.values(), default=0), assignment, png_path)
     return len(totals)
 

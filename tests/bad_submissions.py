@@ -8,8 +8,8 @@ only fgsm's points).
 """
 import nbformat
 
-from autograder.checktests import graded_cells
-from autograder.grading import REPO
+from autograder.cells import graded_cells
+from autograder.course import REPO
 
 ASSIGNMENT = "01_likelihoods"
 NOTEBOOK = "likelihoods"

@@ -20,11 +20,11 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, CASES, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
-from autograder.grading import REPO
+from autograder.course import REPO
 
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 MAX_SCORE = 23  # 13 automatic and 10 hand-graded points
-LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--timeout", "300"]
+LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]
 
 
 def _grade(root, db_url, *inputs, extra=()):
@@ -34,7 +34,7 @@ def _grade(root, db_url, *inputs, extra=()):
         capture_output=True, text=True, timeout=1500)
     assert result.returncode == 0, result.stderr[-3000:]
     with open(root / "grades.csv") as handle:
-        return {row["submission"]: row for row in csv.DictReader(handle)}, result
+        return {row["student"]: row for row in csv.DictReader(handle)}, result
 
 
 def _fingerprint(root):
@@ -155,7 +155,7 @@ def test_report_writes_csv_and_histogram(course):
     with open(root / "reports" / f"{ASSIGNMENT}.csv") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert set(rows) >= set(CASES) | {"bob", "carol"}
-    assert float(rows["bob"]["score"]) == FULL and float(rows["bob"]["max"]) == MAX_SCORE
+    assert float(rows["bob"]["score"]) == FULL and float(rows["bob"]["max_score"]) == MAX_SCORE
     assert float(rows["bob"][f"{NOTEBOOK}:brier_score_tests"]) == 2
     assert float(rows["redefined_helpers"][f"{NOTEBOOK}:brier_score_tests"]) == 0
     assert rows["memory_bomb"]["status"].startswith("error: exceeded the memory limit")

@@ -8,9 +8,10 @@ import sys
 import nbformat
 import pytest
 
-from autograder import grading
-from autograder.grading import REPO
-from autograder.checktests import graded_cells, load_variants
+from autograder import course
+from autograder.cells import graded_cells
+from autograder.checktests import load_variants
+from autograder.course import REPO
 
 ASSIGNMENT = "04_bayesian_cnn"
 NOTEBOOK = "bayesian_cnn"
@@ -30,7 +31,7 @@ def scratch(tmp_path_factory):
 
 
 def test_release_is_what_nbgrader_generates(scratch):
-    grading.release(scratch)
+    course.generate_release(scratch)
     for generated in sorted((scratch / "release").glob("*/*.ipynb")):
         committed = REPO / "release" / generated.relative_to(scratch / "release")
         assert committed.exists(), f"{committed} is missing: run `make release`"
@@ -42,7 +43,7 @@ def test_release_is_what_nbgrader_generates(scratch):
 
 
 def test_validate_source_passes_release_fails():
-    assert grading.validate(REPO) == []
+    assert course.validate(REPO) == []
 
 
 def _one_wrong_function(path, function, old, new, source=SOURCE):
@@ -79,7 +80,7 @@ def graded(scratch, tmp_path_factory):
         capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     with open(scratch / "grades.csv") as handle:
-        rows = {row["submission"]: row for row in csv.DictReader(handle)}
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
     return rows, result.stdout
 
 
@@ -127,11 +128,11 @@ def test_selfgrade_prints_the_course_table():
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["assignment", "notebook", "submission", "score", "max", "score",
-                                "manual", "status"]
+    assert lines[0].split() == ["assignment", "notebook", "student", "score", "max_score", "manual",
+                                "status"]
     rows = {(line.split()[0], line.split()[2]): [float(v) for v in line.split()[3:6]] for line in lines[1:]}
-    assert {assignment for assignment, _ in rows} == set(grading.assignments()), result.stdout
-    for assignment in grading.assignments():
+    assert {assignment for assignment, _ in rows} == set(course.assignments()), result.stdout
+    for assignment in course.assignments():
         score, max_score, manual = rows[assignment, "reference"]
         assert score > 0 and score + manual == max_score, result.stdout
         assert manual == _manual_points(assignment), "answer cells await an instructor"
@@ -150,7 +151,7 @@ def _source(assignment):
     return next((REPO / "source" / assignment).glob("*.ipynb"))
 
 
-@pytest.mark.parametrize("assignment", grading.assignments())
+@pytest.mark.parametrize("assignment", course.assignments())
 def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path):
     """Every assignment's first mutant, graded for real, costs that function's points only."""
     function, (name, old, new) = next(

@@ -10,7 +10,7 @@ import pytest
 
 from autograder import guard
 from autograder.collect import collect
-from autograder.grading import REPO, assignments
+from autograder.course import REPO, assignments
 from autograder.repair import repair_notebook
 from autograder.review import review_notebook
 

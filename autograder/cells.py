@@ -1,0 +1,112 @@
+"""The rules about graded cells: which cells nbgrader grades, how, and for how many points.
+
+nbgrader keeps its marks in a cell's ``metadata.nbgrader`` (schema 3):
+
+* an **answer** has ``solution: true``: a code cell the student completes
+  between ``### BEGIN SOLUTION`` / ``### END SOLUTION``, or a markdown cell
+  (a derivation, a discussion) that a person grades when it also has
+  ``grade: true`` and ``points``;
+* a **test** is a locked code cell with ``grade: true``, ``solution: false``
+  and ``points``; its ``grade_id`` is its answer's plus ``_tests``, and it may
+  hold hidden tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``;
+* a **task** (``task: true``) is graded by hand like a markdown answer.
+
+Every function takes a cell as nbformat gives it or as plain JSON (a dict).
+"""
+# nbgrader's default delimiters; it matches them as substrings of a line.
+BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+TESTS_SUFFIX = "_tests"
+# The metadata that makes a cell graded; nbgrader recomputes checksums itself.
+GRADING_KEYS = ("grade", "solution", "locked", "task", "points", "grade_id", "schema_version")
+
+
+def nbgrader_metadata(cell):
+    """Return the cell's ``metadata.nbgrader`` dict, or None for an ordinary cell."""
+    metadata = cell.get("metadata") if isinstance(cell, dict) else None
+    marks = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    return marks if isinstance(marks, dict) else None
+
+
+def grade_id(cell):
+    """Return the cell's ``grade_id``, or None."""
+    return (nbgrader_metadata(cell) or {}).get("grade_id")
+
+
+def grading_metadata(marks):
+    """Return the part of a ``metadata.nbgrader`` dict that decides how the cell is graded."""
+    return {key: marks[key] for key in GRADING_KEYS if key in marks}
+
+
+def is_answer(cell):
+    return bool((nbgrader_metadata(cell) or {}).get("solution"))
+
+
+def is_test(cell):
+    """A test cell: graded code that is not the student's answer."""
+    marks = nbgrader_metadata(cell) or {}
+    return cell.get("cell_type") == "code" and bool(marks.get("grade")) and not marks.get("solution")
+
+
+def is_graded(cell):
+    """An answer or a test: a cell a submission must keep to be graded in full."""
+    marks = nbgrader_metadata(cell) or {}
+    return bool(marks.get("grade") or marks.get("solution"))
+
+
+def has_points(cell):
+    """Whether the cell's ``points`` is a number above zero."""
+    try:
+        return float((nbgrader_metadata(cell) or {}).get("points")) > 0
+    except (TypeError, ValueError):
+        return False
+
+
+def tests_id(answer_id):
+    """The ``grade_id`` of the test cell of the answer ``answer_id``."""
+    return answer_id + TESTS_SUFFIX
+
+
+def answer_id(test_id):
+    """The ``grade_id`` of the answer that the test cell ``test_id`` tests."""
+    return test_id[: -len(TESTS_SUFFIX)] if test_id.endswith(TESTS_SUFFIX) else test_id
+
+
+def graded_cells(nb):
+    """Return {grade_id: cell} of the notebook's nbgrader cells that have a grade_id."""
+    return {grade_id(cell): cell for cell in nb["cells"] if grade_id(cell)}
+
+
+def graded_ids(nb):
+    """Return the grade_ids of the notebook's answers and tests, in order."""
+    return [grade_id(cell) for cell in nb["cells"] if is_graded(cell)]
+
+
+def graded_functions(nb):
+    """Return {function: (answer cell, test cell)} for each code answer that has a test cell."""
+    cells = graded_cells(nb)
+    return {name: (cell, cells[tests_id(name)]) for name, cell in cells.items()
+            if cell.get("cell_type") == "code" and is_answer(cell) and tests_id(name) in cells}
+
+
+def marker_pairs(source, begin, end):
+    """Count the ``begin``/``end`` pairs in ``source``; return (pairs, error or None)."""
+    pairs, inside = 0, False
+    for line in source.splitlines():
+        if begin in line:
+            if inside:
+                return pairs, f"nested '{begin}'"
+            inside = True
+        elif end in line:
+            if not inside:
+                return pairs, f"'{end}' without '{begin}'"
+            inside = False
+            pairs += 1
+    if inside:
+        return pairs, f"'{begin}' without '{end}'"
+    return pairs, None
+
+
+def has_markers(source, begin, end):
+    """Whether any line of ``source`` holds ``begin`` or ``end``."""
+    return any(begin in line or end in line for line in source.splitlines())

@@ -1,0 +1,88 @@
+"""The course directory and nbgrader: its config and API, the assignments, release and validate."""
+import os
+import sys
+from pathlib import Path
+
+from nbgrader.apps import NbGraderAPI
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.validator import Validator
+from traitlets.config.loader import PyFileConfigLoader
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def load_config(root):
+    """Return the course's nbgrader config with the course directory set to ``root``."""
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(REPO)).load_config()
+    config.CourseDirectory.root = str(root)
+    return config
+
+
+def make_api(root, overrides=None):
+    """Return nbgrader's API for the course at ``root``; ``overrides``: {section: {name: value}}."""
+    # nbgrader runs alembic as a program to set up the gradebook: it must be
+    # found on PATH even when the venv is not activated.
+    bin_dir = os.path.dirname(sys.executable)
+    if bin_dir not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+    config = load_config(root)
+    for section, values in (overrides or {}).items():
+        for name, value in values.items():
+            setattr(config[section], name, value)
+    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+
+
+def default_db_url(root):
+    """nbgrader's default gradebook: ``gradebook.db`` in the course directory."""
+    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
+
+
+def assignments(root=REPO):
+    """Return the assignment ids: folders of ``source/`` holding notebooks."""
+    return sorted(p.name for p in (Path(root) / "source").iterdir()
+                  if p.is_dir() and any(p.glob("*.ipynb")))
+
+
+def check_assignment(assignment, root=REPO):
+    """Raise ValueError naming the known assignments if ``assignment`` is not one."""
+    if assignment not in assignments(root):
+        raise ValueError(f"unknown assignment {assignment!r}; known: {', '.join(assignments(root))}")
+
+
+def notebook_names(root, assignment):
+    """Return the assignment's notebook names (without ``.ipynb``)."""
+    return sorted(p.stem for p in (Path(root) / "source" / assignment).glob("*.ipynb"))
+
+
+def check_result(result, what):
+    """Raise RuntimeError with nbgrader's error or log if an API call failed."""
+    if not result["success"]:
+        raise RuntimeError(f"{what} failed:\n{result['error'] or result['log']}")
+
+
+def generate_release(root=REPO, only=None):
+    """Generate ``release/`` from ``source/`` for every assignment (or those in ``only``)."""
+    api = make_api(root)
+    for assignment in only or assignments(root):
+        check_result(api.generate_assignment(assignment, force=True, create=True),
+                     f"nbgrader generate_assignment {assignment}")
+
+
+def validate(root=REPO):
+    """Return problems: source notebooks must pass their tests, release notebooks fail them."""
+    config = load_config(root)
+    problems = []
+    for assignment in assignments(root):
+        for name in notebook_names(root, assignment):
+            for kind, invert in (("source", False), ("release", True)):
+                path = Path(root) / kind / assignment / f"{name}.ipynb"
+                if not path.exists():
+                    problems.append(f"{path}: missing (run `python -m autograder release`)")
+                    continue
+                validator = Validator(config=config, invert=invert, ignore_checksums=not invert)
+                results = validator.validate(str(path))
+                if results:
+                    expected = "fail its tests" if invert else "pass its tests"
+                    problems.append(f"{kind}/{assignment}/{name}.ipynb should {expected}: "
+                                    f"{sorted(results)}")
+    return problems

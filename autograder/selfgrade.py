@@ -1,0 +1,100 @@
+"""The course graded against itself: every reference solution and blank release, and benchmarks.
+
+Both run in a scratch copy of the course, so these pseudo-students never
+reach the real gradebook or ``submitted/``.
+"""
+import contextlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.course import REPO, assignments, default_db_url, generate_release
+from autograder.grading import grade, scores
+from autograder.sandbox import Limits
+
+
+@contextlib.contextmanager
+def scratch_course(root=REPO):
+    """Yield a temporary course directory holding a copy of ``root/source``."""
+    with tempfile.TemporaryDirectory(prefix="bdl-course-") as scratch:
+        shutil.copytree(Path(root) / "source", Path(scratch) / "source")
+        yield Path(scratch)
+
+
+def _as_submission(scratch, root, kind, student, assignment):
+    """Copy ``root/<kind>/<assignment>``'s notebooks as ``student``'s submission; return the
+    ``submitted/``-style tree that holds it."""
+    folder = scratch / "incoming" / kind / student / assignment
+    folder.mkdir(parents=True)
+    for notebook in (Path(root) / kind / assignment).glob("*.ipynb"):
+        shutil.copyfile(notebook, folder / notebook.name)
+    return folder.parent.parent
+
+
+def selfgrade(root=REPO):
+    """Grade every assignment's reference solution (``source/``) as student ``reference`` and its
+    blank release (``release/``) as ``blank``; return the rows."""
+    rows = []
+    with scratch_course(root) as scratch:
+        for assignment in assignments(root):
+            submissions = [_as_submission(scratch, root, "source", "reference", assignment),
+                           _as_submission(scratch, root, "release", "blank", assignment)]
+            rows.extend(grade(assignment, submissions, root=scratch))
+    return rows
+
+
+def selfgrade_problems(rows):
+    """Return one line per row that is wrong: the reference must earn every automatic point
+    (its answer cells await an instructor), the blank release zero."""
+    problems = []
+    for row in rows:
+        expected = row["max_score"] if row["student"] == "reference" else 0
+        if row["status"] != "graded" or row["score"] + row["manual"] != expected:
+            should = "every automatic point" if row["student"] == "reference" else "zero"
+            problems.append(f"{row['assignment']}/{row['notebook']}: the {row['student']} "
+                            f"should score {should} ({row['status']})")
+    return problems
+
+
+def bench(assignment, root=REPO):
+    """Return (seconds, rows) for autograding the reference solution once."""
+    with scratch_course(root) as scratch:
+        submission = _as_submission(scratch, root, "source", "reference", assignment)
+        generate_release(scratch, only=[assignment])
+        start = time.perf_counter()
+        rows = grade(assignment, [submission], root=scratch, generate=False)
+        return time.perf_counter() - start, rows
+
+
+def bench_class(assignment, class_size, workers=None, root=REPO):
+    """Time plain serial ``nbgrader autograde`` against ``grade`` on ``class_size`` copies of the
+    reference solution; return {"nbgrader": seconds, "autograder": seconds}."""
+    seconds = {}
+    for tool in ("nbgrader", "autograder"):
+        with scratch_course(root) as scratch:
+            shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
+            students = [f"student{number:02d}" for number in range(class_size)]
+            for student in students:
+                target = scratch / "submitted" / student / assignment
+                target.mkdir(parents=True)
+                for path in (Path(root) / "source" / assignment).glob("*.ipynb"):
+                    shutil.copyfile(path, target / path.name)
+            generate_release(scratch, only=[assignment])
+            start = time.perf_counter()
+            if tool == "nbgrader":
+                subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment,
+                                "--create", "--force", "--log-level=ERROR"], cwd=scratch, check=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                rows = [row for student in students for row in scores(
+                    default_db_url(scratch), scratch, assignment, student, "graded")]
+            else:
+                rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
+                             limits=Limits(), workers=workers)
+            seconds[tool] = time.perf_counter() - start
+            full = [row for row in rows if row["score"] + row["manual"] == row["max_score"]]
+            if len(full) != class_size:
+                raise RuntimeError(f"{tool} did not give the reference full marks: {rows}")
+    return seconds

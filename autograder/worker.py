@@ -1,0 +1,116 @@
+"""The grading worker: ``python -m autograder.worker`` autogrades one submission.
+
+``autograder.sandbox`` starts it in a new session and writes a ``GradingJob``
+(JSON) to its stdin; it prints a ``WorkerResult`` (JSON) as its last line of
+stdout. These two dataclasses are the whole contract between the processes.
+
+It grades with nbgrader's own ``autograde`` in the job's temporary course
+directory, which holds only this submission's notebooks: no ``source/`` (the
+hidden tests reach nbgrader through the gradebook), no ``release/``, no other
+student, no gradebook file (the gradebook's URL comes on stdin, not on a
+command line a kernel could read). The kernel starts with ``autograder.guard``
+installed, a cap on the number of processes (POSIX, not root) and nbgrader's
+per-cell timeout. The autograded notebook is copied back into the course for
+feedback.
+"""
+import json
+import os
+import shutil
+import signal
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import psutil
+
+from autograder.course import make_api
+
+# A fork bomb stops at this many processes more than the user already runs.
+MAX_NEW_PROCESSES = 512
+# What nbgrader's log says, and what the instructor is told.
+KNOWN_ERRORS = (("DeadKernelError", "the kernel died (the submission crashed or exited it)"),
+                ("NotJSONError", "not a notebook (the file is not JSON)"),
+                ("NBFormatError", "not a valid notebook"),
+                ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
+                ("No notebooks found", "no notebook of this assignment in the submission"))
+
+
+@dataclass
+class GradingJob:
+    """What the worker grades, and where."""
+    scratch: str         # the temporary course directory holding submitted/<student>/<assignment>/
+    assignment: str
+    student: str
+    db_url: str          # the gradebook
+    cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
+    autograded: str      # where the autograded notebooks go in the real course
+
+    def to_json(self):
+        return json.dumps(asdict(self))
+
+
+@dataclass
+class WorkerResult:
+    """How grading went: ``error`` says why it did not succeed."""
+    success: bool
+    error: str = ""
+
+    def to_json(self):
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text):
+        return cls(**json.loads(text))
+
+
+def _limit_processes():
+    """Cap the processes the kernel may start (RLIMIT_NPROC is not enforced for root)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+    user = os.getuid()
+    running = sum(1 for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == user)
+    # Threads count too, and TensorFlow starts dozens per kernel.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NPROC)
+    limit = running + MAX_NEW_PROCESSES
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_NPROC, (limit, hard))
+
+
+def error_summary(text):
+    """The reason nbgrader gives, without its boilerplate."""
+    for marker, reason in KNOWN_ERRORS:
+        if marker in (text or ""):
+            return reason
+    lines = [line for line in (text or "").strip().splitlines()
+             if line.strip() and "Please see the" not in line and "Traceback" not in line]
+    errors = [line for line in lines if "ERROR" in line] or lines
+    return errors[-1].strip()[:200] if errors else "nbgrader failed"
+
+
+def grade(job):
+    """Autograde the job's submission; return a WorkerResult."""
+    _limit_processes()
+    scratch = Path(job.scratch)
+    overrides = {"CourseDirectory": {"db_url": job.db_url},
+                 "Execute": {"timeout": job.cell_timeout,
+                             "extra_arguments": ["--IPKernelApp.log_level=ERROR",
+                                                 "--IPKernelApp.exec_lines=import autograder.guard; "
+                                                 "autograder.guard.install()"]}}
+    api = make_api(scratch, overrides)
+    result = api.autograde(job.assignment, job.student, force=True, create=True)
+    error = "" if result["success"] else error_summary(f"{result['error']}\n{result['log']}")
+    graded = scratch / "autograded" / job.student / job.assignment
+    if graded.exists():
+        target = Path(job.autograded)
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(graded, target)
+    return WorkerResult(result["success"], error)
+
+
+if __name__ == "__main__":
+    # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    print(grade(GradingJob(**json.loads(sys.stdin.read()))).to_json())

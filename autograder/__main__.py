@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, course, grading, report, selfgrade
+from autograder import checktests, course, feedback, grading, report, selfgrade
 from autograder.lint import lint_course
 from autograder.sandbox import Limits
 
@@ -53,7 +53,7 @@ def _report(args):
 
 
 def _feedback(args):
-    written, problems = report.write_feedback(args.root, args.assignment,
+    written, problems = feedback.write_feedback(args.root, args.assignment,
                                               args.db or course.default_db_url(args.root))
     print("\n".join(written + problems) or "no graded submissions")
     print(f"{len(written)} feedback files written")
@@ -129,9 +129,9 @@ def _parser():
     report_cmd.add_argument("--csv", help="default: reports/<assignment>.csv")
     report_cmd.add_argument("--png", help="default: reports/<assignment>_scores.png")
     _course_options(report_cmd)
-    feedback = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
-    feedback.add_argument("assignment")
-    _course_options(feedback)
+    feedback_cmd = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
+    feedback_cmd.add_argument("assignment")
+    _course_options(feedback_cmd)
     commands.add_parser("selfgrade", help="grade each reference solution and blank release")
     bench = commands.add_parser("bench", help="time autograding one reference submission, or a class")
     bench.add_argument("assignment")

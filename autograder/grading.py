@@ -26,6 +26,7 @@ from autograder.course import (REPO, check_assignment, check_result, default_db_
 from autograder.repair import repair_notebook
 from autograder.review import review_notebook
 from autograder.sandbox import Limits, run_isolated
+from autograder.statuses import save_statuses
 from autograder.worker import GradingJob
 
 # manual: points in answer cells (derivations, discussion) that await an instructor.
@@ -157,19 +158,10 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
             continue
         status = "; ".join([statuses[item.student]] + _notes(root, assignment, item, release_notebooks))
         rows.extend(scores(db_url, root, assignment, item.student, status))
-    save_status(root, assignment, rows)
+    save_statuses(root, assignment, rows)
     if csv_path:
         write_csv(rows, csv_path)
     return rows
-
-
-def save_status(root, assignment, rows):
-    """Merge the rows' statuses into ``grading_status/<assignment>.json`` for ``report``."""
-    path = Path(root) / "grading_status" / f"{assignment}.json"
-    path.parent.mkdir(exist_ok=True)
-    statuses = json.loads(path.read_text()) if path.exists() else {}
-    statuses.update({f"{row['student']}/{row['notebook']}": row["status"] for row in rows})
-    path.write_text(json.dumps(statuses, indent=1, sort_keys=True))
 
 
 def write_csv(rows, path):

@@ -1,21 +1,20 @@
-"""An assignment's grades for the instructor: a CSV, a histogram, HTML feedback.
+"""An assignment's grades for the instructor: a CSV and a histogram of the scores.
 
 Everything is read from nbgrader's gradebook (scores, per-cell points) and
 the statuses ``grade`` recorded in ``grading_status/<assignment>.json``.
 """
 import csv
-import json
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.course import make_api
+from autograder.statuses import load_statuses
+
 
 
 def gradebook_rows(root, assignment, db_url):
     """Return (rows, cell ids): one row per submitted notebook, with each grade cell's points."""
-    status_path = Path(root) / "grading_status" / f"{assignment}.json"
-    statuses = json.loads(status_path.read_text()) if status_path.exists() else {}
+    statuses = load_statuses(root, assignment)
     rows, cells = [], []
     with Gradebook(db_url) as gradebook:
         for notebook in gradebook.find_assignment(assignment).notebooks:
@@ -66,21 +65,3 @@ def _histogram(scores, max_score, assignment, path):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)
-
-
-def write_feedback(root, assignment, db_url):
-    """Generate nbgrader's HTML feedback for every graded student; return (written, problems)."""
-    api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
-    written, problems = [], []
-    with Gradebook(db_url) as gradebook:
-        students = sorted(s.student_id for s in gradebook.assignment_submissions(assignment))
-    for student in students:
-        if not (Path(root) / "autograded" / student / assignment).exists():
-            problems.append(f"{student}: no autograded notebook (grade it first)")
-            continue
-        result = api.generate_feedback(assignment, student, force=True)
-        if result["success"]:
-            written += sorted(str(p) for p in (Path(root) / "feedback" / student / assignment).glob("*.html"))
-        else:
-            problems.append(f"{student}: {(result['error'] or result['log']).strip().splitlines()[-1]}")
-    return written, problems

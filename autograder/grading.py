@@ -148,7 +148,8 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         for future in as_completed(futures):
             statuses[futures[future].student] = future.result()
             bar.update()
-    release_notebooks = {name: nbformat.from_dict(nb) for name, nb in release_json.items()}
+    # nbformat.reads joins each cell's list of source lines into one string.
+    release_notebooks = {name: nbformat.reads(json.dumps(nb), 4) for name, nb in release_json.items()}
     rows = []
     for item in collected:
         if item.error:

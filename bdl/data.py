@@ -6,8 +6,6 @@
 255 = ink, as in Keras' ``mnist.npz``), and ``data/provenance.json``, which
 records where MNIST came from and how the corrupted set was made.
 Notebooks then call :func:`load_data`; nothing downloads inside a graded cell.
-
-Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
 """
 import argparse
 import hashlib
@@ -54,10 +52,7 @@ class DataError(Exception):
 
 
 def default_data_dir():
-    """Return ``$BDL_DATA_DIR`` or the repository's ``data/`` folder.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
+    """Return ``$BDL_DATA_DIR`` or the repository's ``data/`` folder."""
     env = os.environ.get("BDL_DATA_DIR")
     return Path(env) if env else Path(__file__).resolve().parents[1] / "data"
 
@@ -69,8 +64,7 @@ def spatter_mask(shape, severity=SPATTER_SEVERITY, rng=None):
 
     Float32 in [0, 1]: 0 where the image stays as it is, otherwise at least
     0.8 (the share of mud grey). ``rng`` is a numpy Generator or a seed; the
-    noise for the whole batch is drawn in one call. Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    noise for the whole batch is drawn in one call.
     """
     loc, scale, sigma, threshold, mask_sigma = SPATTER_PARAMS[severity]
     rng = np.random.default_rng(rng)
@@ -90,8 +84,7 @@ def spatter(images, severity=SPATTER_SEVERITY, rng=None):
     """Return MNIST-C "spatter" versions of uint8 ``images`` (N, 28, 28), as uint8.
 
     Mud grey (63/255) covers the image where :func:`spatter_mask` is non-zero;
-    other pixels are unchanged. Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    other pixels are unchanged.
     """
     images = np.asarray(images)
     if images.dtype != np.uint8 or images.ndim != 3:
@@ -340,8 +333,7 @@ def prepare(mnist=None, mnist_c=None, data_dir=None, log=print):
     The corrupted set comes from the official MNIST-C spatter arrays in
     ``mnist_c`` or else from the seeded recipe (:func:`spatter`). Does
     nothing when the outputs already match these inputs. Returns the
-    provenance (a dict); raises DataError for unusable inputs. Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    provenance (a dict); raises DataError for unusable inputs.
     """
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     old = _read_provenance(data_dir)
@@ -380,8 +372,7 @@ def load_data(name, data_dir=None):
 
     Returns ``(x_train, y_train, y_train_oh), (x_test, y_test, y_test_oh)``:
     images ``1 - pixel / 255`` (white background) as float32 (N, 28, 28, 1),
-    int64 labels (N,), one-hot float32 labels (N, 10). Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    int64 labels (N,), one-hot float32 labels (N, 10).
     """
     if name not in NAMES:
         raise ValueError(f"name must be one of {NAMES}, got {name!r}")

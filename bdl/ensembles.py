@@ -6,8 +6,6 @@ small ReLU networks in one set of tensors (every kernel has shape
 once. Each member's loss depends only on its own weights and Adam updates
 every weight on its own, so training the stack on the sum of the members'
 losses trains each member exactly as if it were alone.
-
-Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
 """
 import time
 
@@ -20,10 +18,7 @@ MIN_SCALE = 1e-6
 
 
 def member_seeds(seed, ensemble_size):
-    """Return ``ensemble_size`` independent integer seeds derived from ``seed``, one per member.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
-    """
+    """Return ``ensemble_size`` independent integer seeds derived from ``seed``, one per member."""
     children = np.random.SeedSequence(seed).spawn(ensemble_size)
     return [int(child.generate_state(1)[0]) for child in children]
 
@@ -34,8 +29,6 @@ def member_init(layer_sizes, seed, init_scale=None):
     Every weight and bias is ``scale * N(0, 1)``. Unless ``init_scale`` is given,
     the scale itself is drawn as ``|z|``, ``z ~ N(0, 0.1**2)``, from the member's own ``seed``,
     so members start at different sizes as well as different directions.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     rng = np.random.default_rng(seed)
     scale = abs(rng.normal(0.0, 0.1)) if init_scale is None else float(init_scale)
@@ -50,8 +43,6 @@ class StackedMLP(tf.Module):
     Calling it on ``x`` of shape ``[M, B, inputs]`` (member m sees ``x[m]``) or
     ``[B, inputs]`` (every member sees the same batch) returns the members'
     outputs, shape ``[M, B, outputs]``; the last layer has no activation.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
 
     def __init__(self, layer_sizes, ensemble_size, seed=0, init_scale=None, name=None):
@@ -94,16 +85,12 @@ def gaussian_head(outputs):
     """Split a network's two outputs ``[..., 2]`` into ``(mean, scale)``, each ``[...]``.
 
     The scale is ``softplus(raw) + MIN_SCALE``.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     return outputs[..., 0], tf.nn.softplus(outputs[..., 1]) + MIN_SCALE
 
 
 def gaussian_nll(y, outputs):
     """Per-example Gaussian negative log-likelihood of ``y`` ``[..., 1]`` under ``gaussian_head(outputs)``.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     mean, scale = gaussian_head(outputs)
     z = (tf.cast(y[..., 0], outputs.dtype) - mean) / scale
@@ -114,8 +101,6 @@ def categorical_nll(labels, logits):
     """Per-example negative log-likelihood of integer ``labels`` under softmax ``logits``.
 
     ``labels`` ``[N]`` or ``[M, N]`` broadcasts against ``logits`` ``[M, N, K]``.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     labels = tf.broadcast_to(tf.cast(labels, tf.int32), tf.shape(logits)[:-1])
     return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
@@ -126,8 +111,6 @@ def fgsm(x, loss, tape, adversarial_eps):
 
     ``tape`` must have watched ``x`` while ``loss`` was computed. The result is
     a constant: training does not differentiate through the attack.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     return tf.stop_gradient(x + adversarial_eps * tf.sign(tape.gradient(loss, x)))
 
@@ -167,8 +150,6 @@ def train_stacked(model, x, y, loss_fn, num_epochs, batch_size=None, learning_ra
     training set ``[M, N, outputs]`` to a dict of scalars, logged after each
     epoch. Returns a dict of NumPy arrays (one value per epoch) with those
     metrics and ``"seconds"``, the wall time since training started.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     x = tf.constant(x, tf.float32)
     y = tf.constant(y)
@@ -209,8 +190,6 @@ class KerasMember(tf.keras.Model):
 
     ``fit`` minimises the same loss as ``train_stacked``: ``loss_fn`` averaged
     over clean and FGSM examples, plus L2 weight decay on the kernels.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
 
     def __init__(self, layer_sizes, weights, loss_fn, adversarial_eps=0.0, weight_decay=0.0):
@@ -256,8 +235,6 @@ def train_serial(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rat
     untouched) and runs the same number of epochs and batches as
     ``train_stacked``. Returns ``(members, seconds)``: the trained Keras models
     and the wall time of their ``fit`` calls.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     x = np.asarray(x, "float32")
     batch_size = min(batch_size or len(x), len(x))
@@ -278,8 +255,6 @@ def plot_regression_ensemble(x, member_means, member_scales, mean, std, x_train,
     ``x`` ``[G]`` is the grid; ``member_means`` and ``member_scales`` are
     ``[M, G]`` (the first six members are shown); ``mean`` and ``std`` ``[G]``
     are the ensemble's; ``truth`` ``[G]`` is the noise-free function.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     x, x_train, y_train = np.ravel(x), np.ravel(x_train), np.ravel(y_train)
     limit = 1.4 * np.max(np.abs(truth))
@@ -318,8 +293,6 @@ def plot_training_history(history, reference=None, title="Training the ensemble"
 
     ``history`` has ``"accuracy"`` and ``"nll"`` arrays; ``reference``, if
     given, is ``{"accuracy": value, "nll": value}`` drawn as dashed lines.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
     epochs = np.arange(1, len(history["accuracy"]) + 1)
@@ -348,8 +321,6 @@ def plot_uncertainty_maps(x_train, labels, grid, predicted_class, data_uncertain
     ``vmax = (data_max, knowledge_max)`` (default: each map's maximum). The
     dashed circle is the unit disc that holds the training data. Returns the
     ``vmax`` used, so a second figure can share the colour scales.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     size = len(grid)
     num_classes = int(np.max(labels)) + 1

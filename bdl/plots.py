@@ -1,7 +1,4 @@
-"""Figures the notebooks share. Nothing here is graded.
-
-Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-"""
+"""Figures the notebooks share. Nothing here is graded."""
 import matplotlib.pyplot as plt
 import numpy as np
 import tensorflow as tf
@@ -18,10 +15,7 @@ def _entropy_bits(probs):
 
 
 def inspect_images(data, num_images, title):
-    """Show the first ``num_images`` images of ``data`` (N, 28, 28, 1) in a row.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
+    """Show the first ``num_images`` images of ``data`` (N, 28, 28, 1) in a row."""
     fig, axes = plt.subplots(1, num_images, figsize=(1.6 * num_images, 1.9))
     for i, ax in enumerate(np.atleast_1d(axes)):
         ax.imshow(data[i, ..., 0], cmap="gray", vmin=0, vmax=1)
@@ -39,8 +33,6 @@ def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=F
     probabilities. With ``run_ensemble`` the model is called ``num_samples``
     times (a Bayesian model draws new weights on every call) and the bars show
     the mean with a 95% interval (2.5th to 97.5th percentile) of those draws.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
     """
     image = data[image_num:image_num + 1]
     true_label = int(np.ravel(true_labels)[image_num])
@@ -84,8 +76,6 @@ def plot_entropy_distribution(model, x, labels, title):
 
     Uses a single call ``model(x)``: for a Bayesian model that is one weight
     sample for the whole set.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
     """
     probs = np.asarray(model(x).mean())
     entropy = _entropy_bits(probs)
@@ -113,8 +103,6 @@ def plot_uncertainty_decomposition(parts_by_dataset, title):
 
     ``parts_by_dataset`` maps a data set's name to its ``(total, aleatoric,
     epistemic)`` arrays, one value per image.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
     """
     names = ("total: entropy of the mean prediction",
              "aleatoric: expected entropy",
@@ -147,8 +135,6 @@ def plot_reliability_diagram(accuracy, confidence, count, title, axes=None, labe
     and the diagonal of perfect calibration; the bottom panel the share of
     samples per bin. Pass ``axes`` (a top and a bottom axis) to draw into an
     existing figure; otherwise a new figure is shown.
-
-    Introduced in ``source/05_calibration/calibration.ipynb``.
     """
     accuracy, confidence, count = (np.asarray(a, dtype=float) for a in (accuracy, confidence, count))
     num_bins = count.size

@@ -1,14 +1,22 @@
-"""bdl: import-time set-up and run modes."""
+"""bdl: import-time set-up, run modes, and no helper named like a graded function."""
+import ast
+import importlib
+import json
 import os
+import pkgutil
 import subprocess
 import sys
+import types
+from pathlib import Path
 
 import matplotlib
 import pytest
 
-matplotlib.use("Agg")
+matplotlib.use("Agg")  # importing every bdl module imports its figures
 
 import bdl  # noqa: E402
+
+SOURCE = Path(__file__).resolve().parents[1] / "source"
 
 TFP_LAYER_SCRIPT = """
 import bdl
@@ -46,3 +54,47 @@ def test_run_mode(monkeypatch, env, mode):
         monkeypatch.setenv(key, value)
     assert bdl.run_mode() == mode
     assert bdl.choose(full="full", fast="fast", grading="grading") == mode
+
+
+def _graded_names():
+    """Map each graded name to where it is graded: the grade_ids of the solution
+    code cells in source/ and the top-level functions and classes those cells define."""
+    graded = {}
+    for path in sorted(SOURCE.glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            nbgrader = cell["metadata"].get("nbgrader", {})
+            if cell["cell_type"] != "code" or not nbgrader.get("solution"):
+                continue
+            where = f"{path.relative_to(SOURCE.parent)}, cell {nbgrader['grade_id']!r}"
+            graded[nbgrader["grade_id"]] = where
+            for node in ast.parse("".join(cell["source"])).body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    graded[node.name] = where
+    return graded
+
+
+def _bdl_modules():
+    names = ["bdl"] + [info.name for info in pkgutil.walk_packages(bdl.__path__, "bdl.")]
+    return {name: importlib.import_module(name) for name in names}
+
+
+def _clashes(modules, graded):
+    return [f"{module}.{name} is named like the graded {graded[name]}"
+            for module, namespace in modules.items()
+            for name, value in vars(namespace).items()
+            if name in graded and not name.startswith("_") and callable(value)]
+
+
+def test_no_bdl_function_or_class_is_named_like_a_graded_function():
+    """bdl ships to students: none of its functions or classes shares a name with a graded answer."""
+    graded = _graded_names()
+    notebooks = {str(path.relative_to(SOURCE.parent)) for path in SOURCE.glob("*/*.ipynb")}
+    assert notebooks and {where.split(",")[0] for where in graded.values()} == notebooks, \
+        "every source notebook has graded solution cells"
+    modules = _bdl_modules()
+    assert {"bdl.checks", "bdl.ensembles", "bdl.figures.ensembles", "bdl.spatter"} <= set(modules)
+    decoy = types.ModuleType("decoy")
+    setattr(decoy, next(iter(graded)), lambda: None)
+    assert len(_clashes({"decoy": decoy}, graded)) == 1, "the check finds a clash"
+    clashes = _clashes(modules, graded)
+    assert clashes == [], "rename these bdl helpers:\n" + "\n".join(clashes)

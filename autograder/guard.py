@@ -9,7 +9,7 @@ puts back:
   only itself);
 * the module-level names of the modules the tests call (``builtins``,
   ``math``, NumPy and its testing helpers, TensorFlow's core namespaces,
-  TensorFlow Probability's distributions, ``autograder.checks``), so that
+  TensorFlow Probability's distributions, ``bdl.checks``), so that
   ``numpy.testing.assert_allclose = lambda *a, **k: None`` in one cell does not
   disarm the tests in the next.
 
@@ -23,7 +23,7 @@ import sys
 PROTECTED = ("builtins", "math", "numpy", "numpy.testing", "numpy.linalg", "numpy.random",
              "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.random",
              "tensorflow_probability", "tensorflow_probability.distributions",
-             "autograder.checks")
+             "bdl.checks")
 
 
 _MISSING = object()

@@ -7,8 +7,6 @@ Import ``bdl`` before TensorFlow. Importing it
 * quiets TensorFlow's C++ and Python logging and the deprecation warnings
   TensorFlow Probability raises, because nbgrader scores a test cell zero
   when anything reaches stderr.
-
-Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
 """
 import logging
 import os

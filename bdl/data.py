@@ -6,8 +6,6 @@
 255 = ink, as in Keras' ``mnist.npz``), and ``data/provenance.json``, which
 records where MNIST came from and how the corrupted set was made.
 Notebooks then call :func:`load_data`; nothing downloads inside a graded cell.
-
-Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
 """
 import argparse
 import hashlib
@@ -21,30 +19,21 @@ from pathlib import Path
 
 import numpy as np
 import scipy
-from scipy.ndimage import gaussian_filter
+
+from bdl.spatter import SPATTER_PARAMS, SPATTER_SEVERITY, spatter
 
 NAMES = ("MNIST", "MNIST_corrupted")
 KEYS = ("x_train", "y_train", "x_test", "y_test")
 SIZES = {"train": 60000, "test": 10000}
 PROVENANCE = "provenance.json"
 
-# MNIST-C's spatter parameters (Mu & Gilmer 2019, corruptions.py), per
-# severity: (loc, scale, sigma, threshold, mask_sigma). MNIST-C uses 4.
-SPATTER_PARAMS = {
-    1: (0.65, 0.3, 4, 0.69, 0.6),
-    2: (0.65, 0.3, 3, 0.68, 0.6),
-    3: (0.65, 0.3, 2, 0.68, 0.5),
-    4: (0.65, 0.3, 1, 0.65, 1.5),
-    5: (0.67, 0.4, 1, 0.65, 1.5),
-}
-SPATTER_SEVERITY = 4
-MUD = 63 / 255  # MNIST-C's mud grey
 # Fixed so every machine builds the same bytes; train and test get their own
 # streams so that changing one split's size never shifts the other's noise.
 SPATTER_SEED = 20190612
 SPATTER_STREAMS = {"train": 0, "test": 1}
-# Bump when anything that changes the bytes of the built set changes, so
-# `prepare` rebuilds data made by an older recipe.
+# Bump when anything that changes the bytes of the built set changes (the
+# recipe in bdl.spatter, the seed, the streams), so `prepare` rebuilds data
+# made by an older recipe.
 SPATTER_RECIPE = "mnist-c-spatter/bdl-1"
 _CHUNK = 10000  # images per spatter call while building: bounds memory only
 
@@ -54,58 +43,9 @@ class DataError(Exception):
 
 
 def default_data_dir():
-    """Return ``$BDL_DATA_DIR`` or the repository's ``data/`` folder.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
+    """Return ``$BDL_DATA_DIR`` or the repository's ``data/`` folder."""
     env = os.environ.get("BDL_DATA_DIR")
     return Path(env) if env else Path(__file__).resolve().parents[1] / "data"
-
-
-# ---------------------------------------------------------------- spatter
-
-def spatter_mask(shape, severity=SPATTER_SEVERITY, rng=None):
-    """Return MNIST-C's spatter mask for images of ``shape`` (..., height, width).
-
-    Float32 in [0, 1]: 0 where the image stays as it is, otherwise at least
-    0.8 (the share of mud grey). ``rng`` is a numpy Generator or a seed; the
-    noise for the whole batch is drawn in one call. Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
-    loc, scale, sigma, threshold, mask_sigma = SPATTER_PARAMS[severity]
-    rng = np.random.default_rng(rng)
-    lead = (0,) * (len(shape) - 2)  # never blur across images of a batch
-    liquid = gaussian_filter(rng.normal(loc, scale, size=shape),
-                             lead + (sigma, sigma), mode="nearest")
-    # The recipe also zeroes the liquid below the threshold; that cannot
-    # change which pixels lie above it, so only the mask is computed. The
-    # mask is blurred in float32, as MNIST-C does (and 4x faster than float64).
-    mask = gaussian_filter((liquid > threshold).astype(np.float32),
-                           lead + (mask_sigma, mask_sigma), mode="nearest")
-    mask[mask < 0.8] = 0
-    return mask
-
-
-def spatter(images, severity=SPATTER_SEVERITY, rng=None):
-    """Return MNIST-C "spatter" versions of uint8 ``images`` (N, 28, 28), as uint8.
-
-    Mud grey (63/255) covers the image where :func:`spatter_mask` is non-zero;
-    other pixels are unchanged. Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
-    images = np.asarray(images)
-    if images.dtype != np.uint8 or images.ndim != 3:
-        raise ValueError(f"expected uint8 images (N, height, width), got "
-                         f"{images.dtype} {images.shape}")
-    mask = spatter_mask(images.shape, severity, rng)
-    # Where the mask is 0 the recipe gives x * 1 + 0, which rounds back to the
-    # input exactly, so only the masked pixels are computed.
-    hit = mask > 0
-    m = mask[hit].astype(np.float64)
-    mixed = np.clip(images[hit] / 255.0 * (1 - m) + MUD * m, 0, 1)
-    out = images.copy()
-    out[hit] = np.rint(mixed * 255)
-    return out
 
 
 # ---------------------------------------------------------------- inputs
@@ -338,10 +278,9 @@ def prepare(mnist=None, mnist_c=None, data_dir=None, log=print):
     MNIST comes from ``mnist`` (a Keras-layout mnist.npz) or else, in order,
     ``data/MNIST/``, ``data/mnist.npz``, the Keras cache, a Keras download.
     The corrupted set comes from the official MNIST-C spatter arrays in
-    ``mnist_c`` or else from the seeded recipe (:func:`spatter`). Does
+    ``mnist_c`` or else from the seeded recipe (:func:`bdl.spatter.spatter`). Does
     nothing when the outputs already match these inputs. Returns the
-    provenance (a dict); raises DataError for unusable inputs. Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    provenance (a dict); raises DataError for unusable inputs.
     """
     data_dir = Path(data_dir) if data_dir is not None else default_data_dir()
     old = _read_provenance(data_dir)
@@ -380,8 +319,7 @@ def load_data(name, data_dir=None):
 
     Returns ``(x_train, y_train, y_train_oh), (x_test, y_test, y_test_oh)``:
     images ``1 - pixel / 255`` (white background) as float32 (N, 28, 28, 1),
-    int64 labels (N,), one-hot float32 labels (N, 10). Introduced in
-    ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
+    int64 labels (N,), one-hot float32 labels (N, 10).
     """
     if name not in NAMES:
         raise ValueError(f"name must be one of {NAMES}, got {name!r}")

@@ -1,4 +1,4 @@
-"""Deep ensembles trained together, and the figures of the deep-ensembles notebook.
+"""Deep ensembles trained together: the stacked members, their losses and training loops.
 
 Nothing here is graded. ``StackedMLP`` holds the M members of an ensemble of
 small ReLU networks in one set of tensors (every kernel has shape
@@ -6,12 +6,9 @@ small ReLU networks in one set of tensors (every kernel has shape
 once. Each member's loss depends only on its own weights and Adam updates
 every weight on its own, so training the stack on the sum of the members'
 losses trains each member exactly as if it were alone.
-
-Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
 """
 import time
 
-import matplotlib.pyplot as plt
 import numpy as np
 import tensorflow as tf
 
@@ -20,10 +17,7 @@ MIN_SCALE = 1e-6
 
 
 def member_seeds(seed, ensemble_size):
-    """Return ``ensemble_size`` independent integer seeds derived from ``seed``, one per member.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
-    """
+    """Return ``ensemble_size`` independent integer seeds derived from ``seed``, one per member."""
     children = np.random.SeedSequence(seed).spawn(ensemble_size)
     return [int(child.generate_state(1)[0]) for child in children]
 
@@ -34,8 +28,6 @@ def member_init(layer_sizes, seed, init_scale=None):
     Every weight and bias is ``scale * N(0, 1)``. Unless ``init_scale`` is given,
     the scale itself is drawn as ``|z|``, ``z ~ N(0, 0.1**2)``, from the member's own ``seed``,
     so members start at different sizes as well as different directions.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     rng = np.random.default_rng(seed)
     scale = abs(rng.normal(0.0, 0.1)) if init_scale is None else float(init_scale)
@@ -50,8 +42,6 @@ class StackedMLP(tf.Module):
     Calling it on ``x`` of shape ``[M, B, inputs]`` (member m sees ``x[m]``) or
     ``[B, inputs]`` (every member sees the same batch) returns the members'
     outputs, shape ``[M, B, outputs]``; the last layer has no activation.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
 
     def __init__(self, layer_sizes, ensemble_size, seed=0, init_scale=None, name=None):
@@ -94,40 +84,31 @@ def gaussian_head(outputs):
     """Split a network's two outputs ``[..., 2]`` into ``(mean, scale)``, each ``[...]``.
 
     The scale is ``softplus(raw) + MIN_SCALE``.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     return outputs[..., 0], tf.nn.softplus(outputs[..., 1]) + MIN_SCALE
 
 
-def gaussian_nll(y, outputs):
-    """Per-example Gaussian negative log-likelihood of ``y`` ``[..., 1]`` under ``gaussian_head(outputs)``.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
-    """
+def member_gaussian_nll(y, outputs):
+    """Per-example Gaussian negative log-likelihood of ``y`` ``[..., 1]`` under ``gaussian_head(outputs)``."""
     mean, scale = gaussian_head(outputs)
     z = (tf.cast(y[..., 0], outputs.dtype) - mean) / scale
     return 0.5 * np.log(2 * np.pi) + tf.math.log(scale) + 0.5 * tf.square(z)
 
 
-def categorical_nll(labels, logits):
+def member_categorical_nll(labels, logits):
     """Per-example negative log-likelihood of integer ``labels`` under softmax ``logits``.
 
     ``labels`` ``[N]`` or ``[M, N]`` broadcasts against ``logits`` ``[M, N, K]``.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     labels = tf.broadcast_to(tf.cast(labels, tf.int32), tf.shape(logits)[:-1])
     return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
 
-def fgsm(x, loss, tape, adversarial_eps):
+def fgsm_examples(x, loss, tape, adversarial_eps):
     """Fast gradient sign method: ``x + eps * sign(d loss / d x)`` (Goodfellow et al., 2015).
 
     ``tape`` must have watched ``x`` while ``loss`` was computed. The result is
     a constant: training does not differentiate through the attack.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     return tf.stop_gradient(x + adversarial_eps * tf.sign(tape.gradient(loss, x)))
 
@@ -143,7 +124,7 @@ def _training_loss(model, loss_fn, x, y, adversarial_eps, weight_decay):
             clean = member_nll(x)
             # Member m's inputs x[m] affect only its own loss: one gradient gives every member's attack.
             clean_sum = tf.reduce_sum(clean)
-        x_adv = fgsm(x, clean_sum, attack, adversarial_eps)
+        x_adv = fgsm_examples(x, clean_sum, attack, adversarial_eps)
         losses = 0.5 * (clean + member_nll(x_adv))
     else:
         losses = member_nll(x)
@@ -167,8 +148,6 @@ def train_stacked(model, x, y, loss_fn, num_epochs, batch_size=None, learning_ra
     training set ``[M, N, outputs]`` to a dict of scalars, logged after each
     epoch. Returns a dict of NumPy arrays (one value per epoch) with those
     metrics and ``"seconds"``, the wall time since training started.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     x = tf.constant(x, tf.float32)
     y = tf.constant(y)
@@ -209,8 +188,6 @@ class KerasMember(tf.keras.Model):
 
     ``fit`` minimises the same loss as ``train_stacked``: ``loss_fn`` averaged
     over clean and FGSM examples, plus L2 weight decay on the kernels.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
 
     def __init__(self, layer_sizes, weights, loss_fn, adversarial_eps=0.0, weight_decay=0.0):
@@ -237,7 +214,7 @@ class KerasMember(tf.keras.Model):
                 with tf.GradientTape() as attack:
                     attack.watch(x)
                     clean = tf.reduce_mean(self.loss_fn(y, self(x, training=True)))
-                x_adv = fgsm(x, clean, attack, self.adversarial_eps)
+                x_adv = fgsm_examples(x, clean, attack, self.adversarial_eps)
                 loss = 0.5 * (clean + tf.reduce_mean(self.loss_fn(y, self(x_adv, training=True))))
             else:
                 loss = tf.reduce_mean(self.loss_fn(y, self(x, training=True)))
@@ -256,8 +233,6 @@ def train_serial(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rat
     untouched) and runs the same number of epochs and batches as
     ``train_stacked``. Returns ``(members, seconds)``: the trained Keras models
     and the wall time of their ``fit`` calls.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     x = np.asarray(x, "float32")
     batch_size = min(batch_size or len(x), len(x))
@@ -269,125 +244,3 @@ def train_serial(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rat
         member.fit(x, y, epochs=num_epochs, batch_size=batch_size, shuffle=True, verbose=0)
         members.append(member)
     return members, time.perf_counter() - start
-
-
-def plot_regression_ensemble(x, member_means, member_scales, mean, std, x_train, y_train, truth,
-                             data_range=(-4.0, 4.0), title="A deep ensemble on the cubic data"):
-    """Plot six members' mean +- scale (a 3x2 grid) beside the ensemble's mean +- std.
-
-    ``x`` ``[G]`` is the grid; ``member_means`` and ``member_scales`` are
-    ``[M, G]`` (the first six members are shown); ``mean`` and ``std`` ``[G]``
-    are the ensemble's; ``truth`` ``[G]`` is the noise-free function.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
-    """
-    x, x_train, y_train = np.ravel(x), np.ravel(x_train), np.ravel(y_train)
-    limit = 1.4 * np.max(np.abs(truth))
-    fig = plt.figure(figsize=(14, 7.5), layout="constrained")
-    grid = fig.add_gridspec(3, 4)
-
-    def panel(ax, centre, spread, colour, label, band_label, panel_title):
-        ax.axvspan(*data_range, color="0.93", zorder=0)
-        ax.plot(x, truth, "k--", linewidth=1, label="truth $y = x^3$")
-        ax.plot(x_train, y_train, "o", color="tab:red", markersize=3, label="training data")
-        ax.plot(x, centre, color=colour, label=label)
-        ax.fill_between(x, centre - spread, centre + spread, color=colour, alpha=0.3, label=band_label)
-        ax.set_ylim(-limit, limit)
-        ax.set_xlim(x.min(), x.max())
-        ax.set_title(panel_title)
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
-
-    for m in range(min(6, len(member_means))):
-        ax = fig.add_subplot(grid[m // 2, m % 2])
-        panel(ax, member_means[m], member_scales[m], "tab:blue", "mean", "mean $\\pm$ scale",
-              f"member {m + 1}")
-    ax = fig.add_subplot(grid[:, 2:])
-    panel(ax, mean, std, "tab:purple", "ensemble mean $\\mu_*$", "$\\mu_* \\pm \\sigma_*$",
-          f"ensemble of {len(member_means)} members")
-    handles, labels = ax.get_legend_handles_labels()
-    handles.append(plt.Rectangle((0, 0), 1, 1, color="0.93"))
-    labels.append("range of the training inputs")
-    ax.legend(handles, labels, loc="upper left")
-    fig.suptitle(title)
-    plt.show()
-
-
-def plot_training_history(history, reference=None, title="Training the ensemble"):
-    """Plot the ensemble's training accuracy and NLL per epoch.
-
-    ``history`` has ``"accuracy"`` and ``"nll"`` arrays; ``reference``, if
-    given, is ``{"accuracy": value, "nll": value}`` drawn as dashed lines.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
-    """
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6), layout="constrained")
-    epochs = np.arange(1, len(history["accuracy"]) + 1)
-    for ax, key, name in zip(axes, ("accuracy", "nll"), ("accuracy", "NLL (nats)")):
-        ax.plot(epochs, history[key], label=f"this run (last {history[key][-1]:.3f})")
-        if reference is not None:
-            ax.axhline(reference[key], color="black", linestyle="--",
-                       label=f"original run ({reference[key]:.3f})")
-        ax.set_title(f"Ensemble training {name}")
-        ax.set_xlabel("epoch")
-        ax.set_ylabel(name)
-        ax.legend()
-    axes[1].set_yscale("log")
-    fig.suptitle(title)
-    plt.show()
-
-
-def plot_uncertainty_maps(x_train, labels, grid, predicted_class, data_uncertainty,
-                          knowledge_uncertainty, vmax=None, title="Where the ensemble is uncertain"):
-    """Plot, over a square grid, the data, decision regions and the two uncertainties.
-
-    ``grid`` ``[G]`` holds the coordinates along each axis; ``predicted_class``
-    and both uncertainties are ``[G * G]`` values at the points
-    ``(grid[i], grid[j])`` in row-major order (``i`` the first coordinate).
-    Uncertainties are in nats; each map has its own colour scale, from 0 to
-    ``vmax = (data_max, knowledge_max)`` (default: each map's maximum). The
-    dashed circle is the unit disc that holds the training data. Returns the
-    ``vmax`` used, so a second figure can share the colour scales.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
-    """
-    size = len(grid)
-    num_classes = int(np.max(labels)) + 1
-    colours = plt.get_cmap("tab10").colors[:num_classes]
-    class_cmap = plt.matplotlib.colors.ListedColormap(colours)
-    extent = (grid[0], grid[-1], grid[0], grid[-1])
-    as_image = lambda values: np.reshape(values, (size, size)).T  # rows along the second coordinate
-    if vmax is None:
-        vmax = tuple(max(float(np.max(values)), 1e-6) for values in (data_uncertainty, knowledge_uncertainty))
-
-    fig, axes = plt.subplots(2, 2, figsize=(11, 10), layout="constrained")
-    ax = axes[0, 0]
-    for k in range(num_classes):
-        ax.scatter(*x_train[labels == k].T, s=4, color=colours[k], label=f"class {k}")
-    ax.set_title("Training data")
-    ax.legend(loc="upper right", markerscale=3)
-    ax = axes[0, 1]
-    ax.imshow(as_image(predicted_class), origin="lower", extent=extent, cmap=class_cmap,
-              vmin=-0.5, vmax=num_classes - 0.5, interpolation="nearest")
-    ax.scatter(*x_train.T, s=0.3, color="black", alpha=0.3)
-    ax.legend(handles=[plt.matplotlib.patches.Patch(color=colours[k], label=f"class {k}")
-                       for k in range(num_classes)], loc="upper right")
-    ax.set_title("Ensemble's decision regions (data in black)")
-    maps = ((axes[1, 0], data_uncertainty, vmax[0], "Data uncertainty (mean member entropy)"),
-            (axes[1, 1], knowledge_uncertainty, vmax[1], "Knowledge uncertainty (disagreement)"))
-    for ax, values, top, name in maps:
-        image = ax.imshow(as_image(values), origin="lower", extent=extent, cmap="magma", vmin=0.0, vmax=top)
-        ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, linestyle="--", color="white", linewidth=1.2,
-                                label="edge of the training data"))
-        ax.legend(loc="upper right", facecolor="0.25", labelcolor="white", edgecolor="0.25")
-        ax.set_title(name)
-        fig.colorbar(image, ax=ax, label="nats", shrink=0.85, extend="max")
-    for ax in axes.flat:
-        ax.set_xlim(grid[0], grid[-1])
-        ax.set_ylim(grid[0], grid[-1])
-        ax.set_aspect("equal")
-        ax.set_xlabel("$x_1$")
-        ax.set_ylabel("$x_2$")
-    fig.suptitle(title)
-    plt.show()
-    return vmax

@@ -1,7 +1,4 @@
-"""Scores of how well an uncertainty measure separates two groups of inputs.
-
-Introduced in ``notebooks/03_known_and_unknown_classes.ipynb``.
-"""
+"""Scores of how well an uncertainty measure separates two groups of inputs."""
 import numpy as np
 from scipy.stats import rankdata
 
@@ -28,7 +25,6 @@ def auroc(scores_known, scores_unknown):
     higher than a random known one, ties counted as 1/2: 1 for perfect
     separation, 0.5 for none, 0 when the order is reversed. Both arguments are
     one-dimensional, non-empty and finite; returns a Python float.
-    Introduced in ``notebooks/03_known_and_unknown_classes.ipynb``.
     """
     known = _scores(scores_known, "scores_known")
     unknown = _scores(scores_unknown, "scores_unknown")

@@ -9,10 +9,7 @@ import os
 
 
 def run_mode():
-    """Return ``"grading"``, ``"fast"`` or ``"full"`` from the environment.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
+    """Return ``"grading"``, ``"fast"`` or ``"full"`` from the environment."""
     if os.environ.get("NBGRADER_EXECUTION"):
         return "grading"
     if os.environ.get("BDL_FAST", "").strip() not in ("", "0"):
@@ -21,8 +18,5 @@ def run_mode():
 
 
 def choose(full, fast, grading):
-    """Return the value given for the current run mode.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb`` (its ``parameters`` cell).
-    """
+    """Return the value given for the current run mode."""
     return {"full": full, "fast": fast, "grading": grading}[run_mode()]

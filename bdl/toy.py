@@ -7,18 +7,13 @@ import numpy as np
 
 
 def cubic(x):
-    """The cubic regression's noise-free truth, y = x**3.
-
-    Introduced in ``source/01_likelihoods/likelihoods.ipynb``.
-    """
+    """The cubic regression's noise-free truth, y = x**3."""
     return np.asarray(x) ** 3
 
 
 def cubic_data(num_points=40, noise_std=3.0, low=-4.0, high=4.0, seed=0):
     """Return ``(x, y)`` of shape ``(num_points, 1)``: x uniform in [low, high],
     y = x**3 + N(0, noise_std**2).
-
-    Introduced in ``source/01_likelihoods/likelihoods.ipynb``.
     """
     rng = np.random.default_rng(seed)
     x = rng.uniform(low, high, size=(num_points, 1))
@@ -32,8 +27,6 @@ def spiral_data(points_per_class=1000, num_classes=3, angular_noise=0.3, seed=0)
     Arm ``k``'s points have radius r uniform on [0, 1] (evenly spaced) and angle
     ``4 * (k + r)`` plus N(0, angular_noise**2) radians; ``x`` has shape
     ``(num_classes * points_per_class, 2)`` and ``labels`` holds integers.
-
-    Introduced in ``source/02_deep_ensembles/deep_ensembles.ipynb``.
     """
     rng = np.random.default_rng(seed)
     radius = np.linspace(0.0, 1.0, points_per_class)
@@ -46,19 +39,13 @@ def spiral_data(points_per_class=1000, num_classes=3, angular_noise=0.3, seed=0)
 
 
 def quartic(x):
-    """The six-point set's truth, y = -x**4 + 3 x**2 + 1.
-
-    Introduced in ``source/03_bayes_by_backprop/bayes_by_backprop.ipynb``.
-    """
+    """The six-point set's truth, y = -x**4 + 3 x**2 + 1."""
     x = np.asarray(x)
     return -x ** 4 + 3 * x ** 2 + 1
 
 
 def quartic_data():
-    """Return ``(x, y)`` of shape ``(6, 1)``: x in {-2, -1.8, -1, 1, 1.8, 2}, y = quartic(x), no noise.
-
-    Introduced in ``source/03_bayes_by_backprop/bayes_by_backprop.ipynb``.
-    """
+    """Return ``(x, y)`` of shape ``(6, 1)``: x in {-2, -1.8, -1, 1, 1.8, 2}, y = quartic(x), no noise."""
     x = np.array([-2.0, -1.8, -1.0, 1.0, 1.8, 2.0])[:, None]
     return x.astype("float32"), quartic(x).astype("float32")
 
@@ -69,8 +56,6 @@ def two_blobs_data(num_points=50_000, centres=((-3.0, -5.0), (5.0, 5.0)), std=0.
     Class ``k`` has ``num_points // 2`` points drawn from N(centres[k], std**2 I)
     in the plane; the points are shuffled and the first half is the training
     set. ``x`` has shape ``(n, 2)`` (float32), labels are integers 0 or 1.
-
-    Introduced in ``source/05_calibration/calibration.ipynb``.
     """
     rng = np.random.default_rng(seed)
     centres = np.asarray(centres, dtype=np.float64)
@@ -89,7 +74,6 @@ def linear_data(num_points=20, slope=2.0, intercept=-1.0, noise_std=3.0, low=-5.
     y = slope * x + intercept + N(0, noise_std**2).
 
     The toy set of the Bayesian linear regression (known noise, sigma = 3).
-    Introduced in ``notebooks/01_bayes_the_hackers_way.ipynb``.
     """
     rng = np.random.default_rng(seed)
     x = rng.uniform(low, high, size=num_points)

@@ -73,11 +73,11 @@ FORK_BOMB = ("import os, time\n"
              "    if os.fork() == 0:\n"
              "        time.sleep(600)\n"
              "        os._exit(0)\n")
-PATCH_HELPERS = ("import numpy, numpy.testing, autograder.checks\n"
+PATCH_HELPERS = ("import numpy, numpy.testing, bdl.checks\n"
                  "numpy.testing.assert_allclose = lambda *args, **kwargs: None\n"
                  "numpy.allclose = lambda *args, **kwargs: True\n"
-                 "autograder.checks.assert_close = lambda *args, **kwargs: None\n"
-                 "autograder.checks.assert_equal = lambda *args, **kwargs: None\n")
+                 "bdl.checks.assert_close = lambda *args, **kwargs: None\n"
+                 "bdl.checks.assert_equal = lambda *args, **kwargs: None\n")
 REDEFINE_HELPERS = ("def assert_close(*args, **kwargs):\n    pass\n\n\n"
                     "def assert_equal(*args, **kwargs):\n    pass\n\n\n")
 # Take the reference answer from the instructor's source notebook, or another
@@ -144,7 +144,7 @@ CASES = {
     "fork_bomb": (_edit("brier_score", append="\n" + FORK_BOMB), 0, "error: exceeded the memory limit",
                   ["calls os.fork"]),
     "patched_helpers": (_edit("brier_score", replace=PATCH_HELPERS + WRONG_BRIER), FULL - 2, "graded",
-                        ["rebinds numpy.testing.assert_allclose", "rebinds autograder.checks.assert_close"]),
+                        ["rebinds numpy.testing.assert_allclose", "rebinds bdl.checks.assert_close"]),
     "redefined_helpers": (_edit("brier_score", replace=REDEFINE_HELPERS + WRONG_BRIER), FULL - 2,
                           "graded", []),
     "reads_hidden_files": (_edit("brier_score", replace=STEAL), FULL - 2, "graded",

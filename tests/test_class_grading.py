@@ -59,10 +59,10 @@ def course(tmp_path_factory):
     # An nbgrader submitted/ tree; alice's extra files would shadow the test helpers
     # if they reached the kernel's folder.
     alice = incoming / "submitted" / "alice" / ASSIGNMENT
-    (alice / "autograder").mkdir(parents=True)
+    (alice / "bdl").mkdir(parents=True)
     nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), alice / f"{NOTEBOOK}.ipynb")
-    (alice / "autograder" / "__init__.py").write_text("")
-    (alice / "autograder" / "checks.py").write_text(
+    (alice / "bdl" / "__init__.py").write_text("")
+    (alice / "bdl" / "checks.py").write_text(
         "def assert_close(*args, **kwargs):\n    pass\n\n\ndef assert_equal(*args, **kwargs):\n    pass\n")
     (alice / "numpy.py").write_text("raise SystemExit('a shadowed numpy')\n")
     # A zip as a learning-management system exports it: one folder of notebooks.

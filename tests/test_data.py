@@ -1,4 +1,4 @@
-"""Tests for bdl.data: the spatter recipe, the data step and the loader."""
+"""Tests for bdl.spatter (the spatter recipe) and bdl.data (the data step and the loader)."""
 import hashlib
 import json
 import os
@@ -11,7 +11,8 @@ import pytest
 from scipy.ndimage import gaussian_filter
 
 from bdl import data
-from bdl.data import DataError, load_data, prepare, spatter, spatter_mask
+from bdl.data import DataError, load_data, prepare
+from bdl.spatter import SPATTER_PARAMS, spatter, spatter_mask
 
 REPO = Path(__file__).resolve().parents[1]
 REAL_MNIST = REPO / ".." / "shared" / "data" / "mnist.npz"
@@ -83,7 +84,7 @@ def no_keras_cache(monkeypatch, tmp_path):
 
 def plain_spatter(image, rng):
     """The design's recipe for one image, step by step, as MNIST-C writes it."""
-    loc, scale, sigma, threshold, mask_sigma = data.SPATTER_PARAMS[4]
+    loc, scale, sigma, threshold, mask_sigma = SPATTER_PARAMS[4]
     x = image / 255.0
     liquid = gaussian_filter(rng.normal(loc, scale, size=x.shape), sigma, mode="nearest")
     liquid[liquid < threshold] = 0
@@ -126,7 +127,7 @@ def test_mud_on_a_blank_image_is_63_times_the_mask():
     np.testing.assert_array_equal(out, np.rint(63 * mask.astype(np.float64)).astype(np.uint8))
 
 
-# Expected share of changed pixels, derived apart from bdl.data: a Monte
+# Expected share of changed pixels, derived apart from bdl.spatter: a Monte
 # Carlo of the recipe's mask alone over 200,000 images, one image at a time
 # as in plain_spatter above (seed 987654321, not the seeds used here), gave a
 # masked share of 0.13530 (standard error 0.00012) with a per-image standard

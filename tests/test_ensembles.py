@@ -1,18 +1,13 @@
-"""bdl.ensembles: stacked members train exactly like separate ones; losses, attack and figures."""
-import matplotlib
+"""bdl.ensembles: stacked members train exactly like separate ones; losses and attack."""
+import numpy as np
+import pytest
+import scipy.stats
 
-matplotlib.use("Agg")
+import bdl  # noqa: F401  (before TensorFlow: Keras 2, quiet logs)
+import tensorflow as tf
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-import scipy.stats  # noqa: E402
-
-import bdl  # noqa: E402, F401  (before TensorFlow: Keras 2, quiet logs)
-import tensorflow as tf  # noqa: E402
-
-from bdl import ensembles  # noqa: E402
-from bdl.ensembles import StackedMLP  # noqa: E402
+from bdl import ensembles
+from bdl.ensembles import StackedMLP
 
 LAYERS = [2, 8, 5, 3]
 
@@ -70,29 +65,31 @@ def test_stacked_members_compute_their_own_networks():
     np.testing.assert_allclose(model.predict(x, batch_size=3), model(x).numpy(), rtol=1e-6)
 
 
-def test_gaussian_nll_is_the_normal_log_density():
+def test_member_gaussian_nll_is_the_normal_log_density():
     outputs = tf.constant([[0.5, -1.0], [2.0, 3.0]])
     y = np.array([[1.0], [0.0]], dtype="float32")
     mean, scale = ensembles.gaussian_head(outputs)
     np.testing.assert_allclose(scale.numpy(), np.log1p(np.exp([-1.0, 3.0])) + ensembles.MIN_SCALE, rtol=1e-6)
     expected = -scipy.stats.norm.logpdf(y[:, 0], mean.numpy(), scale.numpy())
-    np.testing.assert_allclose(ensembles.gaussian_nll(y, outputs).numpy(), expected, rtol=1e-5)
+    np.testing.assert_allclose(ensembles.member_gaussian_nll(y, outputs).numpy(), expected, rtol=1e-5)
 
 
-def test_categorical_nll_is_the_cross_entropy():
+def test_member_categorical_nll_is_the_cross_entropy():
     logits = np.array([[[1.0, 2.0, 0.5], [0.0, 0.0, 3.0]]], dtype="float32")  # [M=1, N=2, K=3]
     labels = np.array([1, 0])
     log_probs = logits[0] - np.log(np.exp(logits[0]).sum(axis=-1, keepdims=True))
     expected = -log_probs[[0, 1], labels]
-    np.testing.assert_allclose(ensembles.categorical_nll(labels, logits).numpy()[0], expected, rtol=1e-5)
+    np.testing.assert_allclose(ensembles.member_categorical_nll(labels, logits).numpy()[0], expected,
+                               rtol=1e-5)
 
 
-def test_fgsm_steps_along_the_sign_of_the_gradient():
+def test_fgsm_examples_step_along_the_sign_of_the_gradient():
     x = tf.constant([[1.0, -2.0, 0.5]])
     with tf.GradientTape() as tape:
         tape.watch(x)
         loss = tf.reduce_sum(tf.constant([[3.0, 1.0, -2.0]]) * x)
-    np.testing.assert_allclose(ensembles.fgsm(x, loss, tape, 0.1).numpy(), [[1.1, -1.9, 0.4]], rtol=1e-6)
+    np.testing.assert_allclose(ensembles.fgsm_examples(x, loss, tape, 0.1).numpy(), [[1.1, -1.9, 0.4]],
+                               rtol=1e-6)
 
 
 @pytest.mark.parametrize("adversarial_eps, weight_decay", [(0.0, 0.0), (0.05, 1e-2)])
@@ -104,13 +101,13 @@ def test_training_together_equals_training_alone(adversarial_eps, weight_decay):
     together = StackedMLP(LAYERS, 3, seed=4)
     settings = dict(num_epochs=5, learning_rate=0.01, adversarial_eps=adversarial_eps,
                     weight_decay=weight_decay)  # full batch: the data order does not matter
-    ensembles.train_stacked(together, x, labels, ensembles.categorical_nll, **settings)
+    ensembles.train_stacked(together, x, labels, ensembles.member_categorical_nll, **settings)
     trained = _variables(together)
     for m in range(3):
         alone = StackedMLP(LAYERS, 1, seed=4)
         for variable, start in zip(alone.kernels + alone.biases, _variables(StackedMLP(LAYERS, 3, seed=4))):
             variable.assign(start[m:m + 1])
-        ensembles.train_stacked(alone, x, labels, ensembles.categorical_nll, **settings)
+        ensembles.train_stacked(alone, x, labels, ensembles.member_categorical_nll, **settings)
         for mine, theirs in zip(_variables(alone), trained):
             np.testing.assert_allclose(mine[0], theirs[m], rtol=1e-4, atol=1e-5)
 
@@ -122,11 +119,12 @@ def test_keras_members_do_the_same_training():
     labels = rng.integers(0, 3, 24)
     settings = dict(num_epochs=4, learning_rate=0.01, adversarial_eps=0.05, weight_decay=1e-2)
     stacked = StackedMLP(LAYERS, 2, seed=6)
-    members, seconds = ensembles.train_serial(stacked, x, labels, ensembles.categorical_nll, **settings)
+    members, seconds = ensembles.train_serial(stacked, x, labels, ensembles.member_categorical_nll,
+                                              **settings)
     assert len(members) == 2 and seconds > 0
     # train_serial leaves the stacked model untouched.
     np.testing.assert_array_equal(stacked.kernels[0].numpy()[1], stacked.initial_weights[1][0][0])
-    ensembles.train_stacked(stacked, x, labels, ensembles.categorical_nll, **settings)
+    ensembles.train_stacked(stacked, x, labels, ensembles.member_categorical_nll, **settings)
     np.testing.assert_allclose(members[1].predict(x, verbose=0), stacked(x).numpy()[1], rtol=1e-4, atol=1e-4)
 
 
@@ -135,33 +133,10 @@ def test_train_stacked_logs_metrics_and_reduces_the_loss():
     model = StackedMLP(LAYERS, 2, seed=0, init_scale=0.5)
 
     def metrics(logits, y):
-        return {"nll": tf.reduce_mean(ensembles.categorical_nll(y, logits))}
+        return {"nll": tf.reduce_mean(ensembles.member_categorical_nll(y, logits))}
 
-    history = ensembles.train_stacked(model, x, labels, ensembles.categorical_nll, num_epochs=30,
+    history = ensembles.train_stacked(model, x, labels, ensembles.member_categorical_nll, num_epochs=30,
                                       batch_size=20, learning_rate=0.01, metrics=metrics, seed=1)
     assert set(history) == {"seconds", "nll"} and len(history["nll"]) == 30
     assert np.all(np.diff(history["seconds"]) > 0)
     assert history["nll"][-1] < history["nll"][0]
-
-
-def test_figures_have_titles_labels_and_legends(monkeypatch):
-    shown = []
-    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
-    x = np.linspace(-6, 6, 50)
-    means, scales = np.stack([x ** 3 + m for m in range(6)]), np.ones((6, 50))
-    ensembles.plot_regression_ensemble(x, means, scales, means.mean(0), np.ones(50), x[:5], x[:5] ** 3, x ** 3)
-    ensembles.plot_training_history({"accuracy": np.linspace(0.5, 0.9, 10), "nll": np.linspace(1, 0.2, 10)},
-                                    reference={"accuracy": 0.962, "nll": 0.124})
-    grid = np.linspace(-2, 2, 20)
-    points = np.random.default_rng(0).uniform(-1, 1, size=(30, 2))
-    vmax = ensembles.plot_uncertainty_maps(points, np.arange(30) % 3, grid, np.arange(400) % 3,
-                                           np.linspace(0, 1, 400), np.linspace(0, 0.2, 400))
-    assert vmax == pytest.approx((1.0, 0.2))
-    assert len(shown) == 3
-    for fig in shown:
-        assert fig._suptitle is not None and fig._suptitle.get_text()
-        for ax in fig.axes:
-            if ax.get_label() == "<colorbar>":
-                continue
-            assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel(), ax
-        plt.close(fig)

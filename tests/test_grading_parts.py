@@ -56,7 +56,7 @@ def test_reference_solutions_raise_no_review_flags(assignment):
 
 @pytest.mark.parametrize("code, flag", [
     ("import numpy as np\nnp.testing.assert_allclose = lambda *a, **k: None", "rebinds np.testing.assert_allclose"),
-    ("from autograder import checks\nchecks.assert_close = print", "rebinds checks.assert_close"),
+    ("from bdl import checks\nchecks.assert_close = print", "rebinds checks.assert_close"),
     ("import builtins\nbuiltins.len = lambda x: 0", "rebinds builtins.len"),
     ("def f():\n    pass\nf.__code__ = (lambda: 1).__code__", "rebinds f.__code__"),
     ("import os\nos.environ['NBGRADER_EXECUTION'] = ''", "writes os.environ"),
@@ -128,7 +128,7 @@ def test_guard_puts_back_what_a_cell_changed(tmp_path, monkeypatch):
     import numpy
     import numpy.testing
 
-    from autograder import checks
+    from bdl import checks
 
     ipython = _IPython()
     cwd, real_assert, real_close = os.getcwd(), numpy.testing.assert_allclose, checks.assert_close

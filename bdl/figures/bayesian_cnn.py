@@ -1,7 +1,4 @@
-"""Figures the notebooks share. Nothing here is graded.
-
-Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-"""
+"""Figures of the Bayesian CNN notebook: images, predicted probabilities, entropies."""
 import matplotlib.pyplot as plt
 import numpy as np
 import tensorflow as tf
@@ -18,10 +15,7 @@ def _entropy_bits(probs):
 
 
 def inspect_images(data, num_images, title):
-    """Show the first ``num_images`` images of ``data`` (N, 28, 28, 1) in a row.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
-    """
+    """Show the first ``num_images`` images of ``data`` (N, 28, 28, 1) in a row."""
     fig, axes = plt.subplots(1, num_images, figsize=(1.6 * num_images, 1.9))
     for i, ax in enumerate(np.atleast_1d(axes)):
         ax.imshow(data[i, ..., 0], cmap="gray", vmin=0, vmax=1)
@@ -39,8 +33,6 @@ def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=F
     probabilities. With ``run_ensemble`` the model is called ``num_samples``
     times (a Bayesian model draws new weights on every call) and the bars show
     the mean with a 95% interval (2.5th to 97.5th percentile) of those draws.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
     """
     image = data[image_num:image_num + 1]
     true_label = int(np.ravel(true_labels)[image_num])
@@ -84,8 +76,6 @@ def plot_entropy_distribution(model, x, labels, title):
 
     Uses a single call ``model(x)``: for a Bayesian model that is one weight
     sample for the whole set.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
     """
     probs = np.asarray(model(x).mean())
     entropy = _entropy_bits(probs)
@@ -113,8 +103,6 @@ def plot_uncertainty_decomposition(parts_by_dataset, title):
 
     ``parts_by_dataset`` maps a data set's name to its ``(total, aleatoric,
     epistemic)`` arrays, one value per image.
-
-    Introduced in ``source/04_bayesian_cnn/bayesian_cnn.ipynb``.
     """
     names = ("total: entropy of the mean prediction",
              "aleatoric: expected entropy",
@@ -136,45 +124,3 @@ def plot_uncertainty_decomposition(parts_by_dataset, title):
     fig.suptitle(title)
     fig.tight_layout()
     plt.show()
-
-
-def plot_reliability_diagram(accuracy, confidence, count, title, axes=None, label="model"):
-    """Draw a reliability diagram above the share of samples in each confidence bin.
-
-    ``accuracy``, ``confidence`` and ``count`` hold one value per equal-width
-    bin of [0, 1] (empty bins have count 0 and are not drawn). The top panel
-    shows each bin's accuracy as a bar, the gap to its mean confidence in red
-    and the diagonal of perfect calibration; the bottom panel the share of
-    samples per bin. Pass ``axes`` (a top and a bottom axis) to draw into an
-    existing figure; otherwise a new figure is shown.
-
-    Introduced in ``source/05_calibration/calibration.ipynb``.
-    """
-    accuracy, confidence, count = (np.asarray(a, dtype=float) for a in (accuracy, confidence, count))
-    num_bins = count.size
-    edges = np.linspace(0.0, 1.0, num_bins + 1)
-    centres, width = (edges[:-1] + edges[1:]) / 2, 1.0 / num_bins
-    filled = count > 0
-    show = axes is None
-    if show:
-        fig, axes = plt.subplots(2, 1, figsize=(4.6, 5.6), sharex=True,
-                                 gridspec_kw={"height_ratios": [3, 1]})
-    ax_top, ax_share = axes
-    ax_top.bar(centres[filled], accuracy[filled], width=width, color="tab:blue",
-               edgecolor="black", linewidth=0.5, label=f"{label}: accuracy")
-    gap_bottom = np.minimum(accuracy, confidence)[filled]
-    ax_top.bar(centres[filled], np.abs(confidence - accuracy)[filled], bottom=gap_bottom,
-               width=width, color="tab:red", alpha=0.35, edgecolor="tab:red", hatch="//",
-               linewidth=0.5, label="gap to confidence")
-    ax_top.plot([0, 1], [0, 1], "k--", linewidth=1, label="perfect calibration")
-    ax_top.set(xlim=(0, 1), ylim=(0, 1), ylabel="accuracy in bin", title=title)
-    ax_top.legend(loc="upper left", fontsize=8)
-    share = count / max(count.sum(), 1)
-    ax_share.bar(centres, share, width=width, color="tab:gray", edgecolor="black", linewidth=0.5,
-                 label="share of samples")
-    ax_share.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (top predicted probability)",
-                 ylabel="share of samples", title="samples per bin")
-    ax_share.legend(loc="upper left", fontsize=8)
-    if show:
-        fig.tight_layout()
-        plt.show()

@@ -1,0 +1,127 @@
+"""bdl.figures: every figure draws, with titles, labelled axes and legends."""
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+import bdl  # noqa: E402, F401  (before TensorFlow: Keras 2, quiet logs)
+import matplotlib.pyplot as plt  # noqa: E402
+
+from bdl.figures import bayesian_cnn, calibration  # noqa: E402
+from bdl.figures import ensembles as figures_ensembles  # noqa: E402
+
+
+class _Probs:
+    def __init__(self, probs):
+        self.probs = probs
+
+    def mean(self):
+        return self.probs
+
+
+class _NoisyModel:
+    """Stands in for a Bayesian model: new random class probabilities on every call."""
+
+    def __init__(self):
+        self.rng = np.random.default_rng(0)
+
+    def __call__(self, x):
+        logits = self.rng.normal(size=(len(x), 10))
+        return _Probs(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True))
+
+
+def test_entropy_is_safe_at_zero_and_in_bits():
+    probs = np.array([[1.0, 0.0], [0.5, 0.5]])
+    assert np.allclose(bayesian_cnn._entropy_bits(probs), [0.0, 1.0])
+
+
+@pytest.mark.parametrize("run_ensemble", [False, True])
+def test_figures_draw_with_titles_and_labels(run_ensemble, monkeypatch):
+    figures = []
+    monkeypatch.setattr(bayesian_cnn.plt, "show", lambda: figures.append(bayesian_cnn.plt.gcf()))
+    x = np.random.default_rng(1).random((20, 28, 28, 1)).astype("float32")
+    labels = np.arange(20) % 10
+    model = _NoisyModel()
+    bayesian_cnn.inspect_images(x, 4, "images")
+    bayesian_cnn.analyse_model_prediction(x, labels, model, 3, run_ensemble=run_ensemble, num_samples=7)
+    bayesian_cnn.plot_entropy_distribution(model, x, labels, "entropy")
+    parts = (np.ones(20), np.ones(20) * 0.5, np.ones(20) * 0.5)
+    bayesian_cnn.plot_uncertainty_decomposition({"a": parts, "b": parts}, "split")
+    assert len(figures) == 4
+    for figure in figures[1:]:
+        for ax in figure.axes:
+            if ax.axison and ax.has_data():  # image panels have no axes to label
+                assert ax.get_title() and ax.get_xlabel(), "every plot has a title and labelled axes"
+    bayesian_cnn.plt.close("all")
+
+
+def test_intervals_of_a_keras_bayesian_model_come_from_fresh_weights(monkeypatch):
+    """analyse_model_prediction traces Keras models; each call must still sample new weights."""
+    import tensorflow as tf
+    import tensorflow_probability as tfp
+
+    figures = []
+    monkeypatch.setattr(bayesian_cnn.plt, "show", lambda: figures.append(bayesian_cnn.plt.gcf()))
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Flatten(input_shape=(28, 28, 1)),
+        tfp.layers.DenseReparameterization(10),
+        tfp.layers.OneHotCategorical(10),
+    ])
+    x = np.random.default_rng(2).random((3, 28, 28, 1)).astype("float32")
+    bayesian_cnn.analyse_model_prediction(x, np.array([1, 2, 3]), model, 0, run_ensemble=True, num_samples=20)
+    intervals = figures[0].axes[1].collections[0].get_segments()
+    lengths = [abs(segment[1][1] - segment[0][1]) for segment in intervals]
+    assert max(lengths) > 0.05, "the 95% intervals should show the spread over weight samples"
+    bayesian_cnn.plt.close("all")
+
+
+def test_reliability_diagram_draws_bars_diagonal_and_shares(monkeypatch):
+    figures = []
+    monkeypatch.setattr(calibration.plt, "show", lambda: figures.append(calibration.plt.gcf()))
+    count = np.array([0, 0, 5, 15, 80])
+    accuracy = np.array([0.0, 0.0, 0.4, 0.6, 0.95])
+    confidence = np.array([0.0, 0.0, 0.5, 0.7, 0.9])
+    calibration.plot_reliability_diagram(accuracy, confidence, count, "diagram")
+    assert len(figures) == 1
+    top, share = figures[0].axes
+    for ax in (top, share):
+        assert ax.get_title() and ax.get_ylabel() and ax.get_legend() is not None
+    assert share.get_xlabel()
+    heights = [patch.get_height() for patch in top.containers[0]]
+    assert heights == pytest.approx([0.4, 0.6, 0.95]), "one accuracy bar per non-empty bin"
+    gaps = [patch.get_height() for patch in top.containers[1]]
+    assert gaps == pytest.approx([0.1, 0.1, 0.05])
+    shares = [patch.get_height() for patch in share.containers[0]]
+    assert shares == pytest.approx([0.0, 0.0, 0.05, 0.15, 0.8])
+    # Into given axes, without showing a figure of its own.
+    fig, axes = calibration.plt.subplots(2, 1)
+    calibration.plot_reliability_diagram(accuracy, confidence, count, "into axes", axes=axes)
+    assert len(figures) == 1 and axes[0].get_title() == "into axes"
+    calibration.plt.close("all")
+
+
+def test_ensemble_figures_have_titles_labels_and_legends(monkeypatch):
+    shown = []
+    monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
+    x = np.linspace(-6, 6, 50)
+    means, scales = np.stack([x ** 3 + m for m in range(6)]), np.ones((6, 50))
+    figures_ensembles.plot_regression_ensemble(x, means, scales, means.mean(0), np.ones(50),
+                                               x[:5], x[:5] ** 3, x ** 3)
+    figures_ensembles.plot_training_history(
+        {"accuracy": np.linspace(0.5, 0.9, 10), "nll": np.linspace(1, 0.2, 10)},
+        reference={"accuracy": 0.962, "nll": 0.124})
+    grid = np.linspace(-2, 2, 20)
+    points = np.random.default_rng(0).uniform(-1, 1, size=(30, 2))
+    vmax = figures_ensembles.plot_uncertainty_maps(points, np.arange(30) % 3, grid, np.arange(400) % 3,
+                                                   np.linspace(0, 1, 400), np.linspace(0, 0.2, 400))
+    assert vmax == pytest.approx((1.0, 0.2))
+    assert len(shown) == 3
+    for fig in shown:
+        assert fig._suptitle is not None and fig._suptitle.get_text()
+        for ax in fig.axes:
+            if ax.get_label() == "<colorbar>":
+                continue
+            assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel(), ax
+        plt.close(fig)

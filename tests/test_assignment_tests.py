@@ -17,6 +17,7 @@ def test_every_assignment_has_mutants():
         "every source assignment needs tests/mutants/<assignment>.py"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", assignments(REPO))
 def test_check_tests_passes(assignment):
     result = subprocess.run([sys.executable, "-m", "autograder", "check-tests", assignment],

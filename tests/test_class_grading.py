@@ -22,6 +22,9 @@ from nbgrader.api import Gradebook
 from bad_submissions import ASSIGNMENT, CASES, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
 from autograder.course import REPO
 
+# Grades a class of bad submissions for real: minutes.
+pytestmark = pytest.mark.slow
+
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 MAX_SCORE = 23  # 13 automatic and 10 hand-graded points
 LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]

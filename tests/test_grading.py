@@ -42,6 +42,7 @@ def test_release_is_what_nbgrader_generates(scratch):
                                for p in (scratch / "release").glob("*/*.ipynb"))
 
 
+@pytest.mark.slow
 def test_validate_source_passes_release_fails():
     assert course.validate(REPO) == []
 
@@ -84,18 +85,21 @@ def graded(scratch, tmp_path_factory):
     return rows, result.stdout
 
 
+@pytest.mark.slow
 def test_reference_solution_gets_full_marks(graded):
     rows, _ = graded
     assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) > 0
     assert float(rows["alice"]["score"]) == float(rows["alice"]["max_score"]), "submitted/ folders are graded"
 
 
+@pytest.mark.slow
 def test_blank_release_gets_zero(graded):
     rows, _ = graded
     assert float(rows["blank"]["score"]) == 0
     assert rows["blank"]["status"] == "graded"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("submission, function", [("wrong_nll", "nll"), ("crashing_prior", "get_prior")])
 def test_one_wrong_function_loses_exactly_its_points(graded, submission, function):
     rows, _ = graded
@@ -104,6 +108,7 @@ def test_one_wrong_function_loses_exactly_its_points(graded, submission, functio
     assert float(row["score"]) == float(row["max_score"]) - _points(f"{function}_tests")
 
 
+@pytest.mark.slow
 def test_broken_submissions_score_zero_and_are_reported(graded):
     rows, stdout = graded
     assert float(rows["broken"]["score"]) == 0
@@ -113,6 +118,7 @@ def test_broken_submissions_score_zero_and_are_reported(graded):
     assert "reference" in stdout and "broken" in stdout, "the table lists every submission"
 
 
+@pytest.mark.slow
 def test_grades_land_in_the_gradebook(graded, scratch):
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}") as gradebook:
@@ -122,6 +128,7 @@ def test_grades_land_in_the_gradebook(graded, scratch):
             gradebook.find_submission(ASSIGNMENT, "reference").max_score
 
 
+@pytest.mark.slow
 def test_selfgrade_prints_the_course_table():
     """`make course`'s last step: every reference earns every automatic point, blanks zero."""
     result = subprocess.run([sys.executable, "-m", "autograder", "selfgrade"],
@@ -151,6 +158,7 @@ def _source(assignment):
     return next((REPO / "source" / assignment).glob("*.ipynb"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("assignment", course.assignments())
 def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path):
     """Every assignment's first mutant, graded for real, costs that function's points only."""

@@ -53,6 +53,7 @@ def _tiny_course(root):
     return root
 
 
+@pytest.mark.slow
 def test_check_tests_reports_weak_tests(tmp_path):
     """Surviving mutants, stale variants, failing alternatives and unlucky seeds all fail."""
     root = _tiny_course(tmp_path)

@@ -1,6 +1,11 @@
 """nbgrader configuration for the course. The course directory is the repo root."""
 import os
 
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import GetGrades
+
+from autograder.feedback import HideHiddenTests
+
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
@@ -25,3 +30,8 @@ c.IgnorePattern.pattern = (
 # encryption" on a local machine) are not the student's output: keep them out
 # of the instructor's terminal.
 c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
+
+# Feedback goes to students: nbgrader's pipeline plus HideHiddenTests, which
+# leaves the visible tests, a pass/fail line for the hidden ones and the
+# failing assertion's message, never hidden code or tracebacks.
+c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]

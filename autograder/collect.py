@@ -24,6 +24,9 @@ from pathlib import Path
 
 # Larger notebooks are not submissions of this course (a zip bomb, a data dump).
 MAX_NOTEBOOK_BYTES = 100 * 2**20
+# nbgrader's own files beside a submission's notebooks (its submit and collect
+# keep them); feedback goes back through the exchange only with them.
+NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
 @dataclass
@@ -122,7 +125,7 @@ def collect(root, assignment, names, paths, replace=False):
 
 
 def _collect_one(submitted, assignment, student, notebooks, extra, where, replace, seen):
-    item = Collected(student, where, extra_files=[p.name for p in extra])
+    item = Collected(student, where, extra_files=[p.name for p in extra if p.name not in NBGRADER_FILES])
     if student in seen:
         item.error = f"a second submission for {student} in this run ({where})"
         return item

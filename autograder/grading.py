@@ -20,7 +20,7 @@ from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
 from autograder import cells
-from autograder.collect import collect
+from autograder.collect import NBGRADER_FILES, collect
 from autograder.course import (REPO, check_assignment, check_result, default_db_url, make_api,
                                notebook_names)
 from autograder.repair import repair_notebook
@@ -76,14 +76,16 @@ def _grade_one(root, db_url, assignment, item, limits, release_notebooks):
         target = Path(scratch) / "submitted" / item.student / assignment
         target.mkdir(parents=True)
         repaired = 0
-        for name, release_notebook in release_notebooks.items():  # only the notebooks: no extra files
+        # Only the notebooks and nbgrader's own files: nothing else the student handed in.
+        for name, release_notebook in release_notebooks.items():
             if (submitted / f"{name}.ipynb").exists():
                 text, count = repair_notebook(
                     (submitted / f"{name}.ipynb").read_text(errors="replace"), release_notebook)
                 (target / f"{name}.ipynb").write_text(text)
                 repaired += count
-        if (submitted / "timestamp.txt").exists():
-            shutil.copyfile(submitted / "timestamp.txt", target / "timestamp.txt")
+        for name in NBGRADER_FILES:
+            if (submitted / name).exists():
+                shutil.copyfile(submitted / name, target / name)
         job = GradingJob(scratch=scratch, assignment=assignment, student=item.student, db_url=db_url,
                          cell_timeout=limits.cell_timeout,
                          autograded=str(Path(root) / "autograded" / item.student / assignment))

@@ -8,6 +8,7 @@ given by URL; the tests then read what it left.
 """
 import csv
 import hashlib
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, CASES, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
+from test_feedback import secret_lines, visible_text
 from autograder.course import REPO
 
 # Grades a class of bad submissions for real: minutes.
@@ -176,3 +178,16 @@ def test_feedback_is_written_per_student(course):
     # Submissions that never produced an autograded notebook are listed, not fatal.
     assert "invalid_json: no autograded notebook" in result.stdout
     assert result.returncode == 1
+    # No student's feedback, passing or failing, shows a hidden test; the instructor's copy keeps them.
+    secrets = secret_lines(SOURCE, RELEASE)
+    pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
+    assert len(pages) >= 10
+    for page in pages:
+        text = visible_text(page.read_text())
+        leaked = [line for line in secrets if line in text]
+        assert not leaked, f"{page.parent.parent.name}'s feedback shows hidden tests: {leaked[:3]}"
+    alice = visible_text((root / "feedback" / "alice" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    assert "# hidden tests: passed" in alice
+    assert re.search(r"# hidden tests: (failed|not run)", alice), "her wrong brier_score is reported"
+    autograded = (root / "autograded" / "alice" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
+    assert "BEGIN HIDDEN TESTS" in autograded

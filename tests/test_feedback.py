@@ -1,0 +1,87 @@
+"""Student feedback never shows hidden tests: the preprocessor on its own, and in nbgrader's config."""
+import html
+import re
+
+import nbformat
+from nbformat.v4 import new_output
+
+from autograder import cells
+from autograder.course import REPO, load_config
+from autograder.feedback import HideHiddenTests, hidden_lines
+
+SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
+RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"
+
+
+def secret_lines(source_path=SOURCE, release_path=RELEASE):
+    """Lines of the hidden-test blocks that a student sees neither in the release nor in their own
+    answers when they are right (long enough to be telling), and the markers."""
+    given = {line.strip() for cell in nbformat.read(release_path, 4).cells
+             for line in cell.source.splitlines()}
+    given |= {line.strip() for cell in nbformat.read(source_path, 4).cells if cells.is_answer(cell)
+              for line in cell.source.splitlines()}
+    lines = set()
+    for cell in nbformat.read(source_path, 4).cells:
+        source = cell.source.split("\n")
+        lines |= {source[number - 1].strip() for number in hidden_lines(cell.source)}
+    return {line for line in lines if len(line) >= 12 and line not in given} | {"BEGIN HIDDEN TESTS",
+                                                                                "END HIDDEN TESTS"}
+
+
+def visible_text(page):
+    """The text a reader sees in an HTML page (tags removed, entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def _error(line, message="the NLL should be finite"):
+    """An error output as IPython writes it: its traceback quotes the failing line of the cell."""
+    return new_output("error", ename="AssertionError", evalue=message, traceback=[
+        "\x1b[31mAssertionError\x1b[39m   Traceback (most recent call last)",
+        f"\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[7]\x1b[39m\x1b[32m, line {line}\x1b[39m\n"
+        "\x1b[32m----> \x1b[39m _reference_fgsm(x)  # quoted code\n",
+        f"\x1b[31mAssertionError\x1b[39m: {message}"])
+
+
+def _hidden_test_cells(nb):
+    return [cell for cell in nb.cells if cells.is_test(cell) and hidden_lines(cell.source)]
+
+
+def test_feedback_keeps_visible_tests_and_verdicts_but_no_hidden_code():
+    nb = nbformat.read(SOURCE, 4)
+    tests = _hidden_test_cells(nb)
+    assert len(tests) >= 3
+    visible = [[line for number, line in enumerate(cell.source.split("\n"), start=1)
+                if number not in hidden_lines(cell.source)] for cell in tests]
+    first_hidden = [min(hidden_lines(cell.source)) for cell in tests]
+    tests[0].outputs = [new_output("stream", name="stdout", text="reference value 0.1234\n")]
+    tests[1].outputs = [_error(first_hidden[1] + 1)]      # a hidden test failed
+    tests[2].outputs = [_error(1, "a visible check")]      # a visible test failed first
+    HideHiddenTests().preprocess(nb, {})
+    text = "\n".join(cell.source + "\n" + "\n".join(str(output) for output in cell.get("outputs", []))
+                     for cell in tests)  # the answer cells hold the (here: reference) student's code
+    for line in secret_lines():
+        assert line not in text, f"hidden test line in feedback: {line}"
+    assert "_reference_fgsm" not in text and "quoted code" not in text, "no traceback reaches the student"
+    assert "reference value" not in text, "what a test cell printed may come from hidden tests"
+    assert tests[0].source.endswith("# hidden tests: passed") and tests[0].outputs == []
+    assert tests[1].source.endswith("# hidden tests: failed")
+    assert tests[1].outputs[0].traceback == ["AssertionError: the NLL should be finite"]
+    assert tests[2].source.endswith("# hidden tests: not run (a visible test above failed)")
+    for cell, lines in zip(tests, visible):
+        assert cell.source.startswith("\n".join(lines).rstrip()), "the visible tests stay as they were"
+
+
+def test_cells_without_hidden_tests_are_untouched():
+    nb = nbformat.read(SOURCE, 4)
+    others = [cell for cell in nb.cells if cell not in _hidden_test_cells(nb)]
+    before = [(cell.source, cell.get("outputs")) for cell in others]
+    HideHiddenTests().preprocess(nb, {})
+    assert [(cell.source, cell.get("outputs")) for cell in others] == before
+
+
+def test_the_course_config_puts_it_in_nbgraders_feedback_pipeline():
+    """So `nbgrader generate_feedback` run by hand is safe too."""
+    preprocessors = load_config(REPO).GenerateFeedback.preprocessors
+    assert HideHiddenTests in preprocessors
+    names = [pp.__name__ for pp in preprocessors]
+    assert names.index("GetGrades") < names.index("HideHiddenTests"), "scores are read first"

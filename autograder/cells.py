@@ -110,3 +110,16 @@ def marker_pairs(source, begin, end):
 def has_markers(source, begin, end):
     """Whether any line of ``source`` holds ``begin`` or ``end``."""
     return any(begin in line or end in line for line in source.splitlines())
+
+
+def hidden_lines(source):
+    """Return the 1-based line numbers of ``source`` inside hidden-test blocks, markers included."""
+    numbers, inside = set(), False
+    for number, line in enumerate(source.split("\n"), start=1):
+        if BEGIN_HIDDEN in line:
+            inside = True
+        if inside:
+            numbers.add(number)
+        if END_HIDDEN in line:
+            inside = False
+    return numbers

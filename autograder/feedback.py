@@ -18,25 +18,12 @@ from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 from autograder import cells
-from autograder.cells import BEGIN_HIDDEN, END_HIDDEN
+from autograder.cells import hidden_lines
 from autograder.course import make_api
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The test cell's own frame is the first of a traceback: "Cell In[12], line 7".
 FAILING_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
-
-
-def hidden_lines(source):
-    """Return the 1-based line numbers of ``source`` inside hidden-test blocks, markers included."""
-    numbers, inside = set(), False
-    for number, line in enumerate(source.split("\n"), start=1):
-        if BEGIN_HIDDEN in line:
-            inside = True
-        if inside:
-            numbers.add(number)
-        if END_HIDDEN in line:
-            inside = False
-    return numbers
 
 
 def _verdict(error, hidden):
@@ -55,9 +42,9 @@ class HideHiddenTests(NbGraderPreprocessor):
     """Take hidden tests, their outputs and tracebacks out of the feedback of test cells."""
 
     def preprocess_cell(self, cell, resources, index):
-        if not cells.is_test(cell) or not cells.has_markers(cell.source, BEGIN_HIDDEN, END_HIDDEN):
+        hidden = hidden_lines(cell.source) if cells.is_test(cell) else set()
+        if not hidden:
             return cell, resources
-        hidden = hidden_lines(cell.source)
         error = next((output for output in cell.get("outputs", []) if output.output_type == "error"), None)
         visible = [line for number, line in enumerate(cell.source.split("\n"), start=1)
                    if number not in hidden]

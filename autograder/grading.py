@@ -5,7 +5,6 @@ notes for the instructor) or ``error: <why>`` (scored zero). Rows go to
 ``grading_status/<assignment>.json`` for ``report``, and to a CSV if asked.
 """
 import csv
-import json
 import os
 import shutil
 import sys
@@ -138,20 +137,18 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
         check_result(api.generate_assignment(assignment, force=True, create=True),
                      f"nbgrader generate_assignment {assignment}")
-    release_json = {name: json.loads((Path(root) / "release" / assignment / f"{name}.ipynb").read_text())
-                    for name in names}
+    release_notebooks = {name: nbformat.read(Path(root) / "release" / assignment / f"{name}.ipynb", 4)
+                         for name in names}
     good = [item for item in collected if not item.error]
     statuses = {}
     with ThreadPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1)) as pool, \
             tqdm(total=len(good), desc=f"grading {assignment}", unit="submission",
                  disable=not progress, file=sys.stderr) as bar:
-        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits, release_json): item
+        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits, release_notebooks): item
                    for item in good}
         for future in as_completed(futures):
             statuses[futures[future].student] = future.result()
             bar.update()
-    # nbformat.reads joins each cell's list of source lines into one string.
-    release_notebooks = {name: nbformat.reads(json.dumps(nb), 4) for name, nb in release_json.items()}
     rows = []
     for item in collected:
         if item.error:

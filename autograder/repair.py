@@ -14,7 +14,7 @@ from autograder.cells import GRADING_KEYS, grading_metadata, nbgrader_metadata
 def repair_notebook(text, release_notebook):
     """Return (text, number of cells repaired) for a submission's raw JSON ``text``.
 
-    ``release_notebook`` is the release notebook as a dict. Text that is not a
+    ``release_notebook`` is the release notebook (nbformat's or a plain dict). Text that is not a
     notebook is returned unchanged for nbgrader to report.
     """
     try:

@@ -11,7 +11,6 @@ from nbgrader.api import Gradebook
 from autograder.statuses import load_statuses
 
 
-
 def gradebook_rows(root, assignment, db_url):
     """Return (rows, cell ids): one row per submitted notebook, with each grade cell's points."""
     statuses = load_statuses(root, assignment)

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from autograder.course import REPO, assignments, default_db_url, generate_release
 from autograder.grading import grade, scores
-from autograder.sandbox import Limits
 
 
 @contextlib.contextmanager
@@ -92,7 +91,7 @@ def bench_class(assignment, class_size, workers=None, root=REPO):
                     default_db_url(scratch), scratch, assignment, student, "graded")]
             else:
                 rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
-                             limits=Limits(), workers=workers)
+                             workers=workers)
             seconds[tool] = time.perf_counter() - start
             full = [row for row in rows if row["score"] + row["manual"] == row["max_score"]]
             if len(full) != class_size:

@@ -7,7 +7,8 @@ from nbformat.v4 import new_output
 
 from autograder import cells
 from autograder.course import REPO, load_config
-from autograder.feedback import HideHiddenTests, hidden_lines
+from autograder.cells import hidden_lines
+from autograder.feedback import HideHiddenTests
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"

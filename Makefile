@@ -15,12 +15,18 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 course: $(VENV)/.installed data release
 	$(PY) -m autograder selfgrade
 
+# Two pytest workers: much of the suite waits on subprocesses and kernels, so
+# two overlap well even on 2 cores. A notebook's cells, and a test module's
+# shared fixtures, stay on one worker (loadscope).
+TEST_WORKERS ?= 2
+PARALLEL := -n $(TEST_WORKERS) --dist loadscope
+
 test: $(VENV)/.installed data
-	$(PY) -m pytest
+	$(PY) -m pytest $(PARALLEL)
 
 # The inner loop: everything but full-mode notebook runs; notebooks run in fast mode.
 test-fast: $(VENV)/.installed data
-	BDL_FAST=1 $(PY) -m pytest -m "not slow"
+	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow"
 
 lab: $(VENV)/.installed data
 	$(VENV)/bin/jupyter lab $(ALLOW_ROOT)

@@ -17,7 +17,9 @@ def _release(args):
 
 
 def _validate(args):
-    problems = lint_course(course.REPO / "source") + course.validate()
+    for assignment in args.assignments:
+        course.check_assignment(assignment)
+    problems = lint_course(course.REPO / "source") + course.validate(only=args.assignments)
     print("\n".join(problems) or "source notebooks pass their tests; releases fail them")
     return 1 if problems else 0
 
@@ -95,8 +97,9 @@ def _parser():
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("release", help="generate release/ from source/ for every assignment")
-    commands.add_parser("validate", help="lint source/; source notebooks must pass their "
-                                         "tests and release notebooks fail them")
+    validate = commands.add_parser("validate", help="lint source/; source notebooks must pass their "
+                                                    "tests and release notebooks fail them")
+    validate.add_argument("assignments", nargs="*", help="only these (default: every assignment)")
     limits, cores = Limits(), os.cpu_count() or 1
     grade = commands.add_parser("grade", help="collect and autograde submissions into the gradebook")
     grade.add_argument("assignment")

@@ -44,7 +44,17 @@ def test_release_is_what_nbgrader_generates(scratch):
 
 @pytest.mark.slow
 def test_validate_source_passes_release_fails():
-    assert course.validate(REPO) == []
+    # One assignment: selfgrade below grades every reference (full marks) and blank (zero).
+    result = subprocess.run([sys.executable, "-m", "autograder", "validate", "01_likelihoods"],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "source notebooks pass their tests; releases fail them" in result.stdout
+
+
+def test_validate_reports_an_unknown_assignment():
+    result = subprocess.run([sys.executable, "-m", "autograder", "validate", "99_nothing"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "unknown assignment '99_nothing'" in result.stderr
 
 
 def _one_wrong_function(path, function, old, new, source=SOURCE):

@@ -3,6 +3,7 @@
 Messages say what was expected of the student's code, never the answer.
 """
 import numpy as np
+import tensorflow as tf
 
 
 def assert_layer_types(model, expected, what="the model"):
@@ -28,6 +29,33 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), (
         f"{what} does not match the expected values "
         f"(largest difference {np.max(np.abs(actual - expected)):.3g})")
+
+
+# Inputs on which the identity, ReLU and softmax (over the last axis) all differ.
+_ACTIVATION_PROBE = np.array([[-2.0, -0.5, 0.0, 0.5, 3.0], [1.0, 1.0, -1.0, 4.0, 0.25]], "float32")
+
+
+def _softmax(x):
+    exp = np.exp(x - x.max(axis=-1, keepdims=True))
+    return exp / exp.sum(axis=-1, keepdims=True)
+
+
+_ACTIVATIONS = {"linear": lambda x: x, "relu": lambda x: np.maximum(x, 0.0), "softmax": _softmax}
+
+
+def assert_activation(activation, expected, what):
+    """Check that ``activation`` computes ``expected``: "linear", "relu" or "softmax".
+
+    Recognised by what it computes on a few inputs, never by its name, so
+    "relu", ``tf.nn.relu``, ``tf.keras.activations.relu`` and a lambda all pass.
+    """
+    try:
+        actual = np.asarray(activation(tf.constant(_ACTIVATION_PROBE)))
+    except Exception as error:  # an activation that cannot be called is simply not the one asked for
+        raise AssertionError(f"{what} should be {expected}; calling it failed: {error}") from None
+    expected_values = _ACTIVATIONS[expected](_ACTIVATION_PROBE)
+    assert actual.shape == expected_values.shape and np.allclose(actual, expected_values, atol=1e-5), (
+        f"{what} should be {expected}: its outputs on test inputs differ from {expected}'s")
 
 
 def assert_equal(actual, expected, what):

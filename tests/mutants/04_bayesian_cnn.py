@@ -112,6 +112,8 @@ ALTERNATIVES = {
          'kernel_size=(5, 5), activation="relu",\n                               padding="VALID"',
          'kernel_size=5, activation="relu",\n                               padding="valid"'),
         ("pool size as integer", "pool_size=(6, 6)", "pool_size=6"),
+        ("tf.nn.softmax output", 'units=10, activation="softmax"', "units=10, activation=tf.nn.softmax"),
+        ("Keras relu function", 'activation="relu"', "activation=tf.keras.activations.relu"),
     ],
     "nll": [
         ("cross-entropy of the probabilities", "return -y_pred.log_prob(y_true)",
@@ -122,6 +124,10 @@ ALTERNATIVES = {
     "get_probabilistic_model": [
         ("ten units, linear activation", "tf.keras.layers.Dense(tfpl.OneHotCategorical.params_size(10))",
          'tf.keras.layers.Dense(10, activation="linear")'),
+        ("tf.nn.relu convolution", 'activation="relu"', "activation=tf.nn.relu"),
+    ],
+    "get_convolutional_reparameterization_layer": [
+        ("tf.nn.relu", 'activation="relu"', "activation=tf.nn.relu"),
     ],
     "get_prior": [
         ("MixtureSameFamily", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",

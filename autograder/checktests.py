@@ -20,6 +20,7 @@ from nbclient.exceptions import CellExecutionError
 
 from autograder.cells import graded_functions
 from autograder.course import REPO
+from autograder.guard import GUARD
 
 MUTANTS_DIR = REPO / "tests" / "mutants"
 # A function whose tests no wrong answer was tried against is not checked.
@@ -83,8 +84,10 @@ def executed_notebook(path, env):
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
+        # The grading guard, as in `grade`: the tests run as they will when graded.
         client = NotebookClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
-                                extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                                extra_arguments=["--IPKernelApp.log_level=ERROR",
+                                                 f"--IPKernelApp.exec_lines={GUARD}"],
                                 resources={"metadata": {"path": str(Path(path).parent)}})
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):

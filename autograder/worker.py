@@ -24,6 +24,7 @@ from pathlib import Path
 import psutil
 
 from autograder.course import make_api
+from autograder.guard import GUARD
 
 # A fork bomb stops at this many processes more than the user already runs.
 MAX_NEW_PROCESSES = 512
@@ -97,8 +98,7 @@ def grade(job):
     overrides = {"CourseDirectory": {"db_url": job.db_url},
                  "Execute": {"timeout": job.cell_timeout,
                              "extra_arguments": ["--IPKernelApp.log_level=ERROR",
-                                                 "--IPKernelApp.exec_lines=import autograder.guard; "
-                                                 "autograder.guard.install()"]}}
+                                                 f"--IPKernelApp.exec_lines={GUARD}"]}}
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
     error = "" if result["success"] else error_summary(f"{result['error']}\n{result['log']}")

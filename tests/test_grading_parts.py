@@ -3,9 +3,11 @@ repair, review flags and the kernel guard."""
 import json
 import os
 import shutil
+import sys
 import zipfile
 
 import nbformat
+import numpy
 import pytest
 
 from autograder import guard
@@ -145,3 +147,20 @@ def test_guard_puts_back_what_a_cell_changed(tmp_path, monkeypatch):
     finally:
         os.chdir(cwd)
         numpy.testing.assert_allclose, checks.assert_close = real_assert, real_close
+
+
+def test_guard_shows_warnings_on_stdout_where_they_cost_no_points(capsys, monkeypatch):
+    import warnings
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # put back after the test
+    ipython = _IPython()
+    guard.install(ipython)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        numpy.log(numpy.zeros(1))
+        warnings.showwarning = lambda *args, **kwargs: print("on stderr", file=sys.stderr)  # a cell's own
+        ipython.events.callbacks[0]()  # the next cell starts
+        numpy.log(numpy.zeros(1))
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.count("warning (costs no points): RuntimeWarning: divide by zero encountered in log") == 2

@@ -59,6 +59,13 @@ MUTANTS = {
 
 ALTERNATIVES = {
     "reliability_bins": [
+        # Divides by zero in empty bins: NumPy warns, and a warning costs no points.
+        ("np.where over a division that warns",
+         "    safe = np.maximum(count, 1)  # empty bins: 0 / 1 = 0, not nan\n"
+         "    bin_accuracy = np.bincount(bins, weights=correct, minlength=num_bins) / safe\n"
+         "    bin_confidence = np.bincount(bins, weights=confidence, minlength=num_bins) / safe\n",
+         "    bin_accuracy = np.where(count > 0, np.bincount(bins, weights=correct, minlength=num_bins) / count, 0)\n"
+         "    bin_confidence = np.where(count > 0, np.bincount(bins, weights=confidence, minlength=num_bins) / count, 0)\n"),
         ("a loop over (lower, upper] bins",
          "    count = np.bincount(bins, minlength=num_bins).astype(np.float64)\n"
          "    safe = np.maximum(count, 1)  # empty bins: 0 / 1 = 0, not nan\n"

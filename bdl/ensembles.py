@@ -1,19 +1,18 @@
-"""Deep ensembles trained together: the stacked members, their losses and training loops.
+"""Deep ensembles trained together: the stacked members and their training loops.
 
-Nothing here is graded. ``StackedMLP`` holds the M members of an ensemble of
-small ReLU networks in one set of tensors (every kernel has shape
-``[M, inputs, outputs]``), so one batched matrix product runs all members at
-once. Each member's loss depends only on its own weights and Adam updates
-every weight on its own, so training the stack on the sum of the members'
-losses trains each member exactly as if it were alone.
+Nothing here is graded, and nothing here is an answer: the training loops take
+the members' loss and, for adversarial training, the attack as arguments
+(assignment 02 passes the answers to assignment 01). ``StackedMLP`` holds the
+M members of an ensemble of small ReLU networks in one set of tensors (every
+kernel has shape ``[M, inputs, outputs]``), so one batched matrix product runs
+all members at once. Each member's loss depends only on its own weights and
+Adam updates every weight on its own, so training the stack on the sum of the
+members' losses trains each member exactly as if it were alone.
 """
 import time
 
 import numpy as np
 import tensorflow as tf
-
-# The scale a member's network outputs is softplus(raw) + MIN_SCALE, so it is never zero.
-MIN_SCALE = 1e-6
 
 
 def member_seeds(seed, ensemble_size):
@@ -80,75 +79,66 @@ class StackedMLP(tf.Module):
                                for i in range(0, len(x), batch_size)], axis=1)
 
 
-def gaussian_head(outputs):
-    """Split a network's two outputs ``[..., 2]`` into ``(mean, scale)``, each ``[...]``.
-
-    The scale is ``softplus(raw) + MIN_SCALE``.
-    """
-    return outputs[..., 0], tf.nn.softplus(outputs[..., 1]) + MIN_SCALE
-
-
-def member_gaussian_nll(y, outputs):
-    """Per-example Gaussian negative log-likelihood of ``y`` ``[..., 1]`` under ``gaussian_head(outputs)``."""
-    mean, scale = gaussian_head(outputs)
-    z = (tf.cast(y[..., 0], outputs.dtype) - mean) / scale
-    return 0.5 * np.log(2 * np.pi) + tf.math.log(scale) + 0.5 * tf.square(z)
-
-
 def member_categorical_nll(labels, logits):
-    """Per-example negative log-likelihood of integer ``labels`` under softmax ``logits``.
+    """Per-example cross-entropy of integer ``labels`` under softmax ``logits``, from TensorFlow.
 
-    ``labels`` ``[N]`` or ``[M, N]`` broadcasts against ``logits`` ``[M, N, K]``.
+    ``labels`` ``[N]`` or ``[M, N]`` broadcasts against ``logits`` ``[M, N, K]``;
+    returns ``[M, N]`` (``tf.nn.sparse_softmax_cross_entropy_with_logits``).
     """
     labels = tf.broadcast_to(tf.cast(labels, tf.int32), tf.shape(logits)[:-1])
     return tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
 
 
-def fgsm_examples(x, loss, tape, adversarial_eps):
-    """Fast gradient sign method: ``x + eps * sign(d loss / d x)`` (Goodfellow et al., 2015).
-
-    ``tape`` must have watched ``x`` while ``loss`` was computed. The result is
-    a constant: training does not differentiate through the attack.
-    """
-    return tf.stop_gradient(x + adversarial_eps * tf.sign(tape.gradient(loss, x)))
+def _check_attack(adversarial_eps, attack):
+    if adversarial_eps and attack is None:
+        raise ValueError("adversarial training (adversarial_eps > 0) needs an attack: "
+                         "pass attack=fgsm, a function fgsm(loss_fn, x, y, eps)")
 
 
-def _training_loss(model, loss_fn, x, y, adversarial_eps, weight_decay):
-    """Return the per-member losses ``[M]``: mean NLL (clean and FGSM-perturbed) plus L2."""
-    def member_nll(inputs):
-        return tf.reduce_mean(loss_fn(y, model(inputs)), axis=-1)
+def _adversarial_inputs(objective, x, y, adversarial_eps, attack):
+    """Return ``attack(objective, x, y, adversarial_eps)`` as a constant: training does not
+    differentiate through the attack."""
+    return tf.stop_gradient(tf.convert_to_tensor(attack(objective, x, y, adversarial_eps), x.dtype))
+
+
+def _training_loss(model, loss_fn, x, y, adversarial_eps, attack, weight_decay):
+    """Return the per-member losses ``[M]``: mean NLL (clean and attacked inputs) plus L2."""
+    def member_nll(inputs, targets):
+        return tf.reduce_mean(loss_fn(targets, model(inputs)), axis=-1)
 
     if adversarial_eps:
-        with tf.GradientTape() as attack:
-            attack.watch(x)
-            clean = member_nll(x)
-            # Member m's inputs x[m] affect only its own loss: one gradient gives every member's attack.
-            clean_sum = tf.reduce_sum(clean)
-        x_adv = fgsm_examples(x, clean_sum, attack, adversarial_eps)
-        losses = 0.5 * (clean + member_nll(x_adv))
+        # Member m's inputs x[m] affect only its own loss: one gradient of the sum attacks every member.
+        x_adv = _adversarial_inputs(lambda inputs, targets: tf.reduce_sum(member_nll(inputs, targets)),
+                                    x, y, adversarial_eps, attack)
+        losses = 0.5 * (member_nll(x, y) + member_nll(x_adv, y))
     else:
-        losses = member_nll(x)
+        losses = member_nll(x, y)
     if weight_decay:
         losses += weight_decay * tf.add_n([tf.reduce_sum(tf.square(k), axis=[1, 2]) for k in model.kernels])
     return losses
 
 
 def train_stacked(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rate=1e-3,
-                  adversarial_eps=0.0, weight_decay=0.0, seed=0, metrics=None, print_every=None):
+                  adversarial_eps=0.0, attack=None, weight_decay=0.0, seed=0, metrics=None,
+                  print_every=None):
     """Train every member of ``model`` together with Adam; return the history.
 
     Each epoch, each member sees the training set in its own random order, in
     batches of ``batch_size`` (default: the whole set; a last, smaller batch is
-    dropped). A member's loss is its mean negative log-likelihood ``loss_fn``
-    on the batch, averaged with the loss on FGSM examples when
-    ``adversarial_eps > 0``, plus ``weight_decay`` times the squared L2 norm
-    of its kernels. One ``tf.function`` call runs a whole epoch.
+    dropped). A member's loss is the mean of ``loss_fn(y, outputs)`` (one value
+    per example, ``[M, batch]``) on the batch, plus ``weight_decay`` times the
+    squared L2 norm of its kernels. When ``adversarial_eps > 0`` the mean is
+    averaged with the mean on the adversarial inputs
+    ``attack(objective, x, y, adversarial_eps)``, where ``objective(x, y)`` is
+    the members' summed mean loss (the FGSM of assignment 01 fits). One
+    ``tf.function`` call runs a whole epoch.
 
     ``metrics(outputs, y)``, if given, maps the members' outputs on the whole
     training set ``[M, N, outputs]`` to a dict of scalars, logged after each
     epoch. Returns a dict of NumPy arrays (one value per epoch) with those
     metrics and ``"seconds"``, the wall time since training started.
     """
+    _check_attack(adversarial_eps, attack)
     x = tf.constant(x, tf.float32)
     y = tf.constant(y)
     num_points = int(x.shape[0])
@@ -164,7 +154,8 @@ def train_stacked(model, x, y, loss_fn, num_epochs, batch_size=None, learning_ra
             batch = order[:, step * batch_size:(step + 1) * batch_size]  # [M, batch_size]
             xb, yb = tf.gather(x, batch), tf.gather(y, batch)
             with tf.GradientTape() as tape:
-                loss = tf.reduce_sum(_training_loss(model, loss_fn, xb, yb, adversarial_eps, weight_decay))
+                loss = tf.reduce_sum(_training_loss(model, loss_fn, xb, yb, adversarial_eps, attack,
+                                                    weight_decay))
             optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return metrics(model(x), y) if metrics else {}
 
@@ -187,11 +178,13 @@ class KerasMember(tf.keras.Model):
     """One member as a plain Keras model, for timing members trained one after another.
 
     ``fit`` minimises the same loss as ``train_stacked``: ``loss_fn`` averaged
-    over clean and FGSM examples, plus L2 weight decay on the kernels.
+    over clean and attacked inputs (``attack``, when ``adversarial_eps > 0``),
+    plus L2 weight decay on the kernels.
     """
 
-    def __init__(self, layer_sizes, weights, loss_fn, adversarial_eps=0.0, weight_decay=0.0):
+    def __init__(self, layer_sizes, weights, loss_fn, adversarial_eps=0.0, attack=None, weight_decay=0.0):
         super().__init__()
+        _check_attack(adversarial_eps, attack)
         last = len(layer_sizes) - 2
         regularizer = tf.keras.regularizers.L2(weight_decay) if weight_decay else None
         self.dense = [tf.keras.layers.Dense(units, activation=None if i == last else "relu",
@@ -199,6 +192,7 @@ class KerasMember(tf.keras.Model):
                       for i, units in enumerate(layer_sizes[1:])]
         self.loss_fn = loss_fn
         self.adversarial_eps = adversarial_eps
+        self.attack = attack
         self(tf.zeros((1, layer_sizes[0])))
         self.set_weights([array for kernel_bias in weights for array in kernel_bias])
 
@@ -209,15 +203,16 @@ class KerasMember(tf.keras.Model):
 
     def train_step(self, data):
         x, y = data
+
+        def mean_loss(inputs, targets):
+            return tf.reduce_mean(self.loss_fn(targets, self(inputs, training=True)))
+
+        if self.adversarial_eps:
+            x_adv = _adversarial_inputs(mean_loss, x, y, self.adversarial_eps, self.attack)
         with tf.GradientTape() as tape:
+            loss = mean_loss(x, y)
             if self.adversarial_eps:
-                with tf.GradientTape() as attack:
-                    attack.watch(x)
-                    clean = tf.reduce_mean(self.loss_fn(y, self(x, training=True)))
-                x_adv = fgsm_examples(x, clean, attack, self.adversarial_eps)
-                loss = 0.5 * (clean + tf.reduce_mean(self.loss_fn(y, self(x_adv, training=True))))
-            else:
-                loss = tf.reduce_mean(self.loss_fn(y, self(x, training=True)))
+                loss = 0.5 * (loss + mean_loss(x_adv, y))
             if self.losses:
                 loss += tf.add_n(self.losses)
         self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables),
@@ -226,7 +221,7 @@ class KerasMember(tf.keras.Model):
 
 
 def train_serial(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rate=1e-3,
-                 adversarial_eps=0.0, weight_decay=0.0):
+                 adversarial_eps=0.0, attack=None, weight_decay=0.0):
     """Train ``model``'s members one after another as plain Keras models (``fit``).
 
     Starts from the same initial weights as ``model`` (a ``StackedMLP``, left
@@ -239,7 +234,7 @@ def train_serial(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rat
     members = []
     start = time.perf_counter()
     for weights in model.initial_weights:
-        member = KerasMember(model.layer_sizes, weights, loss_fn, adversarial_eps, weight_decay)
+        member = KerasMember(model.layer_sizes, weights, loss_fn, adversarial_eps, attack, weight_decay)
         member.compile(optimizer=tf.keras.optimizers.Adam(learning_rate))
         member.fit(x, y, epochs=num_epochs, batch_size=batch_size, shuffle=True, verbose=0)
         members.append(member)

@@ -193,9 +193,10 @@ def _copy(source, target):
 
 
 def kit_files(folder):
-    """The files of a kit folder, as sorted POSIX paths relative to it."""
+    """The files of a kit folder, as sorted POSIX paths relative to it (without its ``.git``)."""
     folder = Path(folder)
-    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file())
+    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
+                  if path.is_file() and path.relative_to(folder).parts[0] != ".git")
 
 
 def _write_zip(folder, zip_path):
@@ -211,8 +212,10 @@ def _write_zip(folder, zip_path):
 def build_kit(out, root=REPO):
     """Write the student kit to the folder ``out`` and the zip ``out``.zip; return their paths.
 
-    Raises ValueError if ``out`` (or ``out``.zip) exists and is not an earlier
-    kit, or if the course has no ``release/``.
+    An earlier kit in ``out`` is replaced, but its ``.git`` is kept, so a kit
+    published as a git repository is rebuilt in place and committed. Raises
+    ValueError if ``out`` (or ``out``.zip) exists and is not an earlier kit, or
+    if the course has no ``release/``.
     """
     root, out = Path(root).resolve(), Path(out).resolve()
     zip_path = out.with_name(out.name + ".zip")
@@ -243,6 +246,8 @@ def build_kit(out, root=REPO):
         zip_staging = staging.parent / zip_path.name
         _write_zip(staging, zip_staging)
         if out.exists():
+            if (out / ".git").exists():  # a kit published as its own git repository stays one
+                (out / ".git").rename(staging / ".git")
             shutil.rmtree(out)
         staging.rename(out)
         zip_staging.replace(zip_path)

@@ -183,8 +183,11 @@ def test_rebuilding_replaces_an_earlier_kit_with_the_same_bytes(kit, tmp_path):
     out = tmp_path / "student-kit"
     first = studentkit.build_kit(out)[1].read_bytes()
     (out / "stale.txt").write_text("left from an older kit")
+    (out / ".git").mkdir()  # published as its own repository: rebuilt in place, still one
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     folder, zip_path = studentkit.build_kit(out)
     assert not (folder / "stale.txt").exists()
+    assert (folder / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
     assert zip_path.read_bytes() == first
 
 

@@ -9,8 +9,10 @@ DATA_ARGS := $(if $(MNIST),--mnist $(MNIST)) $(if $(MNIST_C),--mnist-c $(MNIST_C
 ASSIGNMENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard source/*/*.ipynb)))))
 # Jupyter refuses to run as root (containers, many course servers) without this.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
+# Where `make kit` writes the student kit (a folder and KIT.zip).
+KIT ?= build/student-kit
 
-.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments clean
+.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit clean
 
 course: $(VENV)/.installed data release
 	$(PY) -m autograder selfgrade
@@ -55,11 +57,15 @@ grade: grade-arguments $(VENV)/.installed data
 bench: bench-arguments $(VENV)/.installed data
 	$(PY) -m autograder bench $(ASSIGNMENT)
 
+# What students get: release notebooks, bdl, data recipe, pinned install files, companions.
+kit: $(VENV)/.installed
+	$(PY) -m autograder student-kit $(KIT)
+
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted submitted_replaced autograded feedback grades.csv grading_status reports
+	rm -rf $(VENV) gradebook.db submitted submitted_replaced autograded feedback grades.csv grading_status reports $(KIT) $(KIT).zip
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

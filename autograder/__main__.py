@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, course, feedback, grading, report, selfgrade
+from autograder import checktests, course, feedback, grading, report, selfgrade, studentkit
 from autograder.lint import lint_course
 from autograder.sandbox import Limits
 
@@ -86,6 +86,14 @@ def _bench(args):
     return 0
 
 
+def _student_kit(args):
+    folder, zip_path = studentkit.build_kit(args.out, args.root)
+    files = studentkit.kit_files(folder)
+    print(f"student kit: {folder} ({len(files)} files) and {zip_path} "
+          f"({zip_path.stat().st_size / 2**20:.1f} MiB)")
+    return 0
+
+
 def _course_options(parser):
     parser.add_argument("--root", default=str(course.REPO),
                         help="the course directory holding source/ and the gradebook")
@@ -142,11 +150,16 @@ def _parser():
                        help="time N copies of the reference: plain serial `nbgrader autograde` "
                             "against `grade`")
     bench.add_argument("--workers", type=int, default=cores)
+    kit = commands.add_parser("student-kit", help="write what students get (release notebooks, bdl, "
+                              "data recipe, pinned install files, companions) to OUT and OUT.zip")
+    kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
+    kit.add_argument("--root", default=str(course.REPO), help="the course directory")
     return parser
 
 
 COMMANDS = {"release": _release, "validate": _validate, "grade": _grade, "check-tests": _check_tests,
-            "report": _report, "feedback": _feedback, "selfgrade": _selfgrade, "bench": _bench}
+            "report": _report, "feedback": _feedback, "selfgrade": _selfgrade, "bench": _bench,
+            "student-kit": _student_kit}
 
 
 def main(argv=None):

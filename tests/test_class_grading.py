@@ -21,7 +21,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, CASES, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
-from test_feedback import secret_lines, visible_text
+from test_feedback import visible_text
+import leaks
 from autograder import cells
 from autograder.course import REPO
 
@@ -191,14 +192,17 @@ def test_feedback_is_written_per_student(course):
     # Submissions that never produced an autograded notebook are listed, not fatal.
     assert "invalid_json: no autograded notebook" in result.stdout
     assert result.returncode == 1
-    # No student's feedback, passing or failing, shows a hidden test; the instructor's copy keeps them.
-    secrets = secret_lines(SOURCE, RELEASE)
+    # No student's feedback, passing or failing, shows a hidden test, a model answer or a graded
+    # function's definition beyond the student's own and the release's stubs (tests/leaks.py);
+    # the instructor's copy keeps the hidden tests.
+    secrets = leaks.secrets([SOURCE], [RELEASE])
+    given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
     pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     assert len(pages) >= 10
     for page in pages:
         text, own = visible_text(page.read_text()), _own_lines(root, page.parent.parent.name)
-        leaked = [line for line in secrets if line in text and not any(line in mine for mine in own)]
-        assert not leaked, f"{page.parent.parent.name}'s feedback shows hidden tests: {leaked[:3]}"
+        leaked = leaks.leaked_lines(text, secrets, own | given)
+        assert not leaked, f"{page.parent.parent.name}'s feedback shows what it must not: {leaked[:3]}"
     wrong = visible_text((root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
     assert "# hidden tests: passed" in wrong
     assert re.search(r"# hidden tests: (failed|not run)", wrong), "its wrong brier_score is reported"

@@ -1,0 +1,256 @@
+"""The student kit: what students get, as a folder and a zip (``python -m autograder student-kit OUT``).
+
+The kit holds the release notebooks, the helper package ``bdl`` they import,
+the data recipe (``python -m bdl.data prepare``, described in ``data/README.md``),
+the lecture companions, a student README and the install files: a
+``pyproject.toml`` that installs only ``bdl`` and an ``environment.yml``, both
+pinned from the course's ``pyproject.toml`` (the one source of the pins) minus
+what only instructors use. Nothing of ``source/``, ``tests/``, ``autograder``,
+the gradebook or the course's ``nbgrader_config.py`` (it imports autograder).
+"""
+import json
+import shutil
+import tempfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from autograder.course import REPO
+
+KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
+# Pinned in the course's pyproject.toml for instructors only: the test runners,
+# and what only autograder imports (tqdm: grade's progress bar; psutil: the
+# sandbox; pyyaml: a test of environment.yml). tests/test_student_kit.py checks
+# that nothing in the kit imports one of these.
+INSTRUCTOR_ONLY = ("pytest", "nbval", "psutil", "tqdm", "pyyaml")
+# Copied as they are, relative to the course directory (folders: every file but caches).
+CONTENT = ("release", "notebooks", "data/README.md")
+SKIPPED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")
+# Zip entries get this fixed time so that the same kit gives the same bytes.
+ZIP_TIME = (2020, 1, 1, 0, 0, 0)
+
+
+def student_requirements(pyproject):
+    """The course's pinned dependencies without the instructor-only ones (strings, in order)."""
+    drop = {canonicalize_name(name) for name in INSTRUCTOR_ONLY}
+    return [dep for dep in pyproject["project"]["dependencies"]
+            if canonicalize_name(Requirement(dep).name) not in drop]
+
+
+def student_packages(pyproject):
+    """The course's packages that ship to students: ``bdl`` and its subpackages."""
+    return [name for name in pyproject["tool"]["setuptools"]["packages"] if name.split(".")[0] == "bdl"]
+
+
+def _toml_list(items):
+    return "[\n" + "".join(f"    {json.dumps(item)},\n" for item in items) + "]"
+
+
+def pyproject_text(pyproject):
+    project = pyproject["project"]
+    return f"""\
+# Installs the course's helper package bdl with the tested, pinned packages.
+# Made from the course's pyproject.toml by `python -m autograder student-kit`.
+[build-system]
+requires = ["setuptools>=68"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{KIT_NAME}"
+version = "{project['version']}"
+description = "Student kit: {project['description']}"
+readme = "README.md"
+requires-python = "{project['requires-python']}"
+dependencies = {_toml_list(student_requirements(pyproject))}
+
+[tool.setuptools]
+packages = {_toml_list(student_packages(pyproject))}
+"""
+
+
+def environment_text(pyproject):
+    python = pyproject["project"]["requires-python"].split(",")[0].lstrip(">=~")
+    pins = "".join(f"      - {json.dumps(dep)}\n" for dep in student_requirements(pyproject))
+    return f"""\
+# Conda environment for the course, with the same pinned packages as pyproject.toml.
+# From this folder:
+#   conda env create -f environment.yml
+#   conda activate bdl-course
+#   python -m bdl.data prepare
+name: bdl-course
+channels:
+  - conda-forge
+dependencies:
+  - python={python}
+  - pip
+  - pip:
+{pins}      # the course's helper package bdl, editable so that its data stays in ./data
+      - "-e ."
+"""
+
+
+GITIGNORE = """\
+.venv/
+__pycache__/
+*.egg-info/
+.ipynb_checkpoints/
+# the data step's outputs: built on each machine
+data/*
+!data/README.md
+"""
+
+
+def readme_text(assignments, companions):
+    rows = "".join(f"| `{name}` | `release/{name}/{notebook}` |\n" for name, notebook in assignments)
+    companion_rows = "".join(f"- `notebooks/{name}`\n" for name in companions)
+    return f"""\
+# Uncertainty in deep learning: the student kit
+
+Graded JupyterLab notebooks on uncertainty in deep learning, in Python with
+TensorFlow and TensorFlow Probability. You complete the cells marked
+`# YOUR CODE HERE` (code) and `YOUR ANSWER HERE` (derivations, discussion);
+[nbgrader](https://nbgrader.readthedocs.io) grades them with more tests than
+you see.
+
+| assignment | notebook |
+|---|---|
+{rows}
+Ungraded notebooks that go with the lectures:
+
+{companion_rows}
+## Set-up: two commands
+
+You need Python 3.11 and about 2 GB of disk, on Linux, Windows or an
+Apple-silicon Mac (TensorFlow 2.20 has no wheels for Intel Macs). In this
+folder:
+
+```bash
+# 1. install the pinned packages and the course's helper package, and prepare the data
+python3.11 -m venv .venv && .venv/bin/python -m pip install -e . && .venv/bin/python -m bdl.data prepare
+# 2. open JupyterLab
+.venv/bin/jupyter lab
+```
+
+On Windows the same two commands are
+`py -3.11 -m venv .venv && .venv\\Scripts\\python -m pip install -e . && .venv\\Scripts\\python -m bdl.data prepare`
+and `.venv\\Scripts\\jupyter lab`. With conda:
+`conda env create -f environment.yml && conda activate bdl-course && python -m bdl.data prepare`,
+then `jupyter lab`.
+
+The data step downloads MNIST through Keras and builds its corrupted twin
+(MNIST-C "spatter"). Offline, give it a Keras-layout `mnist.npz`:
+`python -m bdl.data prepare --mnist PATH/mnist.npz`. `data/README.md` says
+where the data comes from and how the corrupted set is built.
+
+## Working on an assignment
+
+1. Open your assignment's notebook in JupyterLab. Always import `bdl` before
+   TensorFlow (the first cell does): it selects the Keras 2 that TensorFlow
+   Probability's layers need and keeps TensorFlow's log noise out of your
+   notebook.
+2. Fill in the cells that say `# YOUR CODE HERE`, run the visible tests below
+   each one, and press **Validate** before you submit. Hidden tests check more
+   when the assignment is graded. Markdown cells that say `YOUR ANSWER HERE`
+   (derivations, discussion) are graded by your instructor.
+3. The whole notebook runs in a few minutes on a laptop CPU. For a quick pass,
+   start JupyterLab with `BDL_FAST=1 .venv/bin/jupyter lab`: every experiment
+   shrinks, enough to check that your code runs but too little training for
+   the models to be any good.
+4. Hand in the notebook as your course says: through JupyterLab's
+   **Assignments** tab (nbgrader's exchange), or by uploading the `.ipynb`
+   file to your learning management system. Keep the cells you were given:
+   the grader finds your answers by them.
+"""
+
+
+def _is_kit(path):
+    """Whether ``path`` is a folder this command made before (so it may be replaced)."""
+    try:
+        return tomllib.loads((path / "pyproject.toml").read_text())["project"]["name"] == KIT_NAME
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _is_kit_zip(path):
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [name for name in archive.namelist() if name.count("/") == 1
+                     and name.endswith("/pyproject.toml")]
+            return bool(names) and f'name = "{KIT_NAME}"' in archive.read(names[0]).decode()
+    except (OSError, zipfile.BadZipFile, UnicodeDecodeError):
+        return False
+
+
+def _copy(source, target):
+    if source.is_dir():
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(*SKIPPED, "*.pyc"))
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+
+
+def kit_files(folder):
+    """The files of a kit folder, as sorted POSIX paths relative to it (without its ``.git``)."""
+    folder = Path(folder)
+    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
+                  if path.is_file() and path.relative_to(folder).parts[0] != ".git")
+
+
+def _write_zip(folder, zip_path):
+    """Zip ``folder`` under its own name, entries sorted and timestamps fixed."""
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in kit_files(folder):
+            info = zipfile.ZipInfo(f"{folder.name}/{name}", ZIP_TIME)
+            info.external_attr = 0o644 << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, (folder / name).read_bytes())
+
+
+def build_kit(out, root=REPO):
+    """Write the student kit to the folder ``out`` and the zip ``out``.zip; return their paths.
+
+    An earlier kit in ``out`` is replaced, but its ``.git`` is kept, so a kit
+    published as a git repository is rebuilt in place and committed. Raises
+    ValueError if ``out`` (or ``out``.zip) exists and is not an earlier kit, or
+    if the course has no ``release/``.
+    """
+    root, out = Path(root).resolve(), Path(out).resolve()
+    zip_path = out.with_name(out.name + ".zip")
+    release = root / "release"
+    if not sorted(release.glob("*/*.ipynb")):
+        raise ValueError(f"{release} holds no release notebooks: run `python -m autograder release` first")
+    if out.exists() and not (_is_kit(out) or (out.is_dir() and not any(out.iterdir()))):
+        raise ValueError(f"{out} exists and is not a student kit: choose another folder or remove it")
+    if zip_path.exists() and not _is_kit_zip(zip_path):
+        raise ValueError(f"{zip_path} exists and is not a student kit's zip: choose another name or remove it")
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent)) / out.name
+    try:
+        for package in student_packages(pyproject):
+            folder = package.replace(".", "/")
+            for path in sorted((root / folder).glob("*.py")):
+                _copy(path, staging / folder / path.name)
+        for name in CONTENT:
+            _copy(root / name, staging / name)
+        assignments = [(path.parent.name, path.name) for path in sorted(release.glob("*/*.ipynb"))]
+        companions = [path.name for path in sorted((root / "notebooks").glob("*.ipynb"))]
+        (staging / "README.md").write_text(readme_text(assignments, companions))
+        (staging / "pyproject.toml").write_text(pyproject_text(pyproject))
+        (staging / "environment.yml").write_text(environment_text(pyproject))
+        (staging / ".gitignore").write_text(GITIGNORE)
+        zip_staging = staging.parent / zip_path.name
+        _write_zip(staging, zip_staging)
+        if out.exists():
+            if (out / ".git").exists():  # a kit published as its own git repository stays one
+                (out / ".git").rename(staging / ".git")
+            shutil.rmtree(out)
+        staging.rename(out)
+        zip_staging.replace(zip_path)
+    finally:
+        shutil.rmtree(staging.parent, ignore_errors=True)
+    return out, zip_path

@@ -1,0 +1,300 @@
+"""The student kit (``python -m autograder student-kit OUT``): what students get, and nothing they must not see."""
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+import tomllib
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from leaks import course_secrets, scan_folder
+from autograder import cells, studentkit
+from autograder.course import REPO
+
+RELEASES = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "release").glob("*/*.ipynb"))
+COMPANIONS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "notebooks").glob("*.ipynb"))
+BDL = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "bdl").rglob("*.py"))
+REQUIRED = ["README.md", "pyproject.toml", "environment.yml", "data/README.md", *BDL, *RELEASES, *COMPANIONS]
+# The instructor's side of the course: never in a student's hands.
+ABSENT = ["source/", "tests/", "autograder/", "nbgrader_config.py", "gradebook.db", "Makefile", ".ci/",
+          "submitted/", "autograded/", "feedback/", "grades.csv"]
+# Findings of the leak scan that a person has read and judged not to be leaks, each with why.
+# A textual scan cannot tell two functions of one name apart, nor a keyword argument every
+# TFP layer takes from an answer; an entry that no longer occurs fails test_reviewed_findings_still_occur.
+# Keyed by file, kind and line, not by cell number, so that editing a notebook elsewhere keeps them.
+REVIEWED = {
+    "bdl/ensembles.py: hidden: def __call__(self, x):":
+        "the signature of any callable class; the hidden test's stand-in model has one too",
+    "notebooks/02_variational_inference.ipynb: solution: bias_prior_fn=tfpl.default_multivariate_normal_fn,":
+        "the lecture companion configures a TFP VI layer with TFP's default prior, as it teaches",
+    "notebooks/02_variational_inference.ipynb: solution: kernel_divergence_fn=divergence_fn,":
+        "the companion's VI layer takes the divergence it compares (KL / N against others) as an argument",
+    "notebooks/02_variational_inference.ipynb: definition: nll":
+        "the companion's Gaussian NLL with a known noise level, not 04_bayesian_cnn's graded nll "
+        "of a distribution-valued output (for an instructor to judge: it shows the idea)",
+    "release/05_calibration/calibration.ipynb: definition: nll":
+        "a categorical NLL of logits for a results table, not 04_bayesian_cnn's graded nll",
+}
+
+
+def _reviewed(finding):
+    """Whether a finding is one of REVIEWED (which leave out the cell number)."""
+    return re.sub(r" \(cell \d+\)", "", finding, count=1) in REVIEWED
+
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory):
+    folder, zip_path = studentkit.build_kit(tmp_path_factory.mktemp("kit") / "student-kit")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def secrets():
+    return course_secrets(REPO)
+
+
+def test_kit_holds_what_students_need_and_nothing_else(kit):
+    files = studentkit.kit_files(kit)
+    assert not [name for name in REQUIRED if name not in files], files
+    assert not [name for name in files for prefix in ABSENT if name == prefix or name.startswith(prefix)]
+    assert not [name for name in files if name.endswith(".pyc") or "__pycache__" in name]
+    # bdl whole, and nothing of the repository beyond the kit's own files
+    assert [name for name in files if name.startswith("bdl/")] == BDL
+    allowed = set(REQUIRED) | {".gitignore"}
+    assert set(files) <= allowed, sorted(set(files) - allowed)
+    for name in RELEASES + COMPANIONS + BDL + ["data/README.md"]:
+        assert (kit / name).read_bytes() == (REPO / name).read_bytes(), f"{name} differs from the course's"
+
+
+def test_zip_holds_the_same_files(kit):
+    with zipfile.ZipFile(kit.with_name(kit.name + ".zip")) as archive:
+        names = archive.namelist()
+        assert all(name.startswith(f"{kit.name}/") for name in names), names[:3]
+        assert sorted(name[len(kit.name) + 1:] for name in names) == studentkit.kit_files(kit)
+        for name in names:
+            assert archive.read(name) == (kit / name[len(kit.name) + 1:]).read_bytes(), name
+
+
+def test_no_hidden_test_model_answer_or_graded_definition_in_the_kit(kit, secrets):
+    findings = [finding for finding in scan_folder(kit, secrets) if not _reviewed(finding)]
+    assert not findings, "the student kit gives away:\n" + "\n".join(findings)
+
+
+def test_reviewed_findings_still_occur(kit, secrets):
+    stale = set(REVIEWED) - {re.sub(r" \(cell \d+\)", "", finding, count=1) for finding in scan_folder(kit, secrets)}
+    assert not stale, f"no longer found, remove from REVIEWED: {sorted(stale)}"
+
+
+def test_the_scan_finds_planted_leaks(kit, secrets, tmp_path):
+    copy = tmp_path / "kit"
+    shutil.copytree(kit, copy)
+    solution, hidden = sorted(secrets.solution)[0], sorted(secrets.hidden)[0]
+    with open(copy / "bdl" / "metrics.py", "a") as handle:
+        handle.write(f"\n\ndef _helper(x):\n    {solution}\n")
+    with open(copy / "README.md", "a") as handle:
+        handle.write(f"\n    {hidden}\n")
+    with open(copy / "bdl" / "toy.py", "a") as handle:
+        handle.write("\n\ndef brier_score(probs, labels):\n    return 0.0\n")
+    with open(copy / "bdl" / "modes.py", "a") as handle:
+        handle.write("\ngaussian_nll = lambda y, mean, scale: 0.0\n")
+    with open(copy / "data" / "README.md", "a") as handle:
+        handle.write("\n### BEGIN SOLUTION\n")
+    # a release notebook: a graded function in a cell that is not its answer cell
+    path = copy / RELEASES[0]
+    nb = nbformat.read(path, 4)
+    nb.cells.append(nbformat.v4.new_code_cell("def laplace_nll(y, loc, scale):\n    return 0.0"))
+    nbformat.write(nb, path)
+    found = scan_folder(copy, secrets)
+    expected = [f"bdl/metrics.py: solution: {solution}", f"README.md: hidden: {hidden}",
+                "bdl/toy.py: definition: brier_score", "bdl/modes.py: definition: gaussian_nll",
+                "data/README.md: marker: BEGIN SOLUTION",
+                f"{RELEASES[0]} (cell {len(nb.cells) - 1}): definition: laplace_nll"]
+    assert not [item for item in expected if item not in found], found
+    # what was there before is all that was there before
+    assert set(found) - set(expected) == set(scan_folder(kit, secrets))
+
+
+def test_trivial_and_given_lines_are_not_secrets(secrets):
+    # short or generic lines say nothing (see tests/leaks.py); given code is in the release anyway
+    assert not [line for line in secrets.solution | secrets.hidden if len(line) < 12 or line in (")", "return x")]
+    release = {line.strip() for name in RELEASES for cell in nbformat.read(REPO / name, 4).cells
+               for line in cell.source.split("\n")}
+    assert not (secrets.solution | secrets.hidden) & release
+    assert {"brier_score", "gaussian_nll", "fgsm"} <= secrets.names
+
+
+def _imported_modules(kit):
+    """Top-level modules imported by the kit's Python files and notebook code cells."""
+    sources = [path.read_text() for path in kit.rglob("*.py")]
+    for path in kit.rglob("*.ipynb"):
+        sources += [cell.source for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
+    modules = set()
+    for source in sources:
+        # IPython's magics and shell lines are not Python
+        code = "\n".join(line for line in source.split("\n") if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.Import):
+                modules |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                modules.add(node.module.split(".")[0])
+    return modules
+
+
+def test_student_pins_come_from_the_course_and_drop_only_instructor_packages(kit):
+    course = tomllib.loads((REPO / "pyproject.toml").read_text())
+    student = tomllib.loads((kit / "pyproject.toml").read_text())
+    dropped = {canonicalize_name(name) for name in studentkit.INSTRUCTOR_ONLY}
+    assert student["project"]["dependencies"] == [
+        dep for dep in course["project"]["dependencies"] if canonicalize_name(Requirement(dep).name) not in dropped]
+    assert student["project"]["requires-python"] == course["project"]["requires-python"]
+    packages = student["tool"]["setuptools"]["packages"]
+    assert packages == [".".join(path.parent.relative_to(REPO).parts)
+                        for path in sorted((REPO / "bdl").rglob("__init__.py"))]
+    environment = yaml.safe_load((kit / "environment.yml").read_text())
+    [pip] = [dep["pip"] for dep in environment["dependencies"] if isinstance(dep, dict)]
+    assert pip == student["project"]["dependencies"] + ["-e ."]
+    # Nothing students run imports a dropped package, and every kept one is imported or
+    # is what the notebooks run in (JupyterLab, nbgrader's Validate, Keras 2 for TFP).
+    modules = _imported_modules(kit)
+    owners = metadata.packages_distributions()
+    distributions = {canonicalize_name(dist) for module in modules for dist in owners.get(module, [])}
+    assert not distributions & dropped, f"the kit imports instructor-only packages: {distributions & dropped}"
+    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow-cpu", "tensorflow"}
+    kept = {canonicalize_name(Requirement(dep).name) for dep in student["project"]["dependencies"]}
+    assert kept - runtime <= distributions, f"pinned but never imported: {kept - runtime - distributions}"
+
+
+def test_readme_gives_students_two_commands(kit):
+    readme = (kit / "README.md").read_text()
+    block = readme.split("```bash\n")[1].split("```")[0]
+    commands = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    assert len(commands) == 2, commands
+    assert "pip install" in commands[0] and "bdl.data prepare" in commands[0]
+    assert "jupyter lab" in commands[1]
+    assert "--mnist" in readme and "source/" not in readme and "autograder" not in readme
+
+
+def test_rebuilding_replaces_an_earlier_kit_with_the_same_bytes(kit, tmp_path):
+    out = tmp_path / "student-kit"
+    first = studentkit.build_kit(out)[1].read_bytes()
+    (out / "stale.txt").write_text("left from an older kit")
+    (out / ".git").mkdir()  # published as its own repository: rebuilt in place, still one
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    folder, zip_path = studentkit.build_kit(out)
+    assert not (folder / "stale.txt").exists()
+    assert (folder / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert zip_path.read_bytes() == first
+
+
+def test_refuses_a_folder_that_is_not_a_kit_and_a_course_without_release(tmp_path, capsys):
+    from autograder.__main__ import main
+    taken = tmp_path / "notes"
+    taken.mkdir()
+    (taken / "thesis.tex").write_text("mine")
+    assert main(["student-kit", str(taken)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "exists and is not a student kit" in error and len(error.splitlines()) == 1, error
+    assert (taken / "thesis.tex").read_text() == "mine"
+    course = tmp_path / "course"
+    shutil.copytree(REPO / "bdl", course / "bdl")
+    shutil.copy(REPO / "pyproject.toml", course)
+    assert main(["student-kit", str(tmp_path / "kit"), "--root", str(course)]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "no release notebooks" in error and len(error.splitlines()) == 1, error
+    assert not (tmp_path / "kit").exists()
+
+
+# ---------------------------------------------------------------- a student's machine
+
+NOTEBOOK = "release/01_likelihoods/likelihoods.ipynb"
+SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
+# Runs inside the kit's virtual environment: executes a notebook with nbclient in that
+# environment's kernel; prints where it stopped (a cell's grade_id and error) as JSON.
+DRIVER = textwrap.dedent("""\
+    import json, sys
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    path = sys.argv[1]
+    nb = nbformat.read(path, 4)
+    nb.cells.append(nbformat.v4.new_code_cell("import sys; print(sys.prefix)"))
+    client = NotebookClient(nb, kernel_name="python3", timeout=600, resources={"metadata": {"path": "."}})
+    result = {"failed": None}
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        cell = next(c for c in nb.cells if any(o.get("output_type") == "error" for o in c.get("outputs", [])))
+        result = {"failed": cell.metadata.get("nbgrader", {}).get("grade_id"), "ename": error.ename}
+    result["prefix"] = "".join(o.get("text", "") for o in nb.cells[-1].get("outputs", [])).strip()
+    result["stderr"] = [o["text"] for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stderr"]
+    print(json.dumps(result))
+""")
+
+
+def _with_reference_answers(release_path, target):
+    """Write the release notebook with the source's code answers pasted into its answer cells."""
+    answers = {cells.grade_id(cell): cell.source for cell in nbformat.read(SOURCE, 4).cells
+               if cell.cell_type == "code" and cells.is_answer(cell)}
+    nb = nbformat.read(release_path, 4)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cells.is_answer(cell):
+            cell.source = answers[cells.grade_id(cell)]
+    nbformat.write(nb, target)
+
+
+@pytest.mark.slow
+def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_path):
+    venv = tmp_path / "venv"
+    python = venv / "bin" / "python"
+    # Nothing of the course repository may reach the kit's environment.
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "BDL_FAST", "NBGRADER_EXECUTION")}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(kit)],
+                             capture_output=True, text=True, env=env, timeout=3600, cwd=tmp_path)
+    seconds = time.perf_counter() - start
+    print(f"\nfresh venv and pip install of the student kit: {seconds:.0f} s")
+    assert install.returncode == 0, install.stderr[-3000:]
+
+    # installed, not editable: bdl comes from the venv; the instructor's packages are not there
+    where = subprocess.run([str(python), "-c", "import bdl, bdl.checks, bdl.data, bdl.figures.calibration; "
+                            "print(bdl.__file__)"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert where.returncode == 0 and where.stdout.startswith(str(venv)), where.stdout + where.stderr[-2000:]
+    for module in ("autograder", "pytest", "nbval"):
+        missing = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True, env=env, cwd=tmp_path)
+        assert missing.returncode != 0, f"{module} is installed in the student's environment"
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "driver.py").write_text(DRIVER)
+    shutil.copy(kit / NOTEBOOK, work / "blank.ipynb")
+    _with_reference_answers(kit / NOTEBOOK, work / "answered.ipynb")
+    env["NBGRADER_EXECUTION"] = "validate"  # grading size: seconds, not minutes
+    runs = {}
+    for name in ("blank", "answered"):
+        start = time.perf_counter()
+        run = subprocess.run([str(python), "driver.py", f"{name}.ipynb"], capture_output=True, text=True,
+                             env=env, cwd=work, timeout=1800)
+        assert run.returncode == 0, run.stderr[-3000:]
+        runs[name] = json.loads(run.stdout.strip().splitlines()[-1])
+        print(f"{name} {NOTEBOOK} in the kit's kernel: {time.perf_counter() - start:.0f} s")
+    first_test = next(cells.grade_id(cell) for cell in nbformat.read(kit / NOTEBOOK, 4).cells if cells.is_test(cell))
+    assert runs["blank"]["failed"] == first_test and runs["blank"]["ename"] == "NotImplementedError", runs["blank"]
+    answered = runs["answered"]
+    assert answered["failed"] is None, answered
+    assert Path(answered["prefix"]).resolve() == venv.resolve(), f"the kernel was not the kit's: {answered['prefix']}"
+    assert not answered["stderr"], f"nbgrader scores a cell that writes to stderr zero: {answered['stderr']}"

@@ -96,6 +96,9 @@ class Secrets:
     hidden: frozenset     # telling lines of hidden-test blocks
     solution: frozenset   # telling lines of model answers (code and markdown)
     names: frozenset      # what the code answers define: the graded functions and classes
+    # {graded name: the first assignment that grades it}: a later assignment's release may
+    # give an earlier one's answer as code of its own ("the answer to assignment NN")
+    origin: tuple = ()
 
     def lines(self):
         """{secret line: "hidden" or "solution"}, markers included."""
@@ -110,8 +113,8 @@ def secrets(source_paths, release_paths):
     sources = [nbformat.read(path, 4) for path in source_paths]
     given = {line.strip() for path in release_paths for cell in nbformat.read(path, 4).cells
              for line in cell.source.split("\n")}
-    hidden, solution, names = set(), set(), set()
-    for nb in sources:
+    hidden, solution, names, origin = set(), set(), set(), {}
+    for path, nb in sorted(zip(source_paths, sources)):
         for cell in nb.cells:
             lines = cell.source.split("\n")
             hide, answer = cells.hidden_lines(cell.source), solution_lines(cell)
@@ -120,13 +123,15 @@ def secrets(source_paths, release_paths):
             hidden |= {lines[number - 1].strip() for number in hide}
             solution |= {lines[number - 1].strip() for number in answer}
             if cell.cell_type == "code" and cells.is_answer(cell):
+                for name in graded_names(cell.source):
+                    origin.setdefault(name, Path(path).parent.name)
                 names |= graded_names(cell.source)
 
     def keep(lines):
         return frozenset(line for line in lines if telling(line) and line not in given
                          and not any(marker in line for marker in MARKERS))
 
-    return Secrets(keep(hidden), keep(solution), frozenset(names))
+    return Secrets(keep(hidden), keep(solution), frozenset(names), tuple(sorted(origin.items())))
 
 
 def course_secrets(root):
@@ -180,13 +185,17 @@ def scan_folder(folder, secrets):
     """Every leak in the files under ``folder``: ["path (where): kind: line"], empty when clean.
 
     Release notebooks (``release/*/*.ipynb``) may define graded names in their own answer
-    cells (the student's stubs); everything else may not define them at all, and no file
-    may hold a secret line or marker."""
+    cells (the student's stubs), and an earlier assignment's graded names anywhere (its
+    answer, given); everything else may not define them at all, and no file may hold a
+    secret line or marker."""
     folder, found = Path(folder), []
     lines_only = Secrets(secrets.hidden, secrets.solution, frozenset())
-    names_only = Secrets(frozenset(), frozenset(), secrets.names)
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
+        assignment = rel.split("/")[1] if rel.startswith("release/") else None
+        names = secrets.names - {name for name, first in secrets.origin
+                                 if assignment is not None and first < assignment}
+        names_only = Secrets(frozenset(), frozenset(), names)
         try:
             text = path.read_text()
         except UnicodeDecodeError:
@@ -203,7 +212,7 @@ def scan_folder(folder, secrets):
                 # Python is read as Python (def anywhere, names bound at top level); the rest
                 # (markdown, READMEs, outputs) as text, for `def name(` lines
                 if python is not None:
-                    kinds += [("definition", name) for name in sorted(defined_names(python) & secrets.names)]
+                    kinds += [("definition", name) for name in sorted(defined_names(python) & names)]
                 rest = part if python is None else part.replace(python, "", 1)
                 kinds += [item for item in leaked_lines(rest, names_only) if item[0] == "definition"]
             found += [f"{label}: {kind}: {line}" for kind, line in kinds]

@@ -44,8 +44,6 @@ REVIEWED = {
     "notebooks/02_variational_inference.ipynb: definition: nll":
         "the companion's Gaussian NLL with a known noise level, not 04_bayesian_cnn's graded nll "
         "of a distribution-valued output (for an instructor to judge: it shows the idea)",
-    "release/05_calibration/calibration.ipynb: definition: nll":
-        "a categorical NLL of logits for a results table, not 04_bayesian_cnn's graded nll",
 }
 
 
@@ -116,11 +114,17 @@ def test_the_scan_finds_planted_leaks(kit, secrets, tmp_path):
     nb = nbformat.read(path, 4)
     nb.cells.append(nbformat.v4.new_code_cell("def laplace_nll(y, loc, scale):\n    return 0.0"))
     nbformat.write(nb, path)
+    # an earlier assignment's answer may be given in a later release, a later one's never
+    later = copy / RELEASES[1]
+    nb = nbformat.read(later, 4)
+    nb.cells.append(nbformat.v4.new_code_cell("def get_prior(kernel_size, bias_size, dtype=None):\n    pass"))
+    nbformat.write(nb, later)
     found = scan_folder(copy, secrets)
     expected = [f"bdl/metrics.py: solution: {solution}", f"README.md: hidden: {hidden}",
                 "bdl/toy.py: definition: brier_score", "bdl/modes.py: definition: gaussian_nll",
                 "data/README.md: marker: BEGIN SOLUTION",
-                f"{RELEASES[0]} (cell {len(nb.cells) - 1}): definition: laplace_nll"]
+                f"{RELEASES[0]} (cell {len(nbformat.read(path, 4).cells) - 1}): definition: laplace_nll",
+                f"{RELEASES[1]} (cell {len(nb.cells) - 1}): definition: get_prior"]
     assert not [item for item in expected if item not in found], found
     # what was there before is all that was there before
     assert set(found) - set(expected) == set(scan_folder(kit, secrets))
@@ -264,7 +268,8 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", str(kit)],
+    # --no-compile: byte-compiling TensorFlow's files is most of pip's time and tests nothing of the kit.
+    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(kit)],
                              capture_output=True, text=True, env=env, timeout=3600, cwd=tmp_path)
     seconds = time.perf_counter() - start
     print(f"\nfresh venv and pip install of the student kit: {seconds:.0f} s")

@@ -31,9 +31,29 @@ class _NoisyModel:
         return _Probs(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True))
 
 
-def test_entropy_is_safe_at_zero_and_in_bits():
-    probs = np.array([[1.0, 0.0], [0.5, 0.5]])
-    assert np.allclose(bayesian_cnn._entropy_bits(probs), [0.0, 1.0])
+class _FixedModel:
+    """Stands in for a model that always predicts the same class probabilities."""
+
+    def __init__(self, probs):
+        self.probs = np.asarray(probs)
+
+    def __call__(self, x):
+        return _Probs(self.probs)
+
+
+def test_entropy_histograms_are_in_bits_and_safe_at_zero(monkeypatch):
+    figures = []
+    monkeypatch.setattr(bayesian_cnn.plt, "show", lambda: figures.append(bayesian_cnn.plt.gcf()))
+    certain, uniform, half = np.eye(10)[0], np.full(10, 0.1), np.r_[0.5, 0.5, np.zeros(8)]
+    # Correct: one certain prediction (0 bits) and one split between two classes (1 bit);
+    # incorrect: a uniform prediction (log2 10 bits).
+    model = _FixedModel([certain, half, uniform])
+    with np.errstate(all="raise"):
+        bayesian_cnn.plot_entropy_distribution(model, np.zeros((3, 28, 28, 1)), np.array([0, 0, 5]), "entropy")
+    correct, incorrect = (ax.get_legend().get_texts()[0].get_text() for ax in figures[0].axes)
+    assert correct == "mean 0.500 bits"
+    assert incorrect == f"mean {np.log2(10):.3f} bits"
+    bayesian_cnn.plt.close("all")
 
 
 @pytest.mark.parametrize("run_ensemble", [False, True])

@@ -30,6 +30,7 @@ from autograder.course import REPO
 pytestmark = pytest.mark.slow
 
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
 MAX_SCORE = 23  # 13 automatic and 10 hand-graded points
 LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]
 
@@ -203,7 +204,11 @@ def test_feedback_is_written_per_student(course):
         text, own = visible_text(page.read_text()), _own_lines(root, page.parent.parent.name)
         leaked = leaks.leaked_lines(text, secrets, own | given)
         assert not leaked, f"{page.parent.parent.name}'s feedback shows what it must not: {leaked[:3]}"
-    wrong = visible_text((root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    failing_page = root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html"
+    # Kept for people: a failing submission's feedback as its student sees it.
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(failing_page, ARTIFACTS / f"feedback_{ASSIGNMENT}_failing_submission.html")
+    wrong = visible_text(failing_page.read_text())
     assert "# hidden tests: passed" in wrong
     assert re.search(r"# hidden tests: (failed|not run)", wrong), "its wrong brier_score is reported"
     autograded = (root / "autograded" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()

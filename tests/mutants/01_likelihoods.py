@@ -64,6 +64,9 @@ MUTANTS = {
          "    x = tf.convert_to_tensor(x, dtype=tf.float32)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n        loss = loss_fn(x, y)\n    return x + eps * tf.sign(tape.gradient(loss, x))",
          "    x = tf.convert_to_tensor(x, dtype=tf.float32)\n    y = tf.convert_to_tensor(y, dtype=tf.float32)\n    with tf.GradientTape() as tape:\n        tape.watch(y)\n        loss = loss_fn(x, y)\n    return x + eps * tf.sign(tape.gradient(loss, y))"),
         ("input not watched", "        tape.watch(x)\n", ""),
+        # The spec says a tensor; an array breaks the notebook's training inside tf.function.
+        ("a NumPy array instead of a tensor", "return x + eps * tf.sign(tape.gradient(loss, x))",
+         "return (x + eps * tf.sign(tape.gradient(loss, x))).numpy()"),
         ("perturbation only", "return x + eps * tf.sign(", "return eps * tf.sign("),
         ("sign of the input", "tf.sign(tape.gradient(loss, x))", "tf.sign(x)"),
     ],

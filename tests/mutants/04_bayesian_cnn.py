@@ -114,6 +114,20 @@ ALTERNATIVES = {
         ("pool size as integer", "pool_size=(6, 6)", "pool_size=6"),
         ("tf.nn.softmax output", 'units=10, activation="softmax"', "units=10, activation=tf.nn.softmax"),
         ("Keras relu function", 'activation="relu"', "activation=tf.keras.activations.relu"),
+        ("the original course's idiom: its imported names, positional arguments",
+         "    model = tf.keras.Sequential([\n"
+         "        tf.keras.layers.Conv2D(filters=8, kernel_size=(5, 5), activation=\"relu\",\n"
+         "                               padding=\"VALID\", input_shape=input_shape),\n"
+         "        tf.keras.layers.MaxPooling2D(pool_size=(6, 6)),\n"
+         "        tf.keras.layers.Flatten(),\n"
+         "        tf.keras.layers.Dense(units=10, activation=\"softmax\"),\n"
+         "    ])\n",
+         "    model = Sequential([\n"
+         "        Conv2D(8, (5, 5), activation='relu', padding='VALID', input_shape=input_shape),\n"
+         "        MaxPooling2D((6, 6)),\n"
+         "        Flatten(),\n"
+         "        Dense(10, activation='softmax')\n"
+         "    ])\n"),
     ],
     "nll": [
         ("cross-entropy of the probabilities", "return -y_pred.log_prob(y_true)",

@@ -112,14 +112,19 @@ def has_markers(source, begin, end):
     return any(begin in line or end in line for line in source.splitlines())
 
 
-def hidden_lines(source):
-    """Return the 1-based line numbers of ``source`` inside hidden-test blocks, markers included."""
+def block_lines(source, begin, end):
+    """Return the 1-based line numbers of ``source`` inside ``begin``/``end`` blocks, markers included."""
     numbers, inside = set(), False
     for number, line in enumerate(source.split("\n"), start=1):
-        if BEGIN_HIDDEN in line:
+        if begin in line:
             inside = True
         if inside:
             numbers.add(number)
-        if END_HIDDEN in line:
+        if end in line:
             inside = False
     return numbers
+
+
+def hidden_lines(source):
+    """Return the 1-based line numbers of ``source`` inside hidden-test blocks, markers included."""
+    return block_lines(source, BEGIN_HIDDEN, END_HIDDEN)

@@ -36,18 +36,10 @@ def solution_lines(cell):
 
     nbgrader replaces what lies between the solution markers, or the whole
     cell of an answer that has no markers."""
-    source = cell["source"].split("\n")
-    if not cells.has_markers(cell["source"], cells.BEGIN_SOLUTION, cells.END_SOLUTION):
-        return set(range(1, len(source) + 1)) if cells.is_answer(cell) else set()
-    numbers, inside = set(), False
-    for number, line in enumerate(source, start=1):
-        if cells.BEGIN_SOLUTION in line:
-            inside = True
-        if inside:
-            numbers.add(number)
-        if cells.END_SOLUTION in line:
-            inside = False
-    return numbers
+    source = cell["source"]
+    if not cells.has_markers(source, cells.BEGIN_SOLUTION, cells.END_SOLUTION):
+        return set(range(1, len(source.split("\n")) + 1)) if cells.is_answer(cell) else set()
+    return cells.block_lines(source, cells.BEGIN_SOLUTION, cells.END_SOLUTION)
 
 
 def telling(line):

@@ -1,7 +1,10 @@
 """Grade a class: collect submissions, autograde each in its own sandboxed worker, record the scores.
 
 Every submission gets one row per notebook and a status: ``graded`` (with
-notes for the instructor) or ``error: <why>`` (scored zero). Rows go to
+notes for the instructor) or ``error: <why>`` (scored zero). A cell that kills
+the kernel, or is killed at a limit, costs only itself: the submission is
+graded again with that cell left out, so only it and the cells that need its
+names score zero. Rows go to
 ``grading_status/<assignment>.json`` for ``report``, and to a CSV if asked.
 """
 import csv
@@ -22,6 +25,7 @@ from autograder import cells
 from autograder.collect import NBGRADER_FILES, collect
 from autograder.course import (REPO, check_assignment, check_result, default_db_url, make_api,
                                notebook_names)
+from autograder.guard import cell_key
 from autograder.repair import repair_notebook
 from autograder.review import review_notebook
 from autograder.sandbox import Limits, run_isolated
@@ -30,6 +34,10 @@ from autograder.worker import GradingJob
 
 # manual: points in answer cells (derivations, discussion) that await an instructor.
 COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "status")
+
+# How many crashing cells one submission may have left out before it is scored zero:
+# each costs a grading run.
+MAX_CRASHED_CELLS = 3
 
 # nbgrader's gradebook trips this SQLAlchemy warning on every autograde; it is harmless.
 warnings.filterwarnings("ignore", category=SAWarning)
@@ -68,6 +76,38 @@ def _zero(db_url, assignment, student):
         gradebook.db.commit()
 
 
+def _cell_name(code, notebooks):
+    """A crashed cell, for the instructor: its grade_id if it is graded, else its first line."""
+    key = cell_key(code)
+    for notebook in notebooks:
+        for cell in notebook.cells:
+            grade_id = cells.grade_id(cell)
+            if grade_id and cell_key(cell.source) == key:
+                return grade_id
+    first = next((line.strip() for line in code.splitlines() if line.strip()), "")
+    return f"`{first[:60]}`"
+
+
+def _grade_crash_safe(job, limits, notebooks):
+    """Run the worker; while a cell crashes the kernel, grade again without it.
+
+    Returns (WorkerResult, [what was left out and why]). ``notebooks`` (the
+    submission's and the source's) name the cells.
+    """
+    left_out = []
+    while True:
+        progress = Path(job.progress)
+        progress.unlink(missing_ok=True)
+        result = run_isolated(job, limits)
+        if result.success or not result.crashed or not progress.exists():
+            return result, left_out
+        code = progress.read_text(errors="replace")
+        if cell_key(code) in job.skip or len(job.skip) == MAX_CRASHED_CELLS:
+            return result, left_out
+        job.skip = (*job.skip, cell_key(code))
+        left_out.append(f"graded again without cell {_cell_name(code, notebooks)} ({result.error})")
+
+
 def _grade_one(root, db_url, assignment, item, limits, release_notebooks):
     """Autograde one collected submission in isolation; return its status."""
     with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
@@ -87,12 +127,26 @@ def _grade_one(root, db_url, assignment, item, limits, release_notebooks):
                 shutil.copyfile(submitted / name, target / name)
         job = GradingJob(scratch=scratch, assignment=assignment, student=item.student, db_url=db_url,
                          cell_timeout=limits.cell_timeout,
-                         autograded=str(Path(root) / "autograded" / item.student / assignment))
-        result = run_isolated(job, limits)
+                         autograded=str(Path(root) / "autograded" / item.student / assignment),
+                         progress=str(Path(scratch) / "progress"))
+        notebooks = _readable_notebooks([*target.glob("*.ipynb"),
+                                         *(Path(root) / "source" / assignment).glob("*.ipynb")])
+        result, left_out = _grade_crash_safe(job, limits, notebooks)
+    notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
     if not result.success:
         _zero(db_url, assignment, item.student)
-        return "error: " + result.error
-    return "graded" + (f"; repaired the nbgrader metadata of {repaired} cells" if repaired else "")
+        return "; ".join(["error: " + result.error] + notes)
+    return "; ".join(["graded"] + notes)
+
+
+def _readable_notebooks(paths):
+    notebooks = []
+    for path in paths:
+        try:
+            notebooks.append(nbformat.read(path, 4))
+        except Exception:  # nbgrader reports a file it cannot read
+            pass
+    return notebooks
 
 
 def _notes(root, assignment, item, release_notebooks):

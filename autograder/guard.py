@@ -17,10 +17,20 @@ puts back:
   points because NumPy or a library warned (a test that forbids warnings
   says so and catches them itself).
 
+It also keeps a submission that kills its kernel from losing every later
+answer's points. Before each cell it writes the cell's source to the file
+named by ``$BDL_GRADING_PROGRESS``, so the grader knows which cell was running
+when the kernel died or was killed; on the next attempt, the cells whose keys
+(``cell_key``) are listed in ``$BDL_GRADING_SKIP`` are not run but raise an
+error instead, so they and whatever needs their names score zero and every
+other cell is graded.
+
 This is a guard against tampering by ordinary means, not a sandbox: code that
 sets out to defeat it in the same process can (see the README's threat model).
 """
+import hashlib
 import importlib
+import json
 import os
 import sys
 import warnings
@@ -33,6 +43,11 @@ PROTECTED = ("builtins", "math", "numpy", "numpy.testing", "numpy.linalg", "nump
 
 # What a kernel runs first to install the guard (IPKernelApp.exec_lines).
 GUARD = "import autograder.guard; autograder.guard.install()"
+# Set by the grading worker for its kernel: where to note the running cell, which cells to skip.
+PROGRESS_ENV = "BDL_GRADING_PROGRESS"
+SKIP_ENV = "BDL_GRADING_SKIP"
+SKIPPED = ("raise RuntimeError('not run when graded: this cell stopped the grading kernel, "
+           "so it was left out and the rest of the notebook graded without it')\n")
 
 _MISSING = object()
 
@@ -67,6 +82,18 @@ def show_warning_on_stdout(message, category, filename, lineno, file=None, line=
     print(f"warning (costs no points): {category.__name__}: {message}", file=sys.stdout)
 
 
+def cell_key(source):
+    """What names a cell across grading attempts: a hash of its code."""
+    return hashlib.sha256(source.strip().encode()).hexdigest()
+
+
+def _skipper(keys):
+    """An IPython input transformer that swaps the code of the cells in ``keys`` for ``SKIPPED``."""
+    def skip(lines):
+        return [SKIPPED] if cell_key("".join(lines)) in keys else lines
+    return skip
+
+
 def install(ipython=None):
     """Snapshot now and restore before every cell of this IPython kernel."""
     import bdl  # noqa: F401  (Keras 2 for TensorFlow Probability; must precede TensorFlow)
@@ -74,5 +101,17 @@ def install(ipython=None):
     ipython = ipython or get_ipython()  # noqa: F821 (defined in an IPython kernel)
     warnings.showwarning = show_warning_on_stdout
     snapshot = _snapshot()
-    ipython.events.register("pre_run_cell", lambda *args: _restore(snapshot))
+    progress = os.environ.get(PROGRESS_ENV)
+    skip = set(json.loads(os.environ.get(SKIP_ENV) or "[]"))
+
+    def before_cell(info=None):
+        _restore(snapshot)
+        if progress and info is not None:
+            with open(progress, "w") as handle:
+                handle.write(info.raw_cell)
+
+    ipython.events.register("pre_run_cell", before_cell)
+    if skip:
+        # First of the clean-up transforms, so it sees the cell as written.
+        ipython.input_transformers_cleanup.insert(0, _skipper(skip))
     return snapshot

@@ -105,7 +105,7 @@ def run_isolated(job, limits):
         worker.stdin.close()
         killed = _watch(worker, limits, start)
         if killed:
-            return WorkerResult(False, killed)
+            return WorkerResult(False, killed, crashed=True)
         stdout.seek(0)
         lines = stdout.read().strip().splitlines()
         try:

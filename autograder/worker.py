@@ -9,7 +9,8 @@ directory, which holds only this submission's notebooks: no ``source/`` (the
 hidden tests reach nbgrader through the gradebook), no ``release/``, no other
 student, no gradebook file (the gradebook's URL comes on stdin, not on a
 command line a kernel could read). The kernel starts with ``autograder.guard``
-installed, a cap on the number of processes (POSIX, not root) and nbgrader's
+installed (noting each cell before it runs, and skipping the cells that
+crashed an earlier attempt), a cap on the number of processes (POSIX, not root) and nbgrader's
 per-cell timeout. The autograded notebook is copied back into the course for
 feedback.
 """
@@ -24,12 +25,13 @@ from pathlib import Path
 import psutil
 
 from autograder.course import make_api
-from autograder.guard import GUARD
+from autograder.guard import GUARD, PROGRESS_ENV, SKIP_ENV
 
 # A fork bomb stops at this many processes more than the user already runs.
 MAX_NEW_PROCESSES = 512
+DEAD_KERNEL = "DeadKernelError"
 # What nbgrader's log says, and what the instructor is told.
-KNOWN_ERRORS = (("DeadKernelError", "the kernel died (the submission crashed or exited it)"),
+KNOWN_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
                 ("NotJSONError", "not a notebook (the file is not JSON)"),
                 ("NBFormatError", "not a valid notebook"),
                 ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
@@ -45,6 +47,8 @@ class GradingJob:
     db_url: str          # the gradebook
     cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
     autograded: str      # where the autograded notebooks go in the real course
+    progress: str = ""   # the file the kernel writes each cell's code to before running it
+    skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
 
     def to_json(self):
         return json.dumps(asdict(self))
@@ -52,9 +56,11 @@ class GradingJob:
 
 @dataclass
 class WorkerResult:
-    """How grading went: ``error`` says why it did not succeed."""
+    """How grading went: ``error`` says why it did not succeed; ``crashed``: the kernel
+    died or was killed in a cell (``GradingJob.progress`` names the cell)."""
     success: bool
     error: str = ""
+    crashed: bool = False
 
     def to_json(self):
         return json.dumps(asdict(self))
@@ -99,15 +105,18 @@ def grade(job):
                  "Execute": {"timeout": job.cell_timeout,
                              "extra_arguments": ["--IPKernelApp.log_level=ERROR",
                                                  f"--IPKernelApp.exec_lines={GUARD}"]}}
+    # The kernel inherits these (nbgrader starts it with this process's environment).
+    os.environ[PROGRESS_ENV] = job.progress
+    os.environ[SKIP_ENV] = json.dumps(list(job.skip))
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
-    error = "" if result["success"] else error_summary(f"{result['error']}\n{result['log']}")
+    log = "" if result["success"] else f"{result['error']}\n{result['log']}"
     graded = scratch / "autograded" / job.student / job.assignment
     if graded.exists():
         target = Path(job.autograded)
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(graded, target)
-    return WorkerResult(result["success"], error)
+    return WorkerResult(result["success"], error_summary(log) if log else "", DEAD_KERNEL in log)
 
 
 if __name__ == "__main__":

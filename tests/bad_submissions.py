@@ -73,6 +73,9 @@ FORK_BOMB = ("import os, time\n"
              "    if os.fork() == 0:\n"
              "        time.sleep(600)\n"
              "        os._exit(0)\n")
+EXIT_WHEN_CALLED = ("\n\ndef fgsm(loss_fn, x, y, eps):\n"
+                    "    import os\n"
+                    "    os._exit(0)\n")
 PATCH_HELPERS = ("import numpy, numpy.testing, bdl.checks\n"
                  "numpy.testing.assert_allclose = lambda *args, **kwargs: None\n"
                  "numpy.allclose = lambda *args, **kwargs: True\n"
@@ -131,18 +134,24 @@ CASES = {
     "solution_as_markdown": (_cells(_solution_to_markdown), FULL, "graded", []),
     # Interrupted at the cell timeout; brier_score is never defined.
     "infinite_loop": (_edit("brier_score", prepend="while True:\n    pass\n"), FULL - 2, "graded", []),
-    "memory_bomb": (_edit("laplace_nll", prepend=MEMORY_BOMB), 0, "error: exceeded the memory limit", []),
+    # A cell that kills the kernel, or is killed at a limit, costs only its own points:
+    # the submission is graded again without it.
+    "memory_bomb": (_edit("laplace_nll", prepend=MEMORY_BOMB), FULL - 2, "graded",
+                    ["graded again without cell laplace_nll (exceeded the memory limit"]),
     "huge_output": (_edit("split_mean_scale", append="\nfor _i in range(200_000):\n    print(_i)\n"),
                     FULL, "graded", []),
     # IPython turns SystemExit into an error in that cell: fgsm is never defined.
     "sys_exit": (_edit("fgsm", prepend="import sys\nsys.exit(3)\n"), FULL - 2, "graded",
                  ["calls sys.exit"]),
-    "os_exit": (_edit("fgsm", prepend="import os\nos._exit(0)\n"), 0, "error: the kernel died",
-                ["calls os._exit"]),
+    "os_exit": (_edit("fgsm", prepend="import os\nos._exit(0)\n"), FULL - 2, "graded",
+                ["graded again without cell fgsm (the kernel died", "calls os._exit"]),
+    # Dies only when its tests call it: those tests are left out.
+    "os_exit_when_called": (_edit("fgsm", append=EXIT_WHEN_CALLED), FULL - 2, "graded",
+                            ["graded again without cell fgsm_tests (the kernel died"]),
     "kill_own_kernel": (_edit("fgsm", prepend="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"),
-                        0, "error: the kernel died", ["calls os.kill"]),
-    "fork_bomb": (_edit("brier_score", append="\n" + FORK_BOMB), 0, "error: exceeded the memory limit",
-                  ["calls os.fork"]),
+                        FULL - 2, "graded", ["graded again without cell fgsm", "calls os.kill"]),
+    "fork_bomb": (_edit("brier_score", append="\n" + FORK_BOMB), FULL - 2, "graded",
+                  ["graded again without cell brier_score (exceeded the memory limit", "calls os.fork"]),
     "patched_helpers": (_edit("brier_score", replace=PATCH_HELPERS + WRONG_BRIER), FULL - 2, "graded",
                         ["rebinds numpy.testing.assert_allclose", "rebinds bdl.checks.assert_close"]),
     "redefined_helpers": (_edit("brier_score", replace=REDEFINE_HELPERS + WRONG_BRIER), FULL - 2,

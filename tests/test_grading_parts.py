@@ -164,3 +164,23 @@ def test_guard_shows_warnings_on_stdout_where_they_cost_no_points(capsys, monkey
     out, err = capsys.readouterr()
     assert err == ""
     assert out.count("warning (costs no points): RuntimeWarning: divide by zero encountered in log") == 2
+
+
+def test_guard_notes_each_cell_and_skips_the_ones_that_crashed(tmp_path, monkeypatch):
+    import warnings
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # put back after the test
+    progress, crashed = tmp_path / "progress", "import os\nos._exit(0)\n"
+    monkeypatch.setenv(guard.PROGRESS_ENV, str(progress))
+    monkeypatch.setenv(guard.SKIP_ENV, json.dumps([guard.cell_key(crashed)]))
+    shell = InteractiveShell()
+    guard.install(shell)
+    assert shell.run_cell("noted = 1").success
+    assert progress.read_text() == "noted = 1"
+    result = shell.run_cell(crashed)  # would end this process if it ran
+    assert isinstance(result.error_in_exec, RuntimeError)
+    assert "not run when graded" in str(result.error_in_exec)
+    assert progress.read_text() == crashed
+    assert shell.run_cell("noted += 1").success and shell.user_ns["noted"] == 2

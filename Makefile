@@ -19,9 +19,9 @@ course: $(VENV)/.installed data release
 
 # Two pytest workers: much of the suite waits on subprocesses and kernels, so
 # two overlap well even on 2 cores. A notebook's cells, and a test module's
-# shared fixtures, stay on one worker (loadscope).
+# shared fixtures, stay on one worker (loadscope); tests/conftest.py puts long work first.
 TEST_WORKERS ?= 2
-PARALLEL := -n $(TEST_WORKERS) --dist loadscope
+PARALLEL := -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: $(VENV)/.installed data
 	$(PY) -m pytest $(PARALLEL)

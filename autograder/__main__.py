@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, course, feedback, grading, report, selfgrade, studentkit
+from autograder import checktests, course, feedback, gradebook, grading, report, selfgrade, studentkit
 from autograder.lint import lint_course
 from autograder.sandbox import Limits
 
@@ -24,10 +24,17 @@ def _validate(args):
     return 1 if problems else 0
 
 
+def _db(args):
+    """The gradebook's URL from ``--db`` and ``--root``, checked before any work."""
+    url = gradebook.gradebook_url(args.db, args.root)
+    gradebook.check(url)
+    return url
+
+
 def _grade(args):
     limits = Limits(submission_timeout=args.submission_timeout, memory_bytes=int(args.memory * 2**30),
                     cell_timeout=args.cell_timeout)
-    rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv, db_url=args.db,
+    rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv, db_url=_db(args),
                          limits=limits, workers=args.workers, replace=args.replace, progress=True)
     print(grading.format_table(rows))
     print(f"scores written to {args.csv}")
@@ -48,15 +55,14 @@ def _report(args):
     root = Path(args.root)
     csv_path = args.csv or root / "reports" / f"{args.assignment}.csv"
     png_path = args.png or root / "reports" / f"{args.assignment}_scores.png"
-    count = report.write_report(root, args.assignment, args.db or course.default_db_url(root),
+    count = report.write_report(root, args.assignment, _db(args),
                                 csv_path, png_path)
     print(f"{count} submissions: {csv_path}, {png_path}")
     return 0
 
 
 def _feedback(args):
-    written, problems = feedback.write_feedback(args.root, args.assignment,
-                                              args.db or course.default_db_url(args.root))
+    written, problems = feedback.write_feedback(args.root, args.assignment, _db(args))
     print("\n".join(written + problems) or "no graded submissions")
     print(f"{len(written)} feedback files written")
     return 1 if problems else 0
@@ -98,7 +104,8 @@ def _course_options(parser):
     parser.add_argument("--root", default=str(course.REPO),
                         help="the course directory holding source/ and the gradebook")
     parser.add_argument("--db", help="the gradebook's SQLAlchemy URL "
-                                     "(default: sqlite:///ROOT/gradebook.db; e.g. postgresql://...)")
+                                     "(default: sqlite:///ROOT/gradebook.db; or postgresql://user@host/db, "
+                                     "read as postgresql+psycopg://)")
 
 
 def _parser():

@@ -32,11 +32,6 @@ def make_api(root, overrides=None):
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
-def default_db_url(root):
-    """nbgrader's default gradebook: ``gradebook.db`` in the course directory."""
-    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
-
-
 def assignments(root=REPO):
     """Return the assignment ids: folders of ``source/`` holding notebooks."""
     return sorted(p.name for p in (Path(root) / "source").iterdir()

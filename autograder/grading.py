@@ -23,8 +23,8 @@ from tqdm import tqdm
 
 from autograder import cells
 from autograder.collect import NBGRADER_FILES, collect
-from autograder.course import (REPO, check_assignment, check_result, default_db_url, make_api,
-                               notebook_names)
+from autograder.course import REPO, check_assignment, check_result, make_api, notebook_names
+from autograder.gradebook import gradebook_url
 from autograder.guard import cell_key
 from autograder.repair import repair_notebook
 from autograder.review import review_notebook
@@ -184,7 +184,7 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
     """
     check_assignment(assignment, root)
     limits = limits or Limits()
-    db_url = db_url or default_db_url(root)
+    db_url = gradebook_url(db_url, root)
     names = notebook_names(root, assignment)
     collected = collect(root, assignment, names, paths, replace=replace)
     if generate:  # nbgrader grades against the gradebook's copy of the source notebook

@@ -11,7 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder.course import REPO, assignments, default_db_url, generate_release
+from autograder.course import REPO, assignments, generate_release
+from autograder.gradebook import default_url
 from autograder.grading import grade, scores
 
 
@@ -88,7 +89,7 @@ def bench_class(assignment, class_size, workers=None, root=REPO):
                                 "--create", "--force", "--log-level=ERROR"], cwd=scratch, check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 rows = [row for student in students for row in scores(
-                    default_db_url(scratch), scratch, assignment, student, "graded")]
+                    default_url(scratch), scratch, assignment, student, "graded")]
             else:
                 rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
                              workers=workers)

@@ -25,7 +25,7 @@ KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognise
 # and what only autograder imports (tqdm: grade's progress bar; psutil: the
 # sandbox; pyyaml: a test of environment.yml). tests/test_student_kit.py checks
 # that nothing in the kit imports one of these.
-INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml")
+INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg")
 # Copied as they are, relative to the course directory (folders: every file but caches).
 CONTENT = ("release", "notebooks", "data/README.md")
 SKIPPED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")

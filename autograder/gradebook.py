@@ -1,0 +1,54 @@
+"""The gradebook's database: its URL, and a check that it can be used.
+
+nbgrader takes any SQLAlchemy URL. SQLAlchemy reads ``postgresql://`` as
+"PostgreSQL through psycopg2", which the course does not pin; the course pins
+psycopg 3, so such URLs are read as ``postgresql+psycopg://``. ``check``
+connects once before any grading, so a missing driver or an unreachable
+server is one clear line, not a traceback from inside nbgrader.
+"""
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+# The PostgreSQL driver in the course's pins.
+POSTGRES_DRIVER = "psycopg"
+
+
+def default_url(root):
+    """nbgrader's default gradebook: ``gradebook.db`` in the course directory."""
+    return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
+
+
+def gradebook_url(url, root):
+    """The URL to grade into: ``url``, or the default; PostgreSQL through psycopg 3."""
+    if not url:
+        return default_url(root)
+    for scheme in ("postgresql://", "postgres://"):
+        if url.startswith(scheme):
+            return f"postgresql+{POSTGRES_DRIVER}://" + url[len(scheme):]
+    return url
+
+
+def check(url):
+    """Raise ValueError with one line if the gradebook at ``url`` cannot be used."""
+    try:
+        shown = make_url(url).render_as_string(hide_password=True)
+        engine = create_engine(url)
+    except ArgumentError as error:
+        raise ValueError(f"not a database URL: {url!r} ({error})") from None
+    except (NoSuchModuleError, ModuleNotFoundError) as error:
+        raise ValueError(f"no database driver for {url.split(':')[0]}:// ({error}); for PostgreSQL "
+                         f"install the course's pins (psycopg 3) and write postgresql://...") from None
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("select 1"))
+    except DBAPIError as error:  # refused, no such socket or database, bad option, ...
+        reason = str(error.orig or error).strip().splitlines()[0]
+        raise ValueError(f"cannot reach the gradebook database {shown}: {reason}") from None
+    except ModuleNotFoundError as error:
+        raise ValueError(f"no database driver for {shown} ({error}); for PostgreSQL install "
+                         f"the course's pins (psycopg 3)") from None
+    finally:
+        engine.dispose()

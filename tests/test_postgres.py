@@ -1,0 +1,95 @@
+"""The gradebook in a real PostgreSQL server: `grade`, `report` and `feedback`
+against a server this test starts in a temporary folder (Debian's `postgresql`
+package: `initdb` and `pg_ctl`), listening on a Unix socket only, stopped at
+the end."""
+import csv
+import getpass
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from bad_submissions import ASSIGNMENT, SOURCE, WRONG_BRIER, _edit
+from system import require
+from autograder.course import REPO
+from autograder.gradebook import gradebook_url
+
+def _postgres_bin():
+    initdb = shutil.which("initdb") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                                                        reverse=True)), None)
+    return Path(require(initdb, "postgresql")).parent
+
+
+def _as_server_user(command):
+    # PostgreSQL refuses to run as root: there it runs as Debian's postgres user.
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    bin_dir = _postgres_bin()
+    folder = Path(tempfile.mkdtemp(prefix="bdl-postgres-"))
+    data = folder / "data"
+    if os.geteuid() == 0:
+        shutil.chown(folder, "postgres")
+    subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust"]),
+                   check=True, capture_output=True)
+    pg_ctl = _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-w"])
+    subprocess.run(pg_ctl + ["-l", str(folder / "server.log"), "-o",
+                             f"-k {folder} -c listen_addresses='' -F", "start"],
+                   check=True, capture_output=True)
+    user = "postgres" if os.geteuid() == 0 else getpass.getuser()
+    try:
+        yield f"postgresql://{user}@/postgres?host={folder}"
+    finally:
+        subprocess.run(pg_ctl + ["-m", "immediate", "stop"], capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _run(*args):
+    result = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return result.stdout
+
+
+@pytest.mark.slow  # grades a class of two: a minute
+def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path):
+    root = tmp_path / "course"
+    shutil.copytree(REPO / "source", root / "source")
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    shutil.copyfile(SOURCE, incoming / "ada.ipynb")
+    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
+    _run("grade", ASSIGNMENT, incoming, "--root", root, "--db", postgres_url,
+         "--csv", root / "grades.csv", "--workers", "2")
+    with open(root / "grades.csv") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert float(rows["ada"]["score"]) - float(rows["bob"]["score"]) == 2, rows
+    with Gradebook(gradebook_url(postgres_url, root)) as gradebook:
+        assert {student.id for student in gradebook.students} == {"ada", "bob"}
+        assert gradebook.find_submission(ASSIGNMENT, "ada").score == float(rows["ada"]["score"])
+    assert not (root / "gradebook.db").exists(), "nothing went to the default SQLite gradebook"
+    _run("report", ASSIGNMENT, "--root", root, "--db", postgres_url)
+    with open(root / "reports" / f"{ASSIGNMENT}.csv") as handle:
+        assert {row["student"] for row in csv.DictReader(handle)} == {"ada", "bob"}
+    assert "2 feedback files written" in _run("feedback", ASSIGNMENT, "--root", root, "--db", postgres_url)
+
+
+@pytest.mark.parametrize("command", ["grade", "report", "feedback"])
+def test_an_unreachable_server_is_one_line(command, tmp_path):
+    url = f"postgresql://nobody@/course?host={tmp_path}"  # no server listens there
+    inputs = [str(SOURCE)] if command == "grade" else []
+    result = subprocess.run([sys.executable, "-m", "autograder", command, ASSIGNMENT, *inputs, "--db", url,
+                             "--root", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("autograder: error: cannot reach the gradebook database postgresql+psycopg://")
+    assert not (tmp_path / "submitted").exists(), "nothing was collected before the check"

@@ -21,7 +21,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
-from autograder import cells
+from autograder import cells, kernel_sandbox
 from autograder.collect import NBGRADER_FILES, collect
 from autograder.course import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.gradebook import gradebook_url
@@ -35,6 +35,7 @@ from autograder.worker import GradingJob
 # manual: points in answer cells (derivations, discussion) that await an instructor.
 COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "status")
 
+NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 # How many crashing cells one submission may have left out before it is scored zero:
 # each costs a grading run.
 MAX_CRASHED_CELLS = 3
@@ -108,7 +109,7 @@ def _grade_crash_safe(job, limits, notebooks):
         left_out.append(f"graded again without cell {_cell_name(code, notebooks)} ({result.error})")
 
 
-def _grade_one(root, db_url, assignment, item, limits, release_notebooks):
+def _grade_one(root, db_url, assignment, item, limits, release_notebooks, sandbox):
     """Autograde one collected submission in isolation; return its status."""
     with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
         submitted = Path(root) / "submitted" / item.student / assignment
@@ -128,11 +129,13 @@ def _grade_one(root, db_url, assignment, item, limits, release_notebooks):
         job = GradingJob(scratch=scratch, assignment=assignment, student=item.student, db_url=db_url,
                          cell_timeout=limits.cell_timeout,
                          autograded=str(Path(root) / "autograded" / item.student / assignment),
-                         progress=str(Path(scratch) / "progress"))
+                         progress=str(Path(scratch) / "kernel" / "progress"), sandbox=sandbox)
         notebooks = _readable_notebooks([*target.glob("*.ipynb"),
                                          *(Path(root) / "source" / assignment).glob("*.ipynb")])
         result, left_out = _grade_crash_safe(job, limits, notebooks)
     notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
+    if not sandbox:
+        notes.append(NO_SANDBOX)
     if not result.success:
         _zero(db_url, assignment, item.student)
         return "; ".join(["error: " + result.error] + notes)
@@ -174,15 +177,18 @@ def _notes(root, assignment, item, release_notebooks):
 
 
 def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=None,
-          limits=None, workers=None, replace=False, progress=False):
+          limits=None, workers=None, replace=False, progress=False, sandbox=True):
     """Collect and autograde every submission in ``paths``; return one row per notebook.
 
     Submissions are graded ``workers`` at a time (default: the machine's
     cores), each in isolation within ``limits`` (see ``autograder.sandbox``).
     A submission nbgrader cannot grade, or that breaks a limit, scores zero
-    with the reason in ``status``; the others are still graded.
+    with the reason in ``status``; the others are still graded. Kernels run
+    under bubblewrap unless ``sandbox`` is False (then every status says so).
     """
     check_assignment(assignment, root)
+    if sandbox and not kernel_sandbox.bwrap():
+        raise ValueError(kernel_sandbox.MISSING)
     limits = limits or Limits()
     db_url = gradebook_url(db_url, root)
     names = notebook_names(root, assignment)
@@ -198,7 +204,8 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
     with ThreadPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1)) as pool, \
             tqdm(total=len(good), desc=f"grading {assignment}", unit="submission",
                  disable=not progress, file=sys.stderr) as bar:
-        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits, release_notebooks): item
+        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits, release_notebooks,
+                               sandbox): item
                    for item in good}
         for future in as_completed(futures):
             statuses[futures[future].student] = future.result()

@@ -8,7 +8,9 @@ It grades with nbgrader's own ``autograde`` in the job's temporary course
 directory, which holds only this submission's notebooks: no ``source/`` (the
 hidden tests reach nbgrader through the gradebook), no ``release/``, no other
 student, no gradebook file (the gradebook's URL comes on stdin, not on a
-command line a kernel could read). The kernel starts with ``autograder.guard``
+command line a kernel could read). Unless the job says otherwise, the kernel
+runs under bubblewrap (``autograder.kernel_sandbox``), which hides the course
+directory and everything else from it. The kernel starts with ``autograder.guard``
 installed (noting each cell before it runs, and skipping the cells that
 crashed an earlier attempt), a cap on the number of processes (POSIX, not root) and nbgrader's
 per-cell timeout. The autograded notebook is copied back into the course for
@@ -24,6 +26,7 @@ from pathlib import Path
 
 import psutil
 
+from autograder import kernel_sandbox
 from autograder.course import make_api
 from autograder.guard import GUARD, PROGRESS_ENV, SKIP_ENV
 
@@ -49,6 +52,7 @@ class GradingJob:
     autograded: str      # where the autograded notebooks go in the real course
     progress: str = ""   # the file the kernel writes each cell's code to before running it
     skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
+    sandbox: bool = True  # run the kernel under bubblewrap
 
     def to_json(self):
         return json.dumps(asdict(self))
@@ -108,6 +112,14 @@ def grade(job):
     # The kernel inherits these (nbgrader starts it with this process's environment).
     os.environ[PROGRESS_ENV] = job.progress
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
+    if job.sandbox:
+        kernel_io = Path(job.progress).parent
+        kernel_io.mkdir(parents=True, exist_ok=True)
+        kernel_sandbox.install(scratch / "jupyter", kernel_io,
+                               cwd=scratch / "autograded" / job.student / job.assignment)
+        os.environ["JUPYTER_PATH"] = str(scratch / "jupyter")
+        overrides["Execute"]["kernel_name"] = kernel_sandbox.KERNEL_NAME
+        overrides["KernelManager"] = kernel_sandbox.kernel_manager_config(kernel_io)
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
     log = "" if result["success"] else f"{result['error']}\n{result['log']}"

@@ -27,6 +27,13 @@ MUTANTS = {
         ("members on the last axis", _GAUSSIAN_BODY, _GAUSSIAN_BODY.replace("axis=0", "axis=-1")),
         ("sample variance of the means", "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
          "np.mean(scales ** 2, axis=0) + np.var(means, axis=0, ddof=1)"),
+        ("arguments swapped", "def gaussian_mixture_moments(means, scales):",
+         "def gaussian_mixture_moments(scales, means):"),
+        ("members counted from the notebook's regression_ensemble_size", "mean = np.mean(means, axis=0)",
+         "mean = np.sum(means, axis=0) / regression_ensemble_size"),
+        ("the notebook's member_scales instead of the argument", "scales = np.asarray(scales, dtype=np.float64)",
+         "scales = np.asarray(member_scales, dtype=np.float64)"),
+        ("size-1 axes squeezed away", "return mean, variance", "return np.squeeze(mean), np.squeeze(variance)"),
     ],
     "laplace_mixture_moments": [
         ("Laplace variance b^2 instead of 2b^2", "2 * scales ** 2", "scales ** 2"),
@@ -34,6 +41,12 @@ MUTANTS = {
         ("Laplace variance (2b)^2", "2 * scales ** 2", "(2 * scales) ** 2"),
         ("missing -mu*^2", "axis=0) - mean ** 2", "axis=0)"),
         ("members on the last axis", _LAPLACE_BODY, _LAPLACE_BODY.replace("axis=0", "axis=-1")),
+        ("arguments swapped", "def laplace_mixture_moments(locs, scales):",
+         "def laplace_mixture_moments(scales, locs):"),
+        ("members counted from the notebook's regression_ensemble_size", "mean = np.mean(locs, axis=0)",
+         "mean = np.sum(locs, axis=0) / regression_ensemble_size"),
+        ("size-1 axes squeezed away", "return mean, variance", "return np.squeeze(mean), np.squeeze(variance)"),
+        ("members' spread only", "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2", "np.var(locs, axis=0)"),
     ],
     "entropy": [
         ("log2 instead of the natural log", "np.log(np.where(", "np.log2(np.where("),
@@ -58,6 +71,10 @@ MUTANTS = {
          "    knowledge = total - data\n"),
         ("knowledge from the first member only", "knowledge = total - data",
          "knowledge = total - entropy(member_probs[0])"),
+        ("members counted from the notebook's ensemble_size", "data = entropy(member_probs).mean(axis=0)",
+         "data = entropy(member_probs).sum(axis=0) / ensemble_size"),
+        ("size-1 axes squeezed away", "return total, data, knowledge",
+         "return np.squeeze(total), np.squeeze(data), np.squeeze(knowledge)"),
     ],
 }
 
@@ -85,6 +102,9 @@ ALTERNATIVES = {
          "    scales = tf.cast(scales, tf.float32)\n"
          "    mean = tf.reduce_mean(means, axis=0)\n"
          "    variance = tf.reduce_mean(scales ** 2 + means ** 2, axis=0) - mean ** 2\n"),
+        ("a loop over the members", _GAUSSIAN_BODY,
+         "    mean = sum(means[m] for m in range(len(means))) / len(means)\n"
+         "    variance = sum(scales[m] ** 2 + (means[m] - mean) ** 2 for m in range(len(means))) / len(means)\n"),
     ],
     "laplace_mixture_moments": [
         ("np.var of the locations", "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2",
@@ -96,6 +116,18 @@ ALTERNATIVES = {
          "    mixture = tfd.MixtureSameFamily(tfd.Categorical(logits=np.zeros(loc.shape)),\n"
          "                                    tfd.Laplace(loc=loc, scale=scale))\n"
          "    return mixture.mean(), mixture.variance()\n"),
+        ("TensorFlow ops, tensors returned", _LAPLACE_BODY,
+         "    mean = tf.reduce_mean(locs, axis=0)\n"
+         "    variance = tf.reduce_mean(2 * tf.square(scales) + tf.square(locs), axis=0) - tf.square(mean)\n"),
+        ("a loop over the members", _LAPLACE_BODY,
+         "    mean = sum(locs[m] for m in range(len(locs))) / len(locs)\n"
+         "    variance = sum(2 * scales[m] ** 2 + (locs[m] - mean) ** 2 for m in range(len(locs))) / len(locs)\n"),
+        ("float32 TensorFlow", "    locs = np.asarray(locs, dtype=np.float64)\n"
+                               "    scales = np.asarray(scales, dtype=np.float64)\n" + _LAPLACE_BODY,
+         "    locs = tf.cast(locs, tf.float32)\n"
+         "    scales = tf.cast(scales, tf.float32)\n"
+         "    mean = tf.reduce_mean(locs, axis=0)\n"
+         "    variance = tf.reduce_mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2\n"),
     ],
     "entropy": [
         ("scipy.special.xlogy", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
@@ -127,5 +159,15 @@ ALTERNATIVES = {
          "    total = scipy.stats.entropy(member_probs.mean(axis=0), axis=-1)\n"
          "    data = scipy.stats.entropy(member_probs, axis=-1).mean(axis=0)\n"
          "    knowledge = np.maximum(total - data, 0.0)\n"),
+        ("a loop over the members", _DECOMPOSITION_BODY,
+         "    num_members = len(member_probs)\n"
+         "    total = entropy(sum(member_probs[m] for m in range(num_members)) / num_members)\n"
+         "    data = sum(entropy(member_probs[m]) for m in range(num_members)) / num_members\n"
+         "    knowledge = total - data\n"),
+        ("float32 tensors", "    member_probs = np.asarray(member_probs, dtype=np.float64)\n" + _DECOMPOSITION_BODY,
+         "    member_probs = tf.convert_to_tensor(member_probs, dtype=tf.float32)\n"
+         "    total = entropy(tf.reduce_mean(member_probs, axis=0))\n"
+         "    data = tf.reduce_mean(entropy(member_probs), axis=0)\n"
+         "    knowledge = total - data\n"),
     ],
 }

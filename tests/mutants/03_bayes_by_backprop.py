@@ -15,6 +15,10 @@ MUTANTS = {
         ("log-likelihood added", "return log_q, log_prior, log_likelihood, log_q - log_prior - log_likelihood",
          "return log_q, log_prior, log_likelihood, log_q - log_prior + log_likelihood"),
         ("mean over the data points", "log_likelihood = tf.reduce_sum(", "log_likelihood = tf.reduce_mean("),
+        ("x and y swapped", "tfd.Normal(w * x, noise_std).log_prob(y)", "tfd.Normal(w * y, noise_std).log_prob(x)"),
+        ("the prior argument ignored for N(0, 1)", "prior.log_prob(w)", "tfd.Normal(0.0, 1.0).log_prob(w)"),
+        ("log-likelihood as a NumPy number", "log_likelihood = tf.reduce_sum(tfd.Normal(w * x, noise_std).log_prob(y))",
+         "log_likelihood = np.sum(tfd.Normal(w * x, noise_std).log_prob(y).numpy())"),
     ],
     "bayesian_dense": [
         ("sigma = exp(rho)", "sigma = tf.math.softplus(rho)", "sigma = tf.exp(rho)"),
@@ -29,6 +33,13 @@ MUTANTS = {
          "initializer=self.rho_initializer)\n        self.kernel_rho"),
         ("kernel log densities only", "self.log_prior = log_prior",
          "self.log_prior = tf.reduce_sum(self.prior.log_prob(sampled[0]))"),
+        ("log densities kept as NumPy numbers",
+         "self.log_prior = log_prior\n        self.log_variational_posterior = log_q",
+         "self.log_prior = log_prior.numpy()\n        self.log_variational_posterior = log_q.numpy()"),
+        ("input size hard-coded", "kernel_shape = (int(input_shape[-1]), self.units)", "kernel_shape = (2, self.units)"),
+        ("an activation inside the layer", "return tf.matmul(inputs, kernel) + bias",
+         "return tf.nn.sigmoid(tf.matmul(inputs, kernel) + bias)"),
+        ("the prior argument ignored for N(0, 1)", "self.prior.log_prob(w)", "tfd.Normal(0.0, 1.0).log_prob(w)"),
     ],
     "sample_elbo": [
         ("KL not scaled", "losses.append(kl_scale * (log_q - log_prior)", "losses.append((log_q - log_prior)"),
@@ -39,6 +50,24 @@ MUTANTS = {
          "layers = [layer for layer in model.layers if hasattr(layer, \"log_prior\")][:1]"),
         ("log-likelihood scaled too", "kl_scale * (log_q - log_prior) - log_likelihood_fn(y, outputs)",
          "kl_scale * (log_q - log_prior - log_likelihood_fn(y, outputs))"),
+        # Full marks once, because every test model had been called: on a new model no layer has
+        # log_prior yet, so the list is empty and the KL term silently 0.
+        ("layers collected before the call",
+         "    for _ in range(num_samples):\n"
+         "        outputs = model(x)\n"
+         "        layers = [layer for layer in model.layers if hasattr(layer, \"log_prior\")]\n"
+         "        log_prior = tf.add_n([layer.log_prior for layer in layers])\n"
+         "        log_q = tf.add_n([layer.log_variational_posterior for layer in layers])\n",
+         "    layers = [layer for layer in model.layers if hasattr(layer, \"log_prior\")]\n"
+         "    for _ in range(num_samples):\n"
+         "        outputs = model(x)\n"
+         "        log_prior = sum(layer.log_prior for layer in layers)\n"
+         "        log_q = sum(layer.log_variational_posterior for layer in layers)\n"),
+        ("log-likelihood arguments swapped", "log_likelihood_fn(y, outputs)", "log_likelihood_fn(outputs, y)"),
+        ("kl_scale ignored for the notebook's 1 / num_batches", "kl_scale * (log_q - log_prior)",
+         "(1.0 / num_batches) * (log_q - log_prior)"),
+        ("loss returned as a NumPy number", "return tf.reduce_mean(tf.stack(losses))",
+         "return tf.reduce_mean(tf.stack(losses)).numpy()"),
     ],
     "scale_mixture_log_prob": [
         ("mixture weights swapped", "np.log(pi) + tfd.Normal(0.0, sigma1)", "np.log(1 - pi) + tfd.Normal(0.0, sigma1)"),
@@ -51,24 +80,123 @@ MUTANTS = {
         ("max instead of log-sum-exp", "return tf.reduce_logsumexp(log_components, axis=0)",
          "return tf.reduce_max(log_components, axis=0)"),
         ("mixture weights left out", "np.log(pi) + tfd.Normal(0.0, sigma1)", "tfd.Normal(0.0, sigma1)"),
+        ("a NumPy array returned", "return tf.reduce_logsumexp(log_components, axis=0)",
+         "return tf.reduce_logsumexp(log_components, axis=0).numpy()"),
+        ("the paper's sigma2 hard-coded", "tfd.Normal(0.0, sigma2)", "tfd.Normal(0.0, float(np.exp(-6.0)))"),
+        ("sigma1 and sigma2 swapped", "def scale_mixture_log_prob(w, pi, sigma1, sigma2):",
+         "def scale_mixture_log_prob(w, pi, sigma2, sigma1):"),
     ],
 }
+
+_DENSE_BUILD_AND_CALL = """\
+        kernel_shape = (int(input_shape[-1]), self.units)
+        self.kernel_mu = self.add_weight(name="kernel_mu", shape=kernel_shape,
+                                         initializer=self.mu_initializer)
+        self.kernel_rho = self.add_weight(name="kernel_rho", shape=kernel_shape,
+                                          initializer=self.rho_initializer)
+        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,), initializer=self.mu_initializer)
+        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.rho_initializer)
+        ### END SOLUTION
+
+    def call(self, inputs):
+        ### BEGIN SOLUTION
+        sampled, log_prior, log_q = [], 0.0, 0.0
+        for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho)]:
+            sigma = tf.math.softplus(rho)
+            w = mu + sigma * tf.random.normal(tf.shape(mu))
+            log_prior += tf.reduce_sum(self.prior.log_prob(w))
+            log_q += tf.reduce_sum(tfd.Normal(mu, sigma).log_prob(w))
+            sampled.append(w)
+        self.log_prior = log_prior
+        self.log_variational_posterior = log_q
+        kernel, bias = sampled
+        return tf.matmul(inputs, kernel) + bias
+"""
+# The same layer without the loop: add_weight's shape straight from input_shape, the noise's shape static.
+_DENSE_WRITTEN_OUT = """\
+        self.kernel_mu = self.add_weight(name="kernel_mu", shape=[input_shape[-1], self.units],
+                                         initializer=self.mu_initializer, trainable=True)
+        self.kernel_rho = self.add_weight(name="kernel_rho", shape=[input_shape[-1], self.units],
+                                          initializer=self.rho_initializer, trainable=True)
+        self.bias_mu = self.add_weight(name="bias_mu", shape=[self.units], initializer=self.mu_initializer,
+                                       trainable=True)
+        self.bias_rho = self.add_weight(name="bias_rho", shape=[self.units], initializer=self.rho_initializer,
+                                        trainable=True)
+        ### END SOLUTION
+
+    def call(self, inputs):
+        ### BEGIN SOLUTION
+        kernel_sigma = tf.nn.softplus(self.kernel_rho)
+        bias_sigma = tf.nn.softplus(self.bias_rho)
+        kernel = self.kernel_mu + kernel_sigma * tf.random.normal(self.kernel_mu.shape)
+        bias = self.bias_mu + bias_sigma * tf.random.normal(self.bias_mu.shape)
+        self.log_prior = (tf.reduce_sum(self.prior.log_prob(kernel))
+                          + tf.reduce_sum(self.prior.log_prob(bias)))
+        self.log_variational_posterior = (tf.reduce_sum(tfd.Normal(self.kernel_mu, kernel_sigma).log_prob(kernel))
+                                          + tf.reduce_sum(tfd.Normal(self.bias_mu, bias_sigma).log_prob(bias)))
+        return inputs @ kernel + bias
+"""
+_ELBO_BODY = """\
+    losses = []
+    for _ in range(num_samples):
+        outputs = model(x)
+        layers = [layer for layer in model.layers if hasattr(layer, "log_prior")]
+        log_prior = tf.add_n([layer.log_prior for layer in layers])
+        log_q = tf.add_n([layer.log_variational_posterior for layer in layers])
+        losses.append(kl_scale * (log_q - log_prior) - log_likelihood_fn(y, outputs))
+    return tf.reduce_mean(tf.stack(losses))
+"""
+_MIXTURE_BODY = """\
+    w = tf.convert_to_tensor(w, dtype=tf.float32)
+    log_components = tf.stack([np.log(pi) + tfd.Normal(0.0, sigma1).log_prob(w),
+                               np.log(1 - pi) + tfd.Normal(0.0, sigma2).log_prob(w)], axis=0)
+    return tf.reduce_logsumexp(log_components, axis=0)
+"""
 
 ALTERNATIVES = {
     "bbb_loss_terms": [
         ("log q written out with eps", "log_q = tf.reduce_sum(tfd.Normal(mu, sigma).log_prob(w))",
          "log_q = tf.reduce_sum(-0.5 * np.log(2 * np.pi) - tf.math.log(sigma) - 0.5 * tf.square(eps))"),
         ("tf.nn.softplus", "sigma = tf.math.softplus(rho)", "sigma = tf.nn.softplus(rho)"),
+        ("Gaussian log-likelihood written out",
+         "log_likelihood = tf.reduce_sum(tfd.Normal(w * x, noise_std).log_prob(y))",
+         "log_likelihood = tf.reduce_sum(-0.5 * np.log(2 * np.pi) - np.log(noise_std)\n"
+         "                                   - tf.square(y - w * x) / (2 * noise_std ** 2))"),
+        ("wrapped in tf.function", "def bbb_loss_terms(", "@tf.function\ndef bbb_loss_terms("),
     ],
     "bayesian_dense": [
         ("log density written out", "log_q += tf.reduce_sum(tfd.Normal(mu, sigma).log_prob(w))",
          "log_q += tf.reduce_sum(-0.5 * np.log(2 * np.pi) - tf.math.log(sigma)"
          " - 0.5 * tf.square((w - mu) / sigma))"),
         ("log(1 + exp(rho))", "sigma = tf.math.softplus(rho)", "sigma = tf.math.log1p(tf.exp(rho))"),
+        ("tfd.Normal(mu, sigma).sample()", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = tfd.Normal(mu, sigma).sample()"),
+        ("kernel and bias written out, no loop", _DENSE_BUILD_AND_CALL, _DENSE_WRITTEN_OUT),
+        ("the KL also given to add_loss", "self.log_variational_posterior = log_q",
+         "self.log_variational_posterior = log_q\n        self.add_loss(log_q - log_prior)"),
     ],
     "sample_elbo": [
         ("add_n over the samples", "return tf.reduce_mean(tf.stack(losses))",
          "return tf.add_n(losses) / num_samples"),
+        ("wrapped in tf.function", "def sample_elbo(", "@tf.function\ndef sample_elbo("),
+        ("running sums in Python loops", _ELBO_BODY,
+         "    total = 0.0\n"
+         "    for _ in range(num_samples):\n"
+         "        outputs = model(x)\n"
+         "        kl = 0.0\n"
+         "        for layer in model.layers:\n"
+         "            if hasattr(layer, \"log_prior\"):\n"
+         "                kl += layer.log_variational_posterior - layer.log_prior\n"
+         "        total += kl_scale * kl - log_likelihood_fn(y, outputs)\n"
+         "    return total / num_samples\n"),
+        ("getattr and tf.reduce_sum over the layers", _ELBO_BODY,
+         "    losses = []\n"
+         "    for _ in range(num_samples):\n"
+         "        outputs = model(x)\n"
+         "        kl = tf.reduce_sum([layer.log_variational_posterior - layer.log_prior\n"
+         "                            for layer in model.layers if getattr(layer, \"log_prior\", None) is not None])\n"
+         "        losses.append(kl_scale * kl - log_likelihood_fn(y, outputs))\n"
+         "    return tf.reduce_mean(losses)\n"),
     ],
     "scale_mixture_log_prob": [
         ("tf.math.log_sum_exp by hand",
@@ -79,5 +207,18 @@ ALTERNATIVES = {
          "    return tf.reduce_logsumexp(log_components, axis=0)",
          "    a, b = log_components[0], log_components[1]\n"
          "    return tf.maximum(a, b) + tf.math.softplus(-tf.abs(a - b))"),
+        ("tfd.MixtureSameFamily", _MIXTURE_BODY,
+         "    mixture = tfd.MixtureSameFamily(tfd.Categorical(probs=[pi, 1 - pi]),\n"
+         "                                    tfd.Normal(loc=[0.0, 0.0], scale=[sigma1, sigma2]))\n"
+         "    return mixture.log_prob(w)\n"),
+        ("tfd.Mixture", _MIXTURE_BODY,
+         "    mixture = tfd.Mixture(cat=tfd.Categorical(probs=[pi, 1 - pi]),\n"
+         "                          components=[tfd.Normal(0.0, sigma1), tfd.Normal(0.0, sigma2)])\n"
+         "    return mixture.log_prob(w)\n"),
+        ("NumPy logaddexp, returned as a tensor", _MIXTURE_BODY,
+         "    w = np.asarray(w, dtype=np.float64)\n"
+         "    log_normal = lambda s: -0.5 * np.log(2 * np.pi) - np.log(s) - w ** 2 / (2 * s ** 2)\n"
+         "    return tf.convert_to_tensor(np.logaddexp(np.log(pi) + log_normal(sigma1),\n"
+         "                                             np.log(1 - pi) + log_normal(sigma2)))\n"),
     ],
 }

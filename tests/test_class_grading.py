@@ -6,12 +6,15 @@ One grading run of assignment 01 takes every bad submission of
 ``bad_submissions.CASES`` and the class-scale inputs at once, into a gradebook
 given by URL; the tests then read what it left.
 """
+import contextlib
 import csv
 import hashlib
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 
@@ -20,14 +23,14 @@ import psutil
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import ASSIGNMENT, CASES, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
+from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
 from test_feedback import visible_text
 import leaks
 from autograder import cells
 from autograder.course import REPO
 
 # Grades a class of bad submissions for real: minutes.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
@@ -50,6 +53,29 @@ def _fingerprint(root):
             for folder in ("source", "release") for path in sorted((root / folder).rglob("*")) if path.is_file()}
 
 
+@contextlib.contextmanager
+def _answer_server(connections):
+    """A server on 127.0.0.1 that hands the right brier_score to whoever connects; yields its port."""
+    answer = cells.graded_cells(nbformat.read(SOURCE, 4))["brier_score"].source.encode()
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        while True:
+            try:
+                connection, address = server.accept()
+            except OSError:  # closed
+                return
+            connections.append(address)
+            with connection:
+                connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
@@ -58,6 +84,9 @@ def course(tmp_path_factory):
     incoming = tmp_path_factory.mktemp("incoming")
     bad = incoming / "bad"  # a folder of <student>.ipynb files
     bad.mkdir()
+    connections = []  # who reached the answer server: nobody may
+    server = contextlib.ExitStack()
+    NETWORK["port"] = server.enter_context(_answer_server(connections))
     for name, (build, *_) in CASES.items():
         notebook = build()
         if isinstance(notebook, str):
@@ -81,9 +110,11 @@ def course(tmp_path_factory):
     before = _fingerprint(root)
     db_url = f"sqlite:///{root / 'class.db'}"
     start = time.time()
-    rows, result = _grade(root, db_url, bad, incoming / "submitted", incoming / "export.zip")
+    with server:
+        rows, result = _grade(root, db_url, bad, incoming / "submitted", incoming / "export.zip")
     return {"root": root, "rows": rows, "stdout": result.stdout, "stderr": result.stderr,
-            "db_url": db_url, "before": before, "start": start, "incoming": incoming}
+            "db_url": db_url, "before": before, "start": start, "incoming": incoming,
+            "connections": connections}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -116,6 +147,10 @@ def test_class_inputs_are_collected_and_graded(course):
     assert (root / "submitted" / "bob" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
     assert not (root / "escape.ipynb").exists() and not (root / "submitted" / "escape").exists()
     assert "grading 01_likelihoods" in course["stderr"], "a progress bar"
+
+
+def test_no_submission_reached_the_network(course):
+    assert course["connections"] == [], "a grading kernel connected to a server on 127.0.0.1"
 
 
 def test_gradebook_and_course_are_intact(course):

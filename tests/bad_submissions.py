@@ -191,8 +191,9 @@ CASES = {
     # IPython turns SystemExit into an error in that cell: fgsm is never defined.
     "sys_exit": (_edit("fgsm", prepend="import sys\nsys.exit(3)\n"), FULL - 2, "graded",
                  ["calls sys.exit"]),
-    "os_exit": (_edit("fgsm", prepend="import os\nos._exit(0)\n"), FULL - 2, "graded",
-                ["graded again without cell fgsm (the kernel died", "calls os._exit"]),
+    # The third graded function exits the kernel.
+    "os_exit": (_edit("laplace_nll", prepend="import os\nos._exit(0)\n"), FULL - 2, "graded",
+                ["graded again without cell laplace_nll (the kernel died", "calls os._exit"]),
     # Dies only when its tests call it: those tests are left out.
     "os_exit_when_called": (_edit("fgsm", append=EXIT_WHEN_CALLED), FULL - 2, "graded",
                             ["graded again without cell fgsm_tests (the kernel died"]),

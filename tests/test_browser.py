@@ -32,10 +32,11 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
+from system import require
 from autograder.cells import graded_cells
 from autograder.course import REPO
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
@@ -71,13 +72,7 @@ def shot(page, name):
 
 def chromium():
     """Debian's Chromium; the tests fail without it in CI and skip elsewhere."""
-    path = shutil.which("chromium")
-    if path is None:
-        message = f"the browser tests need Chromium: install the Debian package {CHROMIUM_PACKAGE!r}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    return path
+    return require(shutil.which("chromium"), CHROMIUM_PACKAGE)
 
 
 def free_port():

@@ -33,7 +33,7 @@ def error_message(output):
     message = lines[0] if lines else ""
     name = output.get("ename", "Error")
     if name == "NotImplementedError" and not message:
-        return "NotImplementedError: not answered (the release's stub raises it)"
+        return STUB
     text = message if name == "AssertionError" and message else f"{name}: {message}" if message else name
     return text[:MESSAGE_LENGTH]
 
@@ -58,6 +58,16 @@ def _cell_messages(path):
         else:
             found[cells.grade_id(cell)] = None
     return found
+
+
+# Reasons that say nothing about the answer: shown after the tests' own messages of the same count.
+GENERIC = ("not graded", "no autograded notebook", "cell missing", "score set by hand", "no error shown")
+STUB = "NotImplementedError: not answered (the release's stub raises it)"
+
+
+def _tier(message):
+    """0 for a test's own message (what was checked), 1 for the release's stub, 2 for the rest."""
+    return 2 if message.startswith(GENERIC) else 1 if message == STUB else 0
 
 
 def _why_lost(grade, messages, status):
@@ -118,9 +128,10 @@ def _finish(row):
     groups = {}
     for reason in reasons:
         groups.setdefault(message_group(reason), Counter())[reason] += 1
-    # each group shown by its most common message, the groups by their size
+    # each group shown by its most common message; the largest groups first, and of groups as large
+    # the ones that say what a test checked
     row["messages"] = sorted(((counter.most_common(1)[0][0], sum(counter.values())) for counter in groups.values()),
-                             key=lambda item: (-item[1], item[0]))
+                             key=lambda item: (-item[1], _tier(item[0]), item[0]))
     for rank in range(1, TOP_MESSAGES + 1):
         message, count = row["messages"][rank - 1] if rank <= len(row["messages"]) else ("", "")
         row[f"message_{rank}"], row[f"count_{rank}"] = message, count

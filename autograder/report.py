@@ -49,6 +49,7 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
     """Write every output of ``report`` into ``out`` (default ``root/reports``): the scores CSV and
     histogram, the item analysis CSV and figure, the Canvas and Moodle files. ``students`` is a
     student-id mapping file; ``canvas_assignment_id`` and ``lms_item`` name the assignment's column."""
+    mapping = lms.read_mapping(students) if students else None  # a bad mapping stops before any file
     out = Path(out) if out else Path(root) / "reports"
     files = {"scores": Path(csv_path) if csv_path else out / f"{assignment}.csv",
              "histogram": Path(png_path) if png_path else out / f"{assignment}_scores.png",
@@ -58,7 +59,6 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
     rows = items.item_rows(root, assignment, db_url)
     items.write_items(rows, files["items"])
     items.points_lost_figure(rows, assignment, files["points lost"])
-    mapping = lms.read_mapping(students) if students else None
     totals = lms.totals(db_url, assignment, mapping)
     lms.write_canvas(totals, files["Canvas"], canvas_assignment_id, lms_item)
     lms.write_moodle(totals, files["Moodle"], lms_item)

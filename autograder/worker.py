@@ -115,9 +115,9 @@ def grade(job):
     # The kernel inherits these (nbgrader starts it with this process's environment).
     os.environ[PROGRESS_ENV] = job.progress
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
+    kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
+    kernel_io.mkdir(parents=True, exist_ok=True)
     if job.sandbox:
-        kernel_io = Path(job.progress).parent
-        kernel_io.mkdir(parents=True, exist_ok=True)
         kernel_sandbox.install(scratch / "jupyter", kernel_io,
                                cwd=scratch / "autograded" / job.student / job.assignment)
         os.environ["JUPYTER_PATH"] = str(scratch / "jupyter")

@@ -25,8 +25,11 @@ def _validate(args):
 
 
 def _db(args):
-    """The gradebook's URL from ``--db`` and ``--root``, checked before any work."""
+    """The gradebook's URL from ``--db`` and ``--root``, checked before any work (with
+    ``--scheduler``, it must be a database server)."""
     url = gradebook.gradebook_url(args.db, args.root)
+    if getattr(args, "scheduler", None):
+        gradebook.check_shared(url)
     gradebook.check(url)
     return url
 
@@ -36,7 +39,7 @@ def _grade(args):
                     cell_timeout=args.cell_timeout)
     rows = grading.grade(args.assignment, args.paths, root=args.root, csv_path=args.csv, db_url=_db(args),
                          limits=limits, workers=args.workers, replace=args.replace, progress=True,
-                         sandbox=not args.no_sandbox)
+                         sandbox=not args.no_sandbox, scheduler=args.scheduler)
     print(grading.format_table(rows))
     print(f"scores written to {args.csv}")
     return 0
@@ -86,8 +89,30 @@ def _selfgrade(args):
     return 1 if problems else 0
 
 
+def _bench_compare(args):
+    """``bench --compare``: one line per setup as it ends, then the sandbox's cost per submission."""
+    size, cores = args.class_size, os.cpu_count()
+    print(f"{size} copies of the {args.assignment} reference on {cores} cores; local pool: {args.workers} "
+          f"workers; load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'setup':<26} {'seconds':>8} {'per minute':>11}", flush=True)
+
+    def report(name, seconds):
+        print(f"{name:<26} {seconds:8.1f} {60 * size / seconds:11.2f}   "
+              f"(load average now {os.getloadavg()[0]:.1f})", flush=True)
+
+    seconds = dict(selfgrade.bench_compare(args.assignment, size, args.workers, report=report))
+    extra = seconds["local pool, sandbox"] - seconds["local pool, no sandbox"]
+    print(f"sandbox overhead: {extra / size:+.1f} s of the class's wall time per submission, "
+          f"{extra * args.workers / size:+.1f} s per submission for each of the {args.workers} workers")
+    return 0
+
+
 def _bench(args):
     course.check_assignment(args.assignment)
+    if args.compare and not args.class_size:
+        raise ValueError("bench --compare needs --class-size N")
+    if args.compare:
+        return _bench_compare(args)
     if args.class_size:
         seconds = selfgrade.bench_class(args.assignment, args.class_size, args.workers)
         for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
@@ -147,6 +172,10 @@ def _parser():
     grade.add_argument("--no-sandbox", action="store_true",
                        help="run kernels without bubblewrap (where it cannot be installed): "
                             "student code can then read and write the course; every status says so")
+    grade.add_argument("--scheduler", metavar="ADDRESS",
+                       help="grade on a Dask cluster, one task per submission: its scheduler's address "
+                            "(tcp://host:8786); needs a shared gradebook (--db postgresql://...), and "
+                            "--workers is then the cluster's")
     check = commands.add_parser("check-tests", help="run the graded tests against the reference "
                                 "under several seeds and against the kept mutants")
     check.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
@@ -183,6 +212,9 @@ def _parser():
                        help="time N copies of the reference: plain serial `nbgrader autograde` "
                             "against `grade`")
     bench.add_argument("--workers", type=int, default=cores)
+    bench.add_argument("--compare", action="store_true",
+                       help="grade the N copies four ways, one after the other: the local pool without and "
+                            "with the sandbox, and a Dask LocalCluster of 1 and 2 workers (needs --class-size)")
     kit = commands.add_parser("student-kit", help="write what students get (release notebooks, bdl, "
                               "data recipe, pinned install files, companions) to OUT and OUT.zip")
     kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")

@@ -4,7 +4,9 @@ nbgrader takes any SQLAlchemy URL. SQLAlchemy reads ``postgresql://`` as
 "PostgreSQL through psycopg2", which the course does not pin; the course pins
 psycopg 3, so such URLs are read as ``postgresql+psycopg://``. ``check``
 connects once before any grading, so a missing driver or an unreachable
-server is one clear line, not a traceback from inside nbgrader.
+server is one clear line, not a traceback from inside nbgrader. Grading on a
+Dask cluster needs a gradebook every worker reaches: ``check_shared`` refuses
+SQLite there.
 """
 from pathlib import Path
 
@@ -52,3 +54,11 @@ def check(url):
                          f"the course's pins (psycopg 3)") from None
     finally:
         engine.dispose()
+
+
+def check_shared(url):
+    """Raise ValueError with one line if ``url`` is a SQLite file, which a cluster's workers on other
+    machines cannot share."""
+    if make_url(url).get_backend_name() == "sqlite":
+        raise ValueError("--scheduler grades on other machines, which cannot share a SQLite gradebook: "
+                         "give a database server with --db postgresql://user@host/course")

@@ -6,14 +6,24 @@ the kernel, or is killed at a limit, costs only itself: the submission is
 graded again with that cell left out, so only it and the cells that need its
 names score zero. Rows go to
 ``grading_status/<assignment>.json`` for ``report``, and to a CSV if asked.
+
+Each submission becomes a ``GradingTask``: data, not paths into the course
+directory. ``_grade_one`` grades a task in a scratch folder and returns a
+``Graded`` (its status and the autograded files); the local thread pool and a
+Dask cluster (``scheduler``) run that same function on the same task. Only the
+instructor's side, ``grade``, reads and writes the course directory.
 """
+import contextlib
 import csv
 import os
 import shutil
+import socket
 import sys
 import tempfile
+import uuid
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -39,6 +49,11 @@ NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could
 # How many crashing cells one submission may have left out before it is scored zero:
 # each costs a grading run.
 MAX_CRASHED_CELLS = 3
+# On a Dask cluster: how often a task that raised is run again, and how long to wait for the
+# scheduler. (A task whose worker died is run again by the scheduler itself, up to its
+# distributed.scheduler.allowed-failures times, 3 by default.)
+TASK_RETRIES = 1
+SCHEDULER_CONNECT_SECONDS = 20
 
 # nbgrader's gradebook trips this SQLAlchemy warning on every autograde; it is harmless.
 warnings.filterwarnings("ignore", category=SAWarning)
@@ -89,6 +104,27 @@ def _cell_name(code, notebooks):
     return f"`{first[:60]}`"
 
 
+@dataclass
+class GradingTask:
+    """One submission to grade, as data: everything grading needs, wherever it runs."""
+    assignment: str
+    student: str
+    files: dict        # {file name: bytes}: the submitted notebooks and nbgrader's own files
+    release: dict      # {notebook name: release notebook}: what the metadata repair puts back
+    source: list       # the source notebooks: they name a crashed test cell
+    db_url: str        # the gradebook
+    limits: Limits
+    sandbox: bool      # run the kernel under bubblewrap
+
+
+@dataclass
+class Graded:
+    """What grading a task gave: its status and the autograded folder's files."""
+    student: str
+    status: str        # "graded[; notes]" or "error: why[; notes]"
+    autograded: dict   # {path inside autograded/<student>/<assignment>/: bytes}
+
+
 def _grade_crash_safe(job, limits, notebooks):
     """Run the worker; while a cell crashes the kernel, grade again without it.
 
@@ -109,37 +145,111 @@ def _grade_crash_safe(job, limits, notebooks):
         left_out.append(f"graded again without cell {_cell_name(code, notebooks)} ({result.error})")
 
 
-def _grade_one(root, db_url, assignment, item, limits, release_notebooks, sandbox):
-    """Autograde one collected submission in isolation; return its status."""
+def _grade_one(task):
+    """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder; return a
+    ``Graded``. It writes only there and into the gradebook, so it runs alike in the local pool
+    and on a Dask worker on another machine."""
+    if task.sandbox and not kernel_sandbox.bwrap():
+        return Graded(task.student, f"error: on {socket.gethostname()}: {kernel_sandbox.MISSING}", {})
     with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
-        submitted = Path(root) / "submitted" / item.student / assignment
-        target = Path(scratch) / "submitted" / item.student / assignment
+        target = Path(scratch) / "submitted" / task.student / task.assignment
         target.mkdir(parents=True)
         repaired = 0
         # Only the notebooks and nbgrader's own files: nothing else the student handed in.
-        for name, release_notebook in release_notebooks.items():
-            if (submitted / f"{name}.ipynb").exists():
-                text, count = repair_notebook(
-                    (submitted / f"{name}.ipynb").read_text(errors="replace"), release_notebook)
+        for name, release_notebook in task.release.items():
+            if f"{name}.ipynb" in task.files:
+                text, count = repair_notebook(task.files[f"{name}.ipynb"].decode(errors="replace"),
+                                              release_notebook)
                 (target / f"{name}.ipynb").write_text(text)
                 repaired += count
         for name in NBGRADER_FILES:
-            if (submitted / name).exists():
-                shutil.copyfile(submitted / name, target / name)
-        job = GradingJob(scratch=scratch, assignment=assignment, student=item.student, db_url=db_url,
-                         cell_timeout=limits.cell_timeout,
-                         autograded=str(Path(root) / "autograded" / item.student / assignment),
-                         progress=str(Path(scratch) / "kernel" / "progress"), sandbox=sandbox)
-        notebooks = _readable_notebooks([*target.glob("*.ipynb"),
-                                         *(Path(root) / "source" / assignment).glob("*.ipynb")])
-        result, left_out = _grade_crash_safe(job, limits, notebooks)
+            if name in task.files:
+                (target / name).write_bytes(task.files[name])
+        job = GradingJob(scratch=scratch, assignment=task.assignment, student=task.student,
+                         db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
+                         progress=str(Path(scratch) / "kernel" / "progress"), sandbox=task.sandbox)
+        notebooks = _readable_notebooks(target.glob("*.ipynb")) + task.source
+        result, left_out = _grade_crash_safe(job, task.limits, notebooks)
+        graded = Path(scratch) / "autograded" / task.student / task.assignment
+        autograded = {str(path.relative_to(graded)): path.read_bytes() for path in sorted(graded.rglob("*"))
+                      if path.is_file() and not path.is_symlink()}
     notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
-    if not sandbox:
+    if not task.sandbox:
         notes.append(NO_SANDBOX)
-    if not result.success:
-        _zero(db_url, assignment, item.student)
-        return "; ".join(["error: " + result.error] + notes)
-    return "; ".join(["graded"] + notes)
+    status = "graded" if result.success else "error: " + result.error
+    return Graded(task.student, "; ".join([status] + notes), autograded)
+
+
+def _task(root, assignment, student, db_url, limits, release_notebooks, source_notebooks, sandbox):
+    """The ``GradingTask`` of a student's collected submission."""
+    submitted = Path(root) / "submitted" / student / assignment
+    names = [f"{name}.ipynb" for name in release_notebooks] + list(NBGRADER_FILES)
+    files = {name: (submitted / name).read_bytes() for name in names if (submitted / name).is_file()}
+    return GradingTask(assignment, student, files, release_notebooks, source_notebooks, db_url, limits,
+                       sandbox)
+
+
+def _connect(scheduler):
+    """A Dask client of the cluster at ``scheduler``; ValueError in one line if it cannot be reached."""
+    from distributed import Client
+    try:
+        return Client(scheduler, timeout=SCHEDULER_CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as error:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ValueError(f"cannot reach the Dask scheduler {scheduler}: {reason}") from None
+
+
+def _outcome(future):
+    """A finished future's ``Graded``, or the exception that stopped its task."""
+    try:
+        return future.result()
+    except Exception as error:  # a bug, or every Dask worker that ran it died
+        return error
+
+
+def _run(tasks, workers, client):
+    """Grade every task, ``workers`` at a time in local threads, or on the Dask cluster of
+    ``client``; yield (task, ``Graded`` or an exception) as each finishes."""
+    if client is not None:
+        from distributed import as_completed as finished
+        futures = {client.submit(_grade_one, task, retries=TASK_RETRIES,
+                                 key=f"grade-{task.assignment}-{task.student}-{uuid.uuid4().hex[:8]}"): task
+                   for task in tasks}
+        for future in finished(futures, loop=client.loop):
+            task, outcome = futures.pop(future), _outcome(future)
+            future.release()  # its result is home: a worker that dies later has nothing of it to redo
+            yield task, outcome
+        return
+    with ThreadPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1)) as pool:
+        futures = {pool.submit(_grade_one, task): task for task in tasks}
+        for future in as_completed(futures):
+            yield futures[future], _outcome(future)
+
+
+def _failure(error):
+    """Why a task ended in an exception, in one line."""
+    if type(error).__name__ == "KilledWorker":  # distributed's: its workers died while grading it
+        last = getattr(error.last_worker, "address", "?")
+        return (f"the Dask worker grading it died, each of the {error.allowed_failures + 1} times it was "
+                f"tried (KilledWorker; the last was {last})")
+    reason = (str(error).strip().splitlines() or [""])[0][:200]
+    return f"grading stopped: {type(error).__name__}: {reason}".rstrip(": ")
+
+
+def _record(root, task, outcome):
+    """Write what came of a task into the course: its autograded folder, and zero in the gradebook
+    when it failed (so nothing half-graded is left); return its status."""
+    if isinstance(outcome, BaseException):
+        outcome = Graded(task.student, "error: " + _failure(outcome), {})
+    target = Path(root) / "autograded" / task.student / task.assignment
+    shutil.rmtree(target, ignore_errors=True)
+    for name, data in outcome.autograded.items():
+        path = target / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    if outcome.status.startswith("error"):
+        _zero(task.db_url, task.assignment, task.student)
+    return outcome.status
 
 
 def _readable_notebooks(paths):
@@ -177,39 +287,41 @@ def _notes(root, assignment, item, release_notebooks):
 
 
 def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=None,
-          limits=None, workers=None, replace=False, progress=False, sandbox=True):
+          limits=None, workers=None, replace=False, progress=False, sandbox=True, scheduler=None):
     """Collect and autograde every submission in ``paths``; return one row per notebook.
 
     Submissions are graded ``workers`` at a time (default: the machine's
-    cores), each in isolation within ``limits`` (see ``autograder.sandbox``).
+    cores), or one Dask task each on the cluster whose scheduler is at
+    ``scheduler`` (``tcp://host:8786``; its workers must reach the gradebook
+    at ``db_url``: the command line refuses SQLite there). Each is graded in
+    isolation within ``limits`` (see ``autograder.sandbox``).
     A submission nbgrader cannot grade, or that breaks a limit, scores zero
     with the reason in ``status``; the others are still graded. Kernels run
     under bubblewrap unless ``sandbox`` is False (then every status says so).
     """
     check_assignment(assignment, root)
-    if sandbox and not kernel_sandbox.bwrap():
+    if sandbox and not scheduler and not kernel_sandbox.bwrap():
         raise ValueError(kernel_sandbox.MISSING)
     limits = limits or Limits()
     db_url = gradebook_url(db_url, root)
-    names = notebook_names(root, assignment)
-    collected = collect(root, assignment, names, paths, replace=replace)
-    if generate:  # nbgrader grades against the gradebook's copy of the source notebook
-        api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
-        check_result(api.generate_assignment(assignment, force=True, create=True),
-                     f"nbgrader generate_assignment {assignment}")
-    release_notebooks = {name: nbformat.read(Path(root) / "release" / assignment / f"{name}.ipynb", 4)
-                         for name in names}
-    good = [item for item in collected if not item.error]
-    statuses = {}
-    with ThreadPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1)) as pool, \
-            tqdm(total=len(good), desc=f"grading {assignment}", unit="submission",
-                 disable=not progress, file=sys.stderr) as bar:
-        futures = {pool.submit(_grade_one, root, db_url, assignment, item, limits, release_notebooks,
-                               sandbox): item
-                   for item in good}
-        for future in as_completed(futures):
-            statuses[futures[future].student] = future.result()
-            bar.update()
+    with _connect(scheduler) if scheduler else contextlib.nullcontext() as client:
+        names = notebook_names(root, assignment)
+        collected = collect(root, assignment, names, paths, replace=replace)
+        if generate:  # nbgrader grades against the gradebook's copy of the source notebook
+            api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
+            check_result(api.generate_assignment(assignment, force=True, create=True),
+                         f"nbgrader generate_assignment {assignment}")
+        release_notebooks = {name: nbformat.read(Path(root) / "release" / assignment / f"{name}.ipynb", 4)
+                             for name in names}
+        source_notebooks = _readable_notebooks(sorted((Path(root) / "source" / assignment).glob("*.ipynb")))
+        tasks = [_task(root, assignment, item.student, db_url, limits, release_notebooks, source_notebooks,
+                       sandbox) for item in collected if not item.error]
+        statuses = {}
+        with tqdm(total=len(tasks), desc=f"grading {assignment}", unit="submission",
+                  disable=not progress, file=sys.stderr) as bar:
+            for task, outcome in _run(tasks, workers, client):
+                statuses[task.student] = _record(root, task, outcome)
+                bar.update()
     rows = []
     for item in collected:
         if item.error:

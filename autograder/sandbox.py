@@ -4,7 +4,9 @@
 watches it: past the submission's wall-clock limit, or when the worker, its
 kernel and everything they started use more memory than the limit, the whole
 lot is killed. Whatever happens, every process the submission started is
-gone when ``run_isolated`` returns.
+gone when ``run_isolated`` returns. The worker's stdin stays open until then:
+if the process that called ``run_isolated`` dies, the worker sees its end and
+stops (``autograder.worker``).
 """
 import os
 import subprocess
@@ -101,9 +103,12 @@ def run_isolated(job, limits):
         worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
                                   stdout=stdout, stderr=stderr, start_new_session=True,
                                   cwd=job.scratch)
-        worker.stdin.write(job.to_json().encode())
-        worker.stdin.close()
-        killed = _watch(worker, limits, start)
+        worker.stdin.write(job.to_json().encode() + b"\n")
+        worker.stdin.flush()
+        try:
+            killed = _watch(worker, limits, start)
+        finally:
+            worker.stdin.close()
         if killed:
             return WorkerResult(False, killed, crashed=True)
         stdout.seek(0)

@@ -75,32 +75,74 @@ def bench(assignment, root=REPO):
         return time.perf_counter() - start, rows
 
 
+@contextlib.contextmanager
+def _class_of_references(assignment, class_size, root=REPO):
+    """Yield a scratch course whose ``submitted/`` holds ``class_size`` copies of the reference solution
+    (students ``student00``, ...), its release generated into its SQLite gradebook."""
+    with scratch_course(root) as scratch:
+        shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
+        for number in range(class_size):
+            target = scratch / "submitted" / f"student{number:02d}" / assignment
+            target.mkdir(parents=True)
+            for path in (Path(root) / "source" / assignment).glob("*.ipynb"):
+                shutil.copyfile(path, target / path.name)
+        generate_release(scratch, only=[assignment])
+        yield scratch
+
+
+def _check_full_marks(rows, class_size, what):
+    full = [row for row in rows if row["score"] + row["manual"] == row["max_score"]]
+    if len(full) != class_size:
+        raise RuntimeError(f"{what} did not give the reference full marks: {rows}")
+
+
 def bench_class(assignment, class_size, workers=None, root=REPO):
     """Time plain serial ``nbgrader autograde`` against ``grade`` on ``class_size`` copies of the
     reference solution; return {"nbgrader": seconds, "autograder": seconds}."""
     seconds = {}
     for tool in ("nbgrader", "autograder"):
-        with scratch_course(root) as scratch:
-            shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
-            students = [f"student{number:02d}" for number in range(class_size)]
-            for student in students:
-                target = scratch / "submitted" / student / assignment
-                target.mkdir(parents=True)
-                for path in (Path(root) / "source" / assignment).glob("*.ipynb"):
-                    shutil.copyfile(path, target / path.name)
-            generate_release(scratch, only=[assignment])
+        with _class_of_references(assignment, class_size, root) as scratch:
             start = time.perf_counter()
             if tool == "nbgrader":
                 subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment,
                                 "--create", "--force", "--log-level=ERROR"], cwd=scratch, check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                rows = [row for student in students for row in scores(
-                    default_url(scratch), scratch, assignment, student, "graded")]
+                rows = [row for number in range(class_size) for row in scores(
+                    default_url(scratch), scratch, assignment, f"student{number:02d}", "graded")]
             else:
                 rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
                              workers=workers)
             seconds[tool] = time.perf_counter() - start
-            full = [row for row in rows if row["score"] + row["manual"] == row["max_score"]]
-            if len(full) != class_size:
-                raise RuntimeError(f"{tool} did not give the reference full marks: {rows}")
+            _check_full_marks(rows, class_size, tool)
     return seconds
+
+
+# What ``bench --compare`` times: (name, sandbox, Dask workers: 0 for the local pool).
+SETUPS = (("local pool, no sandbox", False, 0), ("local pool, sandbox", True, 0),
+          ("LocalCluster, 1 worker", True, 1), ("LocalCluster, 2 workers", True, 2))
+
+
+def bench_compare(assignment, class_size, workers=None, root=REPO, report=None):
+    """Grade the same ``class_size`` copies of the reference in each of ``SETUPS``: the local pool of
+    ``workers`` with and without the sandbox, and a ``distributed.LocalCluster`` of 1 and 2 worker
+    processes (one thread each; started before the clock, as a real cluster is already running).
+    Return [(name, seconds)]; ``report(name, seconds)`` hears of each as it ends."""
+    from distributed import LocalCluster
+    results = []
+    for name, sandbox, dask_workers in SETUPS:
+        with _class_of_references(assignment, class_size, root) as scratch, contextlib.ExitStack() as stack:
+            scheduler = None
+            if dask_workers:
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=dask_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                    dashboard_address=":0"))
+                scheduler = cluster.scheduler_address
+            start = time.perf_counter()
+            rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False, workers=workers,
+                         sandbox=sandbox, scheduler=scheduler)
+            seconds = time.perf_counter() - start
+        _check_full_marks(rows, class_size, name)
+        results.append((name, seconds))
+        if report:
+            report(name, seconds)
+    return results

@@ -1,8 +1,12 @@
 """The grading worker: ``python -m autograder.worker`` autogrades one submission.
 
 ``autograder.sandbox`` starts it in a new session and writes a ``GradingJob``
-(JSON) to its stdin; it prints a ``WorkerResult`` (JSON) as its last line of
-stdout. These two dataclasses are the whole contract between the processes.
+(JSON, one line) to its stdin; it prints a ``WorkerResult`` (JSON) as its last
+line of stdout. These two dataclasses are the whole contract between the
+processes. The sandbox keeps the worker's stdin open while it grades: when it
+reaches its end, whoever started the worker has died (a Dask worker killed
+mid-task), and the worker stops at once with all it started, so a grading
+that will be retried elsewhere does not go on writing into the gradebook.
 
 It grades with nbgrader's own ``autograde`` in the job's temporary course
 directory, which holds only this submission's notebooks: no ``source/`` (the
@@ -13,14 +17,14 @@ runs under bubblewrap (``autograder.kernel_sandbox``), which hides the course
 directory and everything else from it. The kernel starts with ``autograder.guard``
 installed (noting each cell before it runs, and skipping the cells that
 crashed an earlier attempt), a cap on the number of processes (POSIX, not root) and nbgrader's
-per-cell timeout. The autograded notebook is copied back into the course for
-feedback.
+per-cell timeout. The autograded notebook stays in the job's temporary course
+directory, where ``autograder.grading`` picks it up.
 """
 import json
 import os
-import shutil
 import signal
 import sys
+import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -49,7 +53,6 @@ class GradingJob:
     student: str
     db_url: str          # the gradebook
     cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
-    autograded: str      # where the autograded notebooks go in the real course
     progress: str = ""   # the file the kernel writes each cell's code to before running it
     skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
     sandbox: bool = True  # run the kernel under bubblewrap
@@ -112,9 +115,9 @@ def grade(job):
     # The kernel inherits these (nbgrader starts it with this process's environment).
     os.environ[PROGRESS_ENV] = job.progress
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
+    kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
+    kernel_io.mkdir(parents=True, exist_ok=True)
     if job.sandbox:
-        kernel_io = Path(job.progress).parent
-        kernel_io.mkdir(parents=True, exist_ok=True)
         kernel_sandbox.install(scratch / "jupyter", kernel_io,
                                cwd=scratch / "autograded" / job.student / job.assignment)
         os.environ["JUPYTER_PATH"] = str(scratch / "jupyter")
@@ -123,15 +126,24 @@ def grade(job):
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
     log = "" if result["success"] else f"{result['error']}\n{result['log']}"
-    graded = scratch / "autograded" / job.student / job.assignment
-    if graded.exists():
-        target = Path(job.autograded)
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(graded, target)
     return WorkerResult(result["success"], error_summary(log) if log else "", DEAD_KERNEL in log)
+
+
+def _stop_with_parent():
+    """Wait for the end of stdin (whoever started this worker is gone); then kill all this
+    worker started, and itself."""
+    sys.stdin.read()
+    for process in psutil.Process().children(recursive=True):
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    os._exit(1)
 
 
 if __name__ == "__main__":
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    print(grade(GradingJob(**json.loads(sys.stdin.read()))).to_json())
+    job = GradingJob(**json.loads(sys.stdin.readline()))
+    threading.Thread(target=_stop_with_parent, daemon=True).start()
+    print(grade(job).to_json())

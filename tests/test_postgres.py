@@ -1,15 +1,9 @@
 """The gradebook in a real PostgreSQL server: `grade`, `report` and `feedback`
-against a server this test starts in a temporary folder (Debian's `postgresql`
-package: `initdb` and `pg_ctl`), listening on a Unix socket only, stopped at
-the end."""
+against a server the fixture ``postgres_url`` (``tests/postgres.py``) starts."""
 import csv
-import getpass
-import glob
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
@@ -17,40 +11,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, SOURCE, WRONG_BRIER, _edit
-from system import require
+from postgres import postgres_url  # noqa: F401  (a fixture)
 from autograder.course import REPO
 from autograder.gradebook import gradebook_url
-
-def _postgres_bin():
-    initdb = shutil.which("initdb") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                                                        reverse=True)), None)
-    return Path(require(initdb, "postgresql")).parent
-
-
-def _as_server_user(command):
-    # PostgreSQL refuses to run as root: there it runs as Debian's postgres user.
-    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
-
-
-@pytest.fixture(scope="module")
-def postgres_url():
-    bin_dir = _postgres_bin()
-    folder = Path(tempfile.mkdtemp(prefix="bdl-postgres-"))
-    data = folder / "data"
-    if os.geteuid() == 0:
-        shutil.chown(folder, "postgres")
-    subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust"]),
-                   check=True, capture_output=True)
-    pg_ctl = _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-w"])
-    subprocess.run(pg_ctl + ["-l", str(folder / "server.log"), "-o",
-                             f"-k {folder} -c listen_addresses='' -F", "start"],
-                   check=True, capture_output=True)
-    user = "postgres" if os.geteuid() == 0 else getpass.getuser()
-    try:
-        yield f"postgresql://{user}@/postgres?host={folder}"
-    finally:
-        subprocess.run(pg_ctl + ["-m", "immediate", "stop"], capture_output=True)
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _run(*args):

@@ -1,0 +1,188 @@
+"""`grade --scheduler`: a class graded on a real Dask cluster (a
+``distributed.LocalCluster`` of two worker processes) into a real PostgreSQL
+gradebook, with Dask workers killed while they grade.
+
+The scheduler runs a task again when its worker dies, up to
+``allowed-failures`` (3) times. In the first class, bob's Dask worker is
+killed while it grades him (and a task that waited on that worker is run
+again too): everyone ends graded. Then dan alone: his worker is killed each
+time he is graded, four times, and he scores zero with the reason, although
+nbgrader had begun to write his grades.
+"""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+from nbgrader.api import Gradebook
+from sqlalchemy import create_engine, text
+
+from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
+from postgres import postgres_url  # noqa: F401  (a fixture)
+from system import require
+from autograder import grading
+from autograder.course import REPO
+from autograder.gradebook import gradebook_url
+
+LIMITS = ["--cell-timeout", "60", "--submission-timeout", "300"]
+
+
+def _grading_process(student, killed):
+    """The grading worker (``python -m autograder.worker``) of ``student`` that a Dask worker of this
+    test's cluster runs, or None."""
+    for process in psutil.Process().children(recursive=True):
+        try:
+            if process.pid not in killed and "autograder.worker" in process.cmdline() \
+                    and (Path(process.cwd()) / "submitted" / student).is_dir() \
+                    and process.parent().ppid() == os.getpid():  # Dask worker <- its nanny, in this process
+                return process
+        except psutil.Error:
+            pass
+    return None
+
+
+def _started(engine, student):
+    """Whether nbgrader has begun to write ``student``'s grading into the gradebook."""
+    with engine.connect() as connection:
+        return connection.execute(text(
+            "select count(*) from submitted_assignment join assignment "
+            "on submitted_assignment.assignment_id = assignment.id "
+            "where assignment.name = :assignment and submitted_assignment.student_id = :student"),
+            {"assignment": ASSIGNMENT, "student": student}).scalar() > 0
+
+
+def _kill_while_grading(grade, db_url, plan):
+    """Kill the Dask worker grading each student of ``plan`` ({student: times}) as often as it says,
+    each time once nbgrader has begun to write that student's grading; return the grading workers
+    they left."""
+    plan, left = dict(plan), []
+    engine = create_engine(db_url)
+    deadline = time.monotonic() + 600
+    try:
+        while any(plan.values()) and grade.poll() is None and time.monotonic() < deadline:
+            for student in [student for student, times in plan.items() if times]:
+                grading = _grading_process(student, {process.pid for process in left})
+                if grading and _started(engine, student):
+                    grading.parent().kill()
+                    plan[student] -= 1
+                    left.append(grading)
+            time.sleep(1)
+    finally:
+        engine.dispose()
+    assert not any(plan.values()), f"grade ended before every kill: {plan}"
+    return left
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    require(shutil.which("bwrap"), "bubblewrap")
+    import dask
+    from distributed import LocalCluster
+    with dask.config.set({"distributed.scheduler.allowed-failures": 3}), \
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                         dashboard_address=":0") as cluster:
+        yield cluster
+
+
+def _grade(cluster, postgres_url, root, incoming, kills):
+    """Run `grade --scheduler` on ``incoming`` while killing Dask workers as ``kills`` says; return
+    ({student: CSV row}, the grading workers the kills left)."""
+    log = root / f"grade-{incoming.name}.log"
+    with open(log, "w") as output:
+        grade = subprocess.Popen(
+            [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(incoming), "--root", str(root),
+             "--db", postgres_url, "--scheduler", cluster.scheduler_address, "--csv", str(root / "grades.csv"),
+             *LIMITS], stdout=output, stderr=subprocess.STDOUT)
+        try:
+            left = _kill_while_grading(grade, gradebook_url(postgres_url, root), kills)
+            grade.wait(timeout=900)
+        finally:
+            grade.kill()
+    assert grade.returncode == 0, log.read_text()[-4000:]
+    with open(root / "grades.csv") as handle:
+        return {row["student"]: row for row in csv.DictReader(handle)}, left
+
+
+@pytest.fixture(scope="module")
+def graded(cluster, postgres_url, tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(REPO / "source", root / "source")
+    incoming = tmp_path_factory.mktemp("class")
+    shutil.copyfile(SOURCE, incoming / "ada.ipynb")
+    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
+    # Kills its kernel in the first graded cell: graded again without that cell.
+    nbformat.write(_edit("brier_score", prepend="import os\nos._exit(0)\n")(), incoming / "cat.ipynb")
+    rows, left = _grade(cluster, postgres_url, root, incoming, {"bob": 1})
+    late = tmp_path_factory.mktemp("late")
+    shutil.copyfile(SOURCE, late / "dan.ipynb")
+    late_rows, late_left = _grade(cluster, postgres_url, root, late, {"dan": 4})
+    return {"root": root, "db_url": gradebook_url(postgres_url, root), "rows": {**rows, **late_rows},
+            "left": left + late_left}
+
+
+@pytest.mark.slow  # grades four submissions on a cluster, killing five workers: about two minutes
+def test_scores_and_statuses_come_back(graded):
+    rows = graded["rows"]
+    expected = {"ada": (FULL, "graded"), "bob": (FULL - 2, "graded"),
+                "cat": (FULL - 2, "graded; graded again without cell brier_score (the kernel died"),
+                "dan": (0, "error: the Dask worker grading it died, each of the 4 times it was tried")}
+    assert {student: (float(row["score"]), row["status"][:len(expected[student][1])])
+            for student, row in rows.items()} == expected, rows
+    statuses = json.loads((graded["root"] / "grading_status" / f"{ASSIGNMENT}.json").read_text())
+    assert statuses == {f"{student}/{NOTEBOOK}": row["status"] for student, row in rows.items()}
+
+
+@pytest.mark.slow
+def test_the_gradebook_holds_every_score_and_nothing_half_graded(graded):
+    rows = graded["rows"]
+    with Gradebook(graded["db_url"]) as gradebook:
+        for student in ("ada", "bob", "cat"):
+            assert gradebook.find_submission(ASSIGNMENT, student).score == float(rows[student]["score"])
+        # nbgrader had begun to write dan's grades when his workers died: they are zeroed.
+        dan = gradebook.find_submission_notebook(NOTEBOOK, ASSIGNMENT, "dan")
+        assert dan.grades and all(grade.auto_score == 0 and not grade.needs_manual_grade
+                                  for grade in dan.grades)
+    assert float(rows["dan"]["manual"]) == 0
+
+
+@pytest.mark.slow
+def test_autograded_notebooks_come_back_to_the_course(graded):
+    autograded = graded["root"] / "autograded"
+    assert sorted(path.name for path in autograded.iterdir()) == ["ada", "bob", "cat"]
+    for student in ("ada", "bob", "cat"):
+        notebook = nbformat.read(autograded / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
+        assert any(cell.get("outputs") for cell in notebook.cells), f"{student}'s notebook was not run"
+
+
+@pytest.mark.slow
+def test_a_killed_dask_worker_leaves_no_grading_running(graded):
+    assert len(graded["left"]) == 5
+    gone, alive = psutil.wait_procs(graded["left"], timeout=10)
+    assert not alive, "a grading worker went on after its Dask worker died"
+
+
+def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):
+    shutil.copytree(REPO / "source", tmp_path / "source")
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(SOURCE),
+                             "--root", str(tmp_path), "--scheduler", "tcp://127.0.0.1:8786"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("autograder: error: --scheduler grades on other machines, which cannot share "
+                           "a SQLite gradebook"), line
+    assert not (tmp_path / "submitted").exists() and not (tmp_path / "gradebook.db").exists()
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(grading, "SCHEDULER_CONNECT_SECONDS", 2)
+    shutil.copytree(REPO / "source", tmp_path / "source")
+    with pytest.raises(ValueError, match=r"^cannot reach the Dask scheduler tcp://127\.0\.0\.1:9: [^\n]+$"):
+        grading.grade(ASSIGNMENT, [SOURCE], root=tmp_path, scheduler="tcp://127.0.0.1:9")
+    assert not (tmp_path / "submitted").exists()

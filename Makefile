@@ -69,5 +69,5 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports $(KIT) $(KIT).zip test-artifacts
+	rm -rf $(VENV) gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

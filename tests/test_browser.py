@@ -44,6 +44,7 @@ DERIVATION = "derivation_gaussian"  # the manually graded cell the instructor sc
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 BIN = Path(sys.executable).parent
 CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
+REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
 
 STUDENT = get_username()  # nbgrader's exchange records who runs the lab
@@ -260,12 +261,25 @@ def close_dialog(page):
     page.locator(".jp-Dialog").get_by_role("button", name="Ok").click()
 
 
-def assignment_list(page, lab):
+def assignment_list(page, lab, shows=None):
+    """Open the Assignment List and refresh it. With ``shows`` (panel -> locator), refresh
+    until that appears: on a busy machine a refresh clicked while the list loads is lost."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     if not page.url.startswith(f"{lab.url}/lab"):
         page.goto(f"{lab.url}/lab")
     menu(page, "Nbgrader", "Assignment List")
     panel = page.locator("#nbgrader-assignment-list")
-    panel.locator("#refresh_assignments_list").click()
+    for _ in range(REFRESHES):
+        panel.locator("#refresh_assignments_list").click()
+        if shows is None:
+            return panel
+        try:
+            shows(panel).wait_for(timeout=REFRESH_WAIT_MS)
+            return panel
+        except PlaywrightTimeout:
+            continue
+    shows(panel).wait_for()  # the full timeout, then Playwright's own message
     return panel
 
 
@@ -299,7 +313,8 @@ def test_the_blank_release_fails_validate(lab, student):
 def test_the_student_fetches_the_released_assignment(lab, student):
     with timed("instructor: nbgrader release_assignment"):
         lab.run(str(BIN / "nbgrader"), "release_assignment", ASSIGNMENT)
-    panel = assignment_list(student, lab)
+    panel = assignment_list(student, lab, shows=lambda panel: panel.locator(
+        "#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role("button", name="Fetch"))
     assert "Error fetching courses" not in panel.inner_text()
     released = panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT)
     shot(student, "assignment_list_released")
@@ -394,8 +409,12 @@ def test_the_student_fetches_the_feedback(lab, student):
     with timed("instructor: autograder feedback + nbgrader release_feedback"):
         lab.run(sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(lab.course))
         lab.run(str(BIN / "nbgrader"), "release_feedback", ASSIGNMENT)
-    panel = assignment_list(student, lab)
-    submitted = panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
+    def submitted_item(panel):
+        return panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
+
+    panel = assignment_list(student, lab, shows=lambda panel: submitted_item(panel).get_by_role(
+        "button", name="Fetch Feedback"))
+    submitted = submitted_item(panel)
     with timed("student: fetch feedback and open it"):
         submitted.get_by_role("button", name="Fetch Feedback").click()
         submitted.get_by_text("(view feedback)").click()  # the file browser goes to the folder

@@ -30,6 +30,8 @@ test: $(VENV)/.installed data
 test-fast: $(VENV)/.installed data
 	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow"
 
+# JupyterLab with nbgrader's extensions in the course directory; it prints the
+# URL to open, token included.
 lab: $(VENV)/.installed data
 	$(VENV)/bin/jupyter lab $(ALLOW_ROOT)
 
@@ -67,5 +69,5 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) gradebook.db submitted submitted_replaced autograded feedback grades.csv grading_status reports $(KIT) $(KIT).zip test-artifacts
+	rm -rf $(VENV) gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

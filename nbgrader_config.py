@@ -1,15 +1,32 @@
 """nbgrader configuration for the course. The course directory is the repo root."""
 import os
 
+import nbgrader
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
+import autograder
 from autograder.feedback import HideHiddenTests
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 c.CourseDirectory.course_id = "bdl"
+
+# The exchange: where release_assignment puts assignments, students fetch and
+# submit them, and release_feedback puts feedback. By default `exchange/` in
+# the course directory (git-ignored), which works when instructor and students
+# share one machine; on a JupyterHub point BDL_EXCHANGE at a directory every
+# user can reach (nbgrader's usual /usr/local/share/nbgrader/exchange).
+# Created here, because the students' Assignment List fails ("Error fetching
+# courses!") until it exists; the mode is the one release_assignment sets.
+c.Exchange.root = os.environ.get("BDL_EXCHANGE") or os.path.join(c.CourseDirectory.root, "exchange")
+if not os.path.isdir(c.Exchange.root):
+    try:
+        os.makedirs(c.Exchange.root)
+        os.chmod(c.Exchange.root, 0o777)
+    except OSError:
+        pass  # nbgrader reports an exchange it cannot use
 
 # Grading mode (NBGRADER_EXECUTION) keeps every cell to seconds; this bound only
 # stops a submission that loops forever.
@@ -35,3 +52,13 @@ c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 # leaves the visible tests, a pass/fail line for the hidden ones and the
 # failing assertion's message, never hidden code or tracebacks.
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+
+# Formgrader typesets math with MathJax 2, which nbgrader loads from a CDN:
+# derivations would show raw LaTeX offline. autograder/templates/formgrade/
+# replaces the template's MathJax macro with the copy that the pinned
+# jupyter-server-mathjax package serves at /static/jupyter_server_mathjax/.
+# Only formgrader's pages change: feedback is a file students open anywhere.
+c.HTMLExporter.extra_template_basedirs = [
+    os.path.join(os.path.dirname(autograder.__file__), "templates"),
+    os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),
+]

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, course, feedback, gradebook, grading, report, selfgrade, studentkit
+from autograder import checktests, course, feedback, gradebook, grading, guide, items, report, selfgrade, studentkit
 from autograder.lint import lint_course
 from autograder.sandbox import Limits
 
@@ -56,12 +56,13 @@ def _check_tests(args):
 
 
 def _report(args):
-    root = Path(args.root)
-    csv_path = args.csv or root / "reports" / f"{args.assignment}.csv"
-    png_path = args.png or root / "reports" / f"{args.assignment}_scores.png"
-    count = report.write_report(root, args.assignment, _db(args),
-                                csv_path, png_path)
-    print(f"{count} submissions: {csv_path}, {png_path}")
+    written = report.write_report(Path(args.root), args.assignment, _db(args), args.out, args.csv, args.png,
+                                  args.students, args.canvas_assignment_id, args.lms_item)
+    print(items.format_items(written.items) + "\n")
+    for note in written.notes:
+        print(f"note: {note}")
+    print(f"{written.submissions} submissions:")
+    print("\n".join(f"  {what:<12} {path}" for what, path in written.files.items()))
     return 0
 
 
@@ -70,6 +71,13 @@ def _feedback(args):
     print("\n".join(written + problems) or "no graded submissions")
     print(f"{len(written)} feedback files written")
     return 1 if problems else 0
+
+
+def _guide(args):
+    written = guide.write_guides(args.root, args.assignments, args.out)
+    print("\n".join(str(path) for path in written))
+    print(f"{len(written)} grading guides written (instructors only: they hold model answers and rubrics)")
+    return 0
 
 
 def _selfgrade(args):
@@ -176,14 +184,28 @@ def _parser():
     check.add_argument("--root", default=str(course.REPO), help="the course directory")
     check.add_argument("--mutants", default=str(checktests.MUTANTS_DIR),
                        help="the folder of <assignment>.py variant files")
-    report_cmd = commands.add_parser("report", help="write a CSV and a score histogram from the gradebook")
+    report_cmd = commands.add_parser("report", help="from the gradebook: the scores (CSV, histogram), the "
+                                     "item analysis (CSV, figure) and the totals for Canvas and Moodle")
     report_cmd.add_argument("assignment")
-    report_cmd.add_argument("--csv", help="default: reports/<assignment>.csv")
-    report_cmd.add_argument("--png", help="default: reports/<assignment>_scores.png")
+    report_cmd.add_argument("--out", help="the folder of every output (default: ROOT/reports)")
+    report_cmd.add_argument("--csv", help="the scores CSV (default: OUT/<assignment>.csv)")
+    report_cmd.add_argument("--png", help="the score histogram (default: OUT/<assignment>_scores.png)")
+    report_cmd.add_argument("--students", metavar="CSV",
+                            help="student-id mapping: nbgrader_id and any of name, first_name, last_name, "
+                                 "canvas_id, sis_user_id, sis_login_id, section, email, id_number")
+    report_cmd.add_argument("--canvas-assignment-id", metavar="ID",
+                            help="the assignment's id in Canvas: its column becomes '<name> (<ID>)'")
+    report_cmd.add_argument("--lms-item", metavar="NAME",
+                            help="the assignment's name in the LMS (default: the assignment id)")
     _course_options(report_cmd)
     feedback_cmd = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
     feedback_cmd.add_argument("assignment")
     _course_options(feedback_cmd)
+    guide_cmd = commands.add_parser("guide", help="write the grading guide: per assignment an HTML page "
+                                    "with each hand-graded cell's question, points, rubric and model answer")
+    guide_cmd.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
+    guide_cmd.add_argument("--out", help="the folder of the pages (default: ROOT/guides)")
+    guide_cmd.add_argument("--root", default=str(course.REPO), help="the course directory")
     commands.add_parser("selfgrade", help="grade each reference solution and blank release")
     bench = commands.add_parser("bench", help="time autograding one reference submission, or a class")
     bench.add_argument("assignment")
@@ -202,7 +224,7 @@ def _parser():
 
 
 COMMANDS = {"release": _release, "validate": _validate, "grade": _grade, "check-tests": _check_tests,
-            "report": _report, "feedback": _feedback, "selfgrade": _selfgrade, "bench": _bench,
+            "report": _report, "feedback": _feedback, "guide": _guide, "selfgrade": _selfgrade, "bench": _bench,
             "student-kit": _student_kit}
 
 

@@ -9,13 +9,19 @@ nbgrader keeps its marks in a cell's ``metadata.nbgrader`` (schema 3):
 * a **test** is a locked code cell with ``grade: true``, ``solution: false``
   and ``points``; its ``grade_id`` is its answer's plus ``_tests``, and it may
   hold hidden tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``;
-* a **task** (``task: true``) is graded by hand like a markdown answer.
+* a **task** (``task: true``) is graded by hand like a markdown answer;
+* a **manual** cell is one a person grades (a markdown answer with points, or a
+  task); in ``source/`` it ends with its rubric between ``### BEGIN RUBRIC`` /
+  ``### END RUBRIC`` (what earns each point, the common wrong answers), which
+  nbgrader never releases: it replaces a markdown answer whole.
 
 Every function takes a cell as nbformat gives it or as plain JSON (a dict).
 """
 # nbgrader's default delimiters; it matches them as substrings of a line.
 BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+# The course's own: the rubric of a manual cell, for instructors only (autograder/guide.py).
+BEGIN_RUBRIC, END_RUBRIC = "BEGIN RUBRIC", "END RUBRIC"
 TESTS_SUFFIX = "_tests"
 # The metadata that makes a cell graded; nbgrader recomputes checksums itself.
 GRADING_KEYS = ("grade", "solution", "locked", "task", "points", "grade_id", "schema_version")
@@ -46,6 +52,13 @@ def is_test(cell):
     """A test cell: graded code that is not the student's answer."""
     marks = nbgrader_metadata(cell) or {}
     return cell.get("cell_type") == "code" and bool(marks.get("grade")) and not marks.get("solution")
+
+
+def is_manual(cell):
+    """A cell a person grades: a markdown answer with points, or a task."""
+    marks = nbgrader_metadata(cell) or {}
+    return bool(marks.get("task")) or (cell.get("cell_type") == "markdown" and bool(marks.get("grade"))
+                                       and bool(marks.get("solution")))
 
 
 def is_graded(cell):
@@ -128,3 +141,8 @@ def block_lines(source, begin, end):
 def hidden_lines(source):
     """Return the 1-based line numbers of ``source`` inside hidden-test blocks, markers included."""
     return block_lines(source, BEGIN_HIDDEN, END_HIDDEN)
+
+
+def rubric_lines(source):
+    """Return the 1-based line numbers of ``source`` inside rubric blocks, markers included."""
+    return block_lines(source, BEGIN_RUBRIC, END_RUBRIC)

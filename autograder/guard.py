@@ -107,8 +107,11 @@ def install(ipython=None):
     def before_cell(info=None):
         _restore(snapshot)
         if progress and info is not None:
-            with open(progress, "w") as handle:
-                handle.write(info.raw_cell)
+            try:
+                with open(progress, "w") as handle:
+                    handle.write(info.raw_cell)
+            except OSError:  # a cell removed the folder: it can only lose the crash isolation
+                pass
 
     ipython.events.register("pre_run_cell", before_cell)
     if skip:

@@ -2,10 +2,14 @@
 
 Catches what would make ``nbgrader generate_assignment`` fail or grade wrongly:
 unpaired solution / hidden-test markers, duplicate ids, unlocked or pointless
-test cells, stale outputs, a missing ``parameters`` cell. The rules about
-graded cells themselves live in ``autograder.cells``.
+test cells, stale outputs, a missing ``parameters`` cell; and what would leave a
+teaching assistant without a rubric or hand one to students: a manual cell
+without a rubric that adds up to its points, a rubric where nbgrader does not
+clear it, a rubric in ``release/``. The rules about graded cells themselves
+live in ``autograder.cells``, about rubrics in ``autograder.rubric``.
 
     python -m autograder.lint [source_dir]     # exits 1 if anything is wrong
+                                               # (checks ../release too when it exists)
 """
 import re
 import sys
@@ -13,8 +17,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import cells
-from autograder.cells import BEGIN_HIDDEN, BEGIN_SOLUTION, END_HIDDEN, END_SOLUTION
+from autograder import cells, rubric
+from autograder.cells import BEGIN_HIDDEN, BEGIN_RUBRIC, BEGIN_SOLUTION, END_HIDDEN, END_RUBRIC, END_SOLUTION
 
 CHECK_OUTPUT = "# NBVAL_CHECK_OUTPUT"
 GRADE_ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -55,7 +59,35 @@ def _marker_problems(cell):
         problems.append(f"hidden test markers: {error}")
     if cells.has_markers(source, BEGIN_HIDDEN, END_HIDDEN) and not cells.is_test(cell):
         problems.append("hidden tests outside a grade cell (grade: true, solution: false)")
-    return problems
+    return problems + _rubric_problems(cell)
+
+
+def cleared_lines(cell):
+    """The 1-based lines of a source cell that nbgrader leaves out of the release: the solution
+    block, or the whole of a markdown answer that has none."""
+    source = cell.get("source", "")
+    if cells.has_markers(source, BEGIN_SOLUTION, END_SOLUTION):
+        return cells.block_lines(source, BEGIN_SOLUTION, END_SOLUTION)
+    if cells.is_answer(cell) and cell.get("cell_type") == "markdown":
+        return set(range(1, len(source.split("\n")) + 1))
+    return set()
+
+
+def _rubric_problems(cell):
+    """A manual cell has a rubric that adds up to its points; a rubric is nowhere nbgrader releases."""
+    source = cell.get("source", "")
+    _, error = cells.marker_pairs(source, BEGIN_RUBRIC, END_RUBRIC)
+    if error:
+        return [f"rubric markers: {error}"]
+    has_rubric = cells.has_markers(source, BEGIN_RUBRIC, END_RUBRIC)
+    if has_rubric and not cells.is_manual(cell):
+        return ["rubric in a cell that is not a manually graded answer"]
+    if has_rubric and not cells.rubric_lines(source) <= cleared_lines(cell):
+        return ["rubric outside what nbgrader clears (a markdown answer's solution block, or the whole "
+                "answer when it has none): it would reach the release"]
+    if cells.is_manual(cell) and cells.has_points(cell):
+        return rubric.problems(cell)
+    return []
 
 
 def _test_cell_problems(cell):
@@ -129,12 +161,46 @@ def notebooks(source_dir):
     )
 
 
-def lint_course(source_dir="source"):
-    """Return the problems of every source notebook under ``source_dir``."""
+def rubric_leaks(source_path, release_path):
+    """Return the rubric markers and rubric lines of a source notebook found in its release
+    (a line counts when it appears in the source only inside a rubric)."""
+    name = f"{Path(release_path).parent.parent.name}/{Path(release_path).parent.name}/{Path(release_path).name}"
+    try:
+        source, release = nbformat.read(source_path, as_version=4), nbformat.read(release_path, as_version=4)
+    except Exception as exc:  # unreadable JSON is itself the problem to report
+        return [f"{name}: cannot read notebook: {exc}"]
+    secret, given = set(), set()
+    for cell in source.cells:
+        inside = cells.rubric_lines(cell.source)
+        for number, line in enumerate(cell.source.split("\n"), start=1):
+            (secret if number in inside else given).add(line.strip())
+    secret -= given | {""}
+    problems = []
+    for index, cell in enumerate(release.cells):
+        for line in cell.source.split("\n"):
+            if BEGIN_RUBRIC in line or END_RUBRIC in line or line.strip() in secret:
+                problems.append(f"{name}: cell {index}: a rubric reached the release: '{line.strip()[:60]}'")
+    return problems
+
+
+def lint_release(source_dir, release_dir):
+    """Return the rubrics (markers or lines) of ``source_dir``'s notebooks found in ``release_dir``."""
+    problems = []
+    for path in notebooks(source_dir):
+        released = Path(release_dir) / path.parent.name / path.name
+        if released.exists():
+            problems.extend(rubric_leaks(path, released))
+    return problems
+
+
+def lint_course(source_dir="source", release_dir=None):
+    """Return the problems of every source notebook under ``source_dir``, and the rubrics found in
+    ``release_dir`` (default: the ``release`` folder beside ``source_dir``, when there is one)."""
     problems = []
     for path in notebooks(source_dir):
         problems.extend(lint_notebook(path))
-    return problems
+    release_dir = Path(source_dir).parent / "release" if release_dir is None else Path(release_dir)
+    return problems + (lint_release(source_dir, release_dir) if release_dir.is_dir() else [])
 
 
 def main(argv=None):

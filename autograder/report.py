@@ -1,13 +1,17 @@
-"""An assignment's grades for the instructor: a CSV and a histogram of the scores.
+"""An assignment's grades for the instructor: a CSV and a histogram of the scores, the item analysis
+(``autograder.items``) and the totals for the LMS (``autograder.lms``).
 
-Everything is read from nbgrader's gradebook (scores, per-cell points) and
-the statuses ``grade`` recorded in ``grading_status/<assignment>.json``.
+Everything is read from nbgrader's gradebook (scores, per-cell points, hand grades entered in
+formgrader), the statuses ``grade`` recorded in ``grading_status/<assignment>.json`` and the
+autograded notebooks.
 """
 import csv
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from autograder import items, lms
 from autograder.statuses import load_statuses
 
 
@@ -31,7 +35,37 @@ def gradebook_rows(root, assignment, db_url):
     return rows, cells
 
 
-def write_report(root, assignment, db_url, csv_path, png_path):
+@dataclass
+class Report:
+    """What ``write_report`` wrote: {what: path}, the item rows, and notes for the instructor."""
+    submissions: int
+    files: dict
+    items: list
+    notes: list = field(default_factory=list)
+
+
+def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=None, students=None,
+                 canvas_assignment_id=None, lms_item=None):
+    """Write every output of ``report`` into ``out`` (default ``root/reports``): the scores CSV and
+    histogram, the item analysis CSV and figure, the Canvas and Moodle files. ``students`` is a
+    student-id mapping file; ``canvas_assignment_id`` and ``lms_item`` name the assignment's column."""
+    mapping = lms.read_mapping(students) if students else None  # a bad mapping stops before any file
+    out = Path(out) if out else Path(root) / "reports"
+    files = {"scores": Path(csv_path) if csv_path else out / f"{assignment}.csv",
+             "histogram": Path(png_path) if png_path else out / f"{assignment}_scores.png",
+             "items": out / f"{assignment}_items.csv", "points lost": out / f"{assignment}_points_lost.png",
+             "Canvas": out / f"{assignment}_canvas.csv", "Moodle": out / f"{assignment}_moodle.csv"}
+    count = _write_scores(root, assignment, db_url, files["scores"], files["histogram"])
+    rows = items.item_rows(root, assignment, db_url)
+    items.write_items(rows, files["items"])
+    items.points_lost_figure(rows, assignment, files["points lost"])
+    totals = lms.totals(db_url, assignment, mapping)
+    lms.write_canvas(totals, files["Canvas"], canvas_assignment_id, lms_item)
+    lms.write_moodle(totals, files["Moodle"], lms_item)
+    return Report(count, files, rows, lms.notes(totals, mapping))
+
+
+def _write_scores(root, assignment, db_url, csv_path, png_path):
     """Write the CSV and the score histogram; return the number of submissions."""
     rows, cells = gradebook_rows(root, assignment, db_url)
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)

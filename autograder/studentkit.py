@@ -23,10 +23,12 @@ from autograder.course import REPO
 KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
 # Pinned in the course's pyproject.toml for instructors only: the test runners (pytest, its xdist and nbval),
 # and what only autograder imports (tqdm: grade's progress bar; psutil: the
-# sandbox; pyyaml: a test of environment.yml; dask, distributed: grade --scheduler).
-# tests/test_student_kit.py checks that nothing in the kit imports one of these.
-INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg",
-                   "dask", "distributed")
+# sandbox; pyyaml: a test of environment.yml; psycopg: a PostgreSQL gradebook; dask,
+# distributed: grade --scheduler), the browser tests' playwright and formgrader's
+# MathJax (jupyter-server-mathjax). tests/test_student_kit.py checks that nothing
+# in the kit imports one of these.
+INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg", "playwright",
+                   "jupyter-server-mathjax", "dask", "distributed")
 # Copied as they are, relative to the course directory (folders: every file but caches).
 CONTENT = ("release", "notebooks", "data/README.md")
 SKIPPED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")

@@ -19,6 +19,26 @@ def assert_layer_types(model, expected, what="the model"):
             f"found {layer_cls.__name__}")
 
 
+def assert_model_layers(model, expected, what="the model"):
+    """Check a Sequential or functional model's layers are the classes in ``expected``; return them.
+
+    A functional ``tf.keras.Model`` lists its ``Input`` as an ``InputLayer``
+    and a Sequential model does not; the input is not counted here, so the
+    two ways of building the same model pass alike. Returns the layers, in
+    order, for a test to look at one by one.
+    """
+    layers = [layer for layer in model.layers if not isinstance(layer, tf.keras.layers.InputLayer)]
+    assert_layer_types(_Layers(layers), expected, what)
+    return layers
+
+
+class _Layers:
+    """Just the ``layers`` attribute that ``assert_layer_types`` reads."""
+
+    def __init__(self, layers):
+        self.layers = layers
+
+
 def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
     """Check two arrays have the same shape and values within tolerance."""
     actual = np.asarray(actual)

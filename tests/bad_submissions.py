@@ -85,16 +85,64 @@ REDEFINE_HELPERS = ("def assert_close(*args, **kwargs):\n    pass\n\n\n"
                     "def assert_equal(*args, **kwargs):\n    pass\n\n\n")
 # Take the reference answer from the instructor's source notebook, or another
 # student's submission, by the relative paths nbgrader's own autograde allows.
-STEAL = ("import json\n"
-         "for _path in ['../../../source/01_likelihoods/likelihoods.ipynb',\n"
-         "              '../../../submitted/alice/01_likelihoods/likelihoods.ipynb']:\n"
-         "    try:\n"
-         "        _nb = json.load(open(_path))\n"
-         "    except OSError:\n"
-         "        continue\n"
-         "    for _cell in _nb['cells']:\n"
-         "        if _cell['metadata'].get('nbgrader', {}).get('grade_id') == 'brier_score':\n"
-         "            exec(''.join(_cell['source']))\n")
+def take_answer_from(paths):
+    """Code that runs the brier_score answer of the first notebook it can read in ``paths``
+    (a Python expression)."""
+    return ("import json, os, pathlib, bdl\n"
+            f"for _path in {paths}:\n"
+            "    try:\n"
+            "        _nb = json.load(open(_path))\n"
+            "    except OSError:\n"
+            "        continue\n"
+            "    for _cell in _nb['cells']:\n"
+            "        if _cell['metadata'].get('nbgrader', {}).get('grade_id') == 'brier_score':\n"
+            "            exec(''.join(_cell['source']))\n")
+
+
+STEAL = take_answer_from("['../../../source/01_likelihoods/likelihoods.ipynb', "
+                         "'../../../submitted/alice/01_likelihoods/likelihoods.ipynb']")
+# What the sandbox (bubblewrap) hides: each of these gets the right brier_score,
+# or damages the course, only if the kernel can see beyond its sandbox.
+STEAL_THROUGH_BDL = take_answer_from(
+    "[pathlib.Path(bdl.__file__).parents[1] / 'source' / '01_likelihoods' / 'likelihoods.ipynb']")
+STEAL_BY_ABSOLUTE_PATH = take_answer_from(f"[{str(SOURCE)!r}]")
+# bob handed in the reference solution; the class is graded under /tmp.
+STEAL_FROM_CLASSMATE = take_answer_from(
+    "[os.path.join(_folder, 'likelihoods.ipynb') for _folder, _, _ in os.walk('/tmp')\n"
+    "          if _folder.endswith(os.path.join('submitted', 'bob', '01_likelihoods'))]")
+VANDALISE_BY_ABSOLUTE_PATH = (
+    "import os\n"
+    "for _folder, _, _files in os.walk('/tmp'):\n"
+    "    if os.path.basename(_folder).startswith('class') and 'class.db' in _files:\n"
+    "        for _path in ['class.db', 'release/01_likelihoods/likelihoods.ipynb']:\n"
+    "            with open(os.path.join(_folder, _path), 'w') as _file:\n"
+    "                _file.write('vandalised')\n")
+# The port of a server on the grading machine's 127.0.0.1 that hands out the
+# right brier_score; the class test sets it before it builds the notebooks.
+NETWORK = {"port": None}
+
+
+def _download_answer():
+    return ("import socket\n"
+            "try:\n"
+            f"    with socket.create_connection(('127.0.0.1', {NETWORK['port']}), timeout=5) as _connection:\n"
+            "        exec(_connection.makefile().read())\n"
+            "except OSError as _error:\n"
+            "    print('no network:', _error)\n")
+
+
+# Stops at the sandbox's in-memory working folder (256 MiB); without one it
+# would write 2 GiB and then leave split_mean_scale undefined.
+FILL_DISK = ("_megabytes = 0\n"
+             "try:\n"
+             "    with open('filler', 'wb') as _file:\n"
+             "        while _megabytes < 2048:\n"
+             "            _file.write(bytes(2**20))\n"
+             "            _megabytes += 1\n"
+             "except OSError as _error:\n"
+             "    print(f'stopped after {_megabytes} MiB:', _error)\n"
+             "if _megabytes == 2048:\n"
+             "    raise RuntimeError('the working folder has no size limit')\n")
 VANDALISE = ("import os\n"
              "for _path in ['../../../source/01_likelihoods/likelihoods.ipynb',\n"
              "              '../../../release/01_likelihoods/likelihoods.ipynb',\n"
@@ -143,8 +191,9 @@ CASES = {
     # IPython turns SystemExit into an error in that cell: fgsm is never defined.
     "sys_exit": (_edit("fgsm", prepend="import sys\nsys.exit(3)\n"), FULL - 2, "graded",
                  ["calls sys.exit"]),
-    "os_exit": (_edit("fgsm", prepend="import os\nos._exit(0)\n"), FULL - 2, "graded",
-                ["graded again without cell fgsm (the kernel died", "calls os._exit"]),
+    # The third graded function exits the kernel.
+    "os_exit": (_edit("laplace_nll", prepend="import os\nos._exit(0)\n"), FULL - 2, "graded",
+                ["graded again without cell laplace_nll (the kernel died", "calls os._exit"]),
     # Dies only when its tests call it: those tests are left out.
     "os_exit_when_called": (_edit("fgsm", append=EXIT_WHEN_CALLED), FULL - 2, "graded",
                             ["graded again without cell fgsm_tests (the kernel died"]),
@@ -160,6 +209,18 @@ CASES = {
                            ["calls exec", "names course files"]),
     "writes_course_files": (_edit("brier_score", append="\n" + VANDALISE), FULL, "graded",
                             ["names course files"]),
+    # Contained by the sandbox (each would score FULL, or FULL - 1 for the disk, without it).
+    "reads_source_through_bdl": (_edit("brier_score", replace=WRONG_BRIER + STEAL_THROUGH_BDL), FULL - 2,
+                                 "graded", ["calls exec"]),
+    "reads_source_by_absolute_path": (_edit("brier_score", replace=WRONG_BRIER + STEAL_BY_ABSOLUTE_PATH),
+                                      FULL - 2, "graded", ["calls exec"]),
+    "reads_a_classmate": (_edit("brier_score", replace=WRONG_BRIER + STEAL_FROM_CLASSMATE), FULL - 2,
+                          "graded", ["calls exec"]),
+    "writes_by_absolute_path": (_edit("brier_score", append="\n" + VANDALISE_BY_ABSOLUTE_PATH), FULL,
+                                "graded", []),
+    "downloads_an_answer": (lambda: _edit("brier_score", replace=WRONG_BRIER + _download_answer())(),
+                            FULL - 2, "graded", ["calls exec"]),
+    "fills_its_disk": (_edit("split_mean_scale", prepend=FILL_DISK), FULL, "graded", []),
     # The next cells still run in the grading folder, in grading mode.
     "moves_cwd_and_env": (_cells(_move_away), FULL, "graded", ["calls os.chdir", "writes os.environ"]),
 }

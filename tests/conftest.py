@@ -7,8 +7,12 @@ loadscope --no-loadscope-reorder` keeps that order. Each case of the
 per-assignment tests listed in ``ONE_SCOPE_EACH`` is a scope of its own, so
 two assignments' check-tests can run at once.
 """
+import shutil
+
 import pytest
 from xdist.scheduler import LoadScopeScheduling
+
+from system import require
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
 ONE_SCOPE_EACH = ("tests/test_assignment_tests.py::test_check_tests_passes[",
@@ -26,6 +30,12 @@ def pytest_xdist_make_scheduler(config, log):
     if config.getoption("dist") == "loadscope":
         return CaseScopeScheduling(config, log)
     return None
+
+
+@pytest.fixture(scope="session")
+def bubblewrap():
+    """`grade` runs every kernel under bubblewrap: a test that grades needs it."""
+    return require(shutil.which("bwrap"), "bubblewrap")
 
 
 def _is_long(item):

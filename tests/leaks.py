@@ -1,12 +1,14 @@
-"""What a student must never see, and a scan for it: hidden tests, model answers, graded definitions.
+"""What a student must never see, and a scan for it: hidden tests, model answers, rubrics, graded definitions.
 
 Shared by the student kit's leak scan (test_student_kit.py) and the class's
 feedback scan (test_class_grading.py). A *secret line* is a line of a
-hidden-test block or of a model answer (code between the solution markers, or
-a markdown answer cell) in a ``source/`` notebook that is *non-trivial*:
+hidden-test block, of a model answer (code between the solution markers, or
+a markdown answer cell) or of a rubric (the block at the end of a manual
+answer, for the people who grade it) in a ``source/`` notebook that is
+*non-trivial*:
 
 * it is not given: it appears nowhere in a release notebook and nowhere in a
-  source notebook outside the solution and hidden-test blocks. Given code
+  source notebook outside the solution, hidden-test and rubric blocks. Given code
   (a function's ``def`` line and docstring, imports, a visible test) is in the
   student's hands anyway, and a scan that flags it would only learn to be
   ignored;
@@ -28,7 +30,8 @@ import nbformat
 from autograder import cells
 
 MIN_LENGTH = 12
-MARKERS = (cells.BEGIN_SOLUTION, cells.END_SOLUTION, cells.BEGIN_HIDDEN, cells.END_HIDDEN)
+MARKERS = (cells.BEGIN_SOLUTION, cells.END_SOLUTION, cells.BEGIN_HIDDEN, cells.END_HIDDEN,
+           cells.BEGIN_RUBRIC, cells.END_RUBRIC)
 
 
 def solution_lines(cell):
@@ -91,10 +94,12 @@ class Secrets:
     # {graded name: the first assignment that grades it}: a later assignment's release may
     # give an earlier one's answer as code of its own ("the answer to assignment NN")
     origin: tuple = ()
+    rubric: frozenset = frozenset()  # telling lines of the rubrics of manual answers
 
     def lines(self):
-        """{secret line: "hidden" or "solution"}, markers included."""
+        """{secret line: "hidden", "solution" or "rubric"}, markers included."""
         kinds = {line: "solution" for line in self.solution}
+        kinds.update({line: "rubric" for line in self.rubric})
         kinds.update({line: "hidden" for line in self.hidden})
         kinds.update({marker: "marker" for marker in MARKERS})
         return kinds
@@ -105,15 +110,17 @@ def secrets(source_paths, release_paths):
     sources = [nbformat.read(path, 4) for path in source_paths]
     given = {line.strip() for path in release_paths for cell in nbformat.read(path, 4).cells
              for line in cell.source.split("\n")}
-    hidden, solution, names, origin = set(), set(), set(), {}
+    hidden, solution, rubric, names, origin = set(), set(), set(), set(), {}
     for path, nb in sorted(zip(source_paths, sources)):
         for cell in nb.cells:
             lines = cell.source.split("\n")
-            hide, answer = cells.hidden_lines(cell.source), solution_lines(cell)
+            hide, answer, grading = cells.hidden_lines(cell.source), solution_lines(cell), \
+                cells.rubric_lines(cell.source)
             given |= {line.strip() for number, line in enumerate(lines, start=1)
-                      if number not in hide | answer}
+                      if number not in hide | answer | grading}
             hidden |= {lines[number - 1].strip() for number in hide}
-            solution |= {lines[number - 1].strip() for number in answer}
+            solution |= {lines[number - 1].strip() for number in answer - grading}
+            rubric |= {lines[number - 1].strip() for number in grading}
             if cell.cell_type == "code" and cells.is_answer(cell):
                 for name in graded_names(cell.source):
                     origin.setdefault(name, Path(path).parent.name)
@@ -123,7 +130,7 @@ def secrets(source_paths, release_paths):
         return frozenset(line for line in lines if telling(line) and line not in given
                          and not any(marker in line for marker in MARKERS))
 
-    return Secrets(keep(hidden), keep(solution), frozenset(names), tuple(sorted(origin.items())))
+    return Secrets(keep(hidden), keep(solution), frozenset(names), tuple(sorted(origin.items())), keep(rubric))
 
 
 def course_secrets(root):
@@ -181,7 +188,7 @@ def scan_folder(folder, secrets):
     answer, given); everything else may not define them at all, and no file may hold a
     secret line or marker."""
     folder, found = Path(folder), []
-    lines_only = Secrets(secrets.hidden, secrets.solution, frozenset())
+    lines_only = Secrets(secrets.hidden, secrets.solution, frozenset(), rubric=secrets.rubric)
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
         assignment = rel.split("/")[1] if rel.startswith("release/") else None

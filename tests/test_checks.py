@@ -3,7 +3,7 @@ import bdl  # noqa: F401  (Keras 2 before TensorFlow)
 import pytest
 import tensorflow as tf
 
-from bdl.checks import assert_activation
+from bdl.checks import assert_activation, assert_model_layers
 
 
 @pytest.mark.parametrize("activation", ["relu", tf.nn.relu, tf.keras.activations.relu,
@@ -36,3 +36,25 @@ def test_another_activation_fails_with_its_name(activation, expected):
 def test_something_that_cannot_be_called_fails_cleanly():
     with pytest.raises(AssertionError, match="should be relu; calling it failed"):
         assert_activation("relu", "relu", "the activation")
+
+
+def _layers():
+    return [tf.keras.layers.Flatten(), tf.keras.layers.Dense(3)]
+
+
+def test_sequential_and_functional_models_have_the_same_layers():
+    sequential = tf.keras.Sequential([tf.keras.Input((4, 2))] + _layers())
+    inputs = tf.keras.Input((4, 2))
+    flatten, dense = _layers()
+    functional = tf.keras.Model(inputs, dense(flatten(inputs)))
+    for model in (sequential, functional):
+        layers = assert_model_layers(model, [tf.keras.layers.Flatten, tf.keras.layers.Dense])
+        assert [type(layer) for layer in layers] == [tf.keras.layers.Flatten, tf.keras.layers.Dense]
+
+
+def test_model_layers_fail_with_what_was_expected():
+    model = tf.keras.Sequential([tf.keras.Input((4, 2))] + _layers())
+    with pytest.raises(AssertionError, match="the model should have 1 layers"):
+        assert_model_layers(model, [tf.keras.layers.Dense])
+    with pytest.raises(AssertionError, match="layer 1 of the model should be a Flatten"):
+        assert_model_layers(model, [tf.keras.layers.Flatten, tf.keras.layers.Flatten])

@@ -6,12 +6,16 @@ One grading run of assignment 01 takes every bad submission of
 ``bad_submissions.CASES`` and the class-scale inputs at once, into a gradebook
 given by URL; the tests then read what it left.
 """
+import contextlib
 import csv
 import hashlib
+import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import threading
 import time
 import zipfile
 
@@ -20,14 +24,14 @@ import psutil
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import ASSIGNMENT, CASES, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
+from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
 from test_feedback import visible_text
 import leaks
 from autograder import cells
 from autograder.course import REPO
 
 # Grades a class of bad submissions for real: minutes.
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
@@ -36,10 +40,13 @@ LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submissi
 
 
 def _grade(root, db_url, *inputs, extra=()):
+    # The grading folders (bdl-grade-*) go under the class's own temporary folder, so
+    # that what other tests grade at the same time is not taken for this class's.
+    (root / "tmp").mkdir(exist_ok=True)
     result = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, *map(str, inputs), "--root", str(root),
          "--db", db_url, "--csv", str(root / "grades.csv"), *LIMITS, *extra],
-        capture_output=True, text=True, timeout=1500)
+        capture_output=True, text=True, timeout=1500, env={**os.environ, "TMPDIR": str(root / "tmp")})
     assert result.returncode == 0, result.stderr[-3000:]
     with open(root / "grades.csv") as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}, result
@@ -50,6 +57,29 @@ def _fingerprint(root):
             for folder in ("source", "release") for path in sorted((root / folder).rglob("*")) if path.is_file()}
 
 
+@contextlib.contextmanager
+def _answer_server(connections):
+    """A server on 127.0.0.1 that hands the right brier_score to whoever connects; yields its port."""
+    answer = cells.graded_cells(nbformat.read(SOURCE, 4))["brier_score"].source.encode()
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve():
+        while True:
+            try:
+                connection, address = server.accept()
+            except OSError:  # closed
+                return
+            connections.append(address)
+            with connection:
+                connection.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
@@ -58,6 +88,9 @@ def course(tmp_path_factory):
     incoming = tmp_path_factory.mktemp("incoming")
     bad = incoming / "bad"  # a folder of <student>.ipynb files
     bad.mkdir()
+    connections = []  # who reached the answer server: nobody may
+    server = contextlib.ExitStack()
+    NETWORK["port"] = server.enter_context(_answer_server(connections))
     for name, (build, *_) in CASES.items():
         notebook = build()
         if isinstance(notebook, str):
@@ -81,9 +114,11 @@ def course(tmp_path_factory):
     before = _fingerprint(root)
     db_url = f"sqlite:///{root / 'class.db'}"
     start = time.time()
-    rows, result = _grade(root, db_url, bad, incoming / "submitted", incoming / "export.zip")
+    with server:
+        rows, result = _grade(root, db_url, bad, incoming / "submitted", incoming / "export.zip")
     return {"root": root, "rows": rows, "stdout": result.stdout, "stderr": result.stderr,
-            "db_url": db_url, "before": before, "start": start, "incoming": incoming}
+            "db_url": db_url, "before": before, "start": start, "incoming": incoming,
+            "connections": connections}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -118,6 +153,10 @@ def test_class_inputs_are_collected_and_graded(course):
     assert "grading 01_likelihoods" in course["stderr"], "a progress bar"
 
 
+def test_no_submission_reached_the_network(course):
+    assert course["connections"] == [], "a grading kernel connected to a server on 127.0.0.1"
+
+
 def test_gradebook_and_course_are_intact(course):
     root = course["root"]
     assert _fingerprint(root) == course["before"], "source/ and release/ are unchanged"
@@ -132,11 +171,11 @@ def test_gradebook_and_course_are_intact(course):
 
 
 def test_no_process_outlives_grading(course):
-    """Kernels and whatever they forked run in a grading folder (``bdl-grade-*``)."""
+    """Kernels and whatever they forked run in a grading folder (``<class>/tmp/bdl-grade-*``)."""
     left = []
     for process in psutil.process_iter():
         try:
-            if "bdl-grade-" in process.cwd():
+            if process.cwd().startswith(str(course["root"] / "tmp" / "bdl-grade-")):
                 left.append(process)
         except psutil.Error:
             pass
@@ -166,7 +205,8 @@ def test_report_writes_csv_and_histogram(course):
     assert float(rows["bob"]["score"]) == FULL and float(rows["bob"]["max_score"]) == MAX_SCORE
     assert float(rows["bob"][f"{NOTEBOOK}:brier_score_tests"]) == 2
     assert float(rows["redefined_helpers"][f"{NOTEBOOK}:brier_score_tests"]) == 0
-    assert rows["memory_bomb"]["status"].startswith("error: exceeded the memory limit")
+    assert rows["memory_bomb"]["status"].startswith("graded; graded again without cell laplace_nll "
+                                                    "(exceeded the memory limit")
     png = (root / "reports" / f"{ASSIGNMENT}_scores.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
 
@@ -213,3 +253,140 @@ def test_feedback_is_written_per_student(course):
     assert re.search(r"# hidden tests: (failed|not run)", wrong), "its wrong brier_score is reported"
     autograded = (root / "autograded" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
     assert "BEGIN HIDDEN TESTS" in autograded
+
+
+# ------------------------------------------- after grading: hand grades, item analysis, LMS files, guide
+
+# Hand grades as formgrader writes them into the gradebook (points per manual cell).
+HAND_GRADES = {"bob": {"derivation_gaussian": 2, "derivation_laplace": 1.5, "derivation_categorical": 2,
+                       "discussion_adversarial": 1, "discussion_laplace": 2},
+               "alice": {"derivation_gaussian": 1, "derivation_laplace": 0, "derivation_categorical": 2,
+                         "discussion_adversarial": 2, "discussion_laplace": 0.5}}
+CANVAS_ASSIGNMENT_ID = "4242"
+
+
+@pytest.fixture(scope="module")
+def reported(course):
+    """The class's report after a teaching assistant graded bob's and alice's answers by hand."""
+    root = course["root"]
+    with Gradebook(course["db_url"]) as gradebook:
+        for student, scores in HAND_GRADES.items():
+            for cell, score in scores.items():
+                grade = gradebook.find_grade(cell, NOTEBOOK, ASSIGNMENT, student)
+                grade.manual_score, grade.needs_manual_grade = score, False
+        gradebook.update_or_create_student("bob", first_name="Bob", last_name="Baker", email="bob@example.org")
+        gradebook.db.commit()
+    mapping = root / "students.csv"
+    mapping.write_text("nbgrader_id,canvas_id,sis_user_id,section,email,id_number\n"
+                       "alice,5001,A-17,Tuesday,alice@example.org,17\n"
+                       "bob,5002,B-18,Tuesday,,18\n")
+    result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(root),
+                             "--db", course["db_url"], "--students", str(mapping),
+                             "--canvas-assignment-id", CANVAS_ASSIGNMENT_ID],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    reports = root / "reports"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)  # for people: what the instructor gets
+    for name in (f"{ASSIGNMENT}_items.csv", f"{ASSIGNMENT}_points_lost.png", f"{ASSIGNMENT}_canvas.csv",
+                 f"{ASSIGNMENT}_moodle.csv"):
+        shutil.copyfile(reports / name, ARTIFACTS / name)
+    with open(reports / f"{ASSIGNMENT}.csv") as handle:
+        scores = {row["student"]: row for row in csv.DictReader(handle)}
+    with open(reports / f"{ASSIGNMENT}_items.csv") as handle:
+        items = {row["cell"]: row for row in csv.DictReader(handle)}
+    return {"reports": reports, "stdout": result.stdout, "scores": scores, "items": items}
+
+
+def _graded(grade):
+    """A grade a person or the autograder has given (a manual answer not yet graded has none)."""
+    return not (grade.needs_manual_grade and grade.manual_score is None and grade.cell.cell_type == "markdown")
+
+
+def test_item_analysis_of_the_graded_class(course, reported):
+    from autograder.items import item_rows
+    scores, items = reported["scores"], reported["items"]
+    given, maximum = {}, {}  # {cell: the scores given so far}, {cell: its points}
+    with Gradebook(course["db_url"]) as gradebook:
+        for submission in gradebook.assignment_submissions(ASSIGNMENT):
+            for grade in (grade for notebook in submission.notebooks for grade in notebook.grades):
+                maximum[grade.name] = grade.max_score
+                given.setdefault(grade.name, []).extend([float(grade.score)] if _graded(grade) else [])
+    expected = {cell: (len(scores), sum(score < maximum[cell] for score in scores), sum(scores) / len(scores))
+                for cell, scores in given.items()}
+    assert set(items) == set(expected)
+    for cell, row in items.items():
+        graded, lost, mean = expected[cell]
+        assert int(row["lost"]) == lost and int(row["submissions"]) - int(row["awaiting"]) == graded, row
+        assert float(row["mean_score"]) == pytest.approx(mean, abs=1e-4), row
+        if row["kind"] == "automatic":  # the per-cell columns of the scores CSV agree
+            assert lost == sum(float(s[f"{NOTEBOOK}:{cell}"]) < float(row["max_score"]) for s in scores.values())
+            assert sum(int(row[f"count_{rank}"] or 0) for rank in (1, 2, 3)) <= lost
+    # The known failures, with the assertion's message: most of the class handed in WRONG_BRIER.
+    brier = items["brier_score_tests"]
+    assert brier["message_1"].startswith("the Brier score of two examples with one-hot labels does not match")
+    assert int(brier["count_1"]) >= 5, brier
+    # Every lost test cell has its reason: all the groups (the CSV keeps three) add up to the losses.
+    rows = {row["cell"]: row for row in item_rows(course["root"], ASSIGNMENT, course["db_url"])}
+    for cell, row in rows.items():
+        assert sum(count for _, count in row["messages"]) == (row["lost"] if row["kind"] == "automatic" else 0)
+    messages = dict(rows["gaussian_nll_tests"]["messages"])
+    assert messages["the Gaussian NLL of three observations does not match the expected values "
+                    "(largest difference 1.48)"] == 1, messages  # edited_test_cells' gaussian_nll returns 0.0
+    assert messages["NotImplementedError: not answered (the release's stub raises it)"] == 1  # carol's blank
+    assert messages["cell missing from the submission (awaiting a grade by hand)"] >= 1  # empty_notebook
+    assert messages["not graded (error: not a notebook (the file is not JSON))"] == 1  # invalid_json
+    # The hand grades count: bob's and alice's are among the graded.
+    for cell in HAND_GRADES["bob"]:
+        assert items[cell]["kind"] == "manual" and not items[cell]["message_1"]
+        assert float(reported["scores"]["bob"][f"{NOTEBOOK}:{cell}"]) == HAND_GRADES["bob"][cell]
+    print(reported["stdout"])  # the table as the instructor sees it (pytest -s)
+    assert "brier_score_tests" in reported["stdout"] and "Canvas" in reported["stdout"]
+
+
+def test_points_lost_figure_of_the_graded_class(reported):
+    png = (reported["reports"] / f"{ASSIGNMENT}_points_lost.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10000
+
+
+def test_canvas_and_moodle_files_carry_the_totals_with_hand_grades(course, reported):
+    from lms_formats import parse_canvas, parse_moodle
+    with Gradebook(course["db_url"]) as gradebook:
+        totals = {s.student_id: float(s.score) for s in gradebook.assignment_submissions(ASSIGNMENT)}
+    for student, grades in HAND_GRADES.items():
+        assert totals[student] == FULL + sum(grades.values()), "the gradebook total includes the hand grades"
+    assignments, possible, students = parse_canvas(reported["reports"] / f"{ASSIGNMENT}_canvas.csv")
+    assert assignments == [(ASSIGNMENT, CANVAS_ASSIGNMENT_ID)] and possible == {ASSIGNMENT: MAX_SCORE}
+    by_login = {row["SIS Login ID"]: row for row in students}
+    assert set(by_login) == set(totals), "one row per student, found by the nbgrader id as SIS Login ID"
+    assert (by_login["alice"]["ID"], by_login["alice"]["SIS User ID"], by_login["alice"]["Section"]) == \
+        ("5001", "A-17", "Tuesday")
+    assert by_login["bob"]["Student"] == "Baker, Bob", "the name from nbgrader's student record"
+    for student, total in totals.items():
+        assert by_login[student]["grades"][ASSIGNMENT] == pytest.approx(total), student
+    moodle = parse_moodle(reported["reports"] / f"{ASSIGNMENT}_moodle.csv", "ID number")
+    assert moodle["17"][ASSIGNMENT] == pytest.approx(FULL + sum(HAND_GRADES["alice"].values()))
+    assert moodle["18"][ASSIGNMENT] == pytest.approx(FULL + sum(HAND_GRADES["bob"].values()))
+    assert moodle["carol"][ASSIGNMENT] == 0, "unmapped students keep their nbgrader id as ID number"
+    assert "students are not in the mapping file" in reported["stdout"]
+
+
+def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, reported):
+    root = course["root"]
+    result = subprocess.run([sys.executable, "-m", "autograder", "guide", "--root", str(root)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    pages = sorted(path.name for path in (root / "guides").glob("*.html"))
+    assert pages == sorted(f"{path.name}.html" for path in (root / "source").iterdir() if path.is_dir())
+    guide = (root / "guides" / f"{ASSIGNMENT}.html").read_text()
+    assert "derivation_gaussian" in guide and "Common wrong answers" in guide
+    shutil.copyfile(root / "guides" / f"{ASSIGNMENT}.html", ARTIFACTS / f"guide_{ASSIGNMENT}.html")
+    # What a teaching assistant sees never reaches a student: no rubric line or marker in any feedback page.
+    secrets = leaks.secrets([SOURCE], [RELEASE])
+    rubric = leaks.Secrets(frozenset(), frozenset(), frozenset(), rubric=secrets.rubric)
+    assert len(secrets.rubric) > 10
+    for page in sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html")):
+        # alice handed in the source notebook itself: what she handed in is hers to see
+        own = _own_lines(root, page.parent.parent.name)
+        found = [item for item in leaks.leaked_lines(visible_text(page.read_text()), rubric, own)
+                 if item[0] == "rubric" or "RUBRIC" in item[1]]
+        assert not found, f"{page.parent.parent.name}'s feedback shows a rubric: {found[:2]}"

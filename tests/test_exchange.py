@@ -12,7 +12,7 @@ from autograder.cells import graded_cells
 from autograder.course import REPO, make_api
 from test_feedback import secret_lines, visible_text
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"

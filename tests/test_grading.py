@@ -67,7 +67,7 @@ def _one_wrong_function(path, function, old, new, source=SOURCE):
 
 
 @pytest.fixture(scope="module")
-def graded(scratch, tmp_path_factory):
+def graded(scratch, tmp_path_factory, bubblewrap):
     incoming = tmp_path_factory.mktemp("incoming")
     shutil.copyfile(SOURCE, incoming / "reference.ipynb")
     shutil.copyfile(RELEASE, incoming / "blank.ipynb")
@@ -139,7 +139,7 @@ def test_grades_land_in_the_gradebook(graded, scratch):
 
 
 @pytest.mark.slow
-def test_selfgrade_prints_the_course_table():
+def test_selfgrade_prints_the_course_table(bubblewrap):
     """`make course`'s last step: every reference earns every automatic point, blanks zero."""
     result = subprocess.run([sys.executable, "-m", "autograder", "selfgrade"],
                             capture_output=True, text=True, timeout=900)
@@ -170,7 +170,7 @@ def _source(assignment):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", course.assignments())
-def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path):
+def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path, bubblewrap):
     """Every assignment's first mutant, graded for real, costs that function's points only."""
     function, (name, old, new) = next(
         (function, changes[0]) for function, changes in load_variants(assignment)["mutants"].items())

@@ -33,6 +33,8 @@ def nbg(grade_id, solution=False, grade=False, locked=False, points=None):
 SOLUTION = "def nll(x):\n    ### BEGIN SOLUTION\n    return -x\n    ### END SOLUTION\n"
 TESTS = ("assert nll(1) == -1\n"
          "### BEGIN HIDDEN TESTS\nassert nll(2) == -2\n### END HIDDEN TESTS\n")
+RUBRIC = "### BEGIN RUBRIC\n- 1 point: says it is convex.\n\nCommon wrong answers:\n- concave.\n### END RUBRIC"
+DERIVATION = f"### BEGIN SOLUTION\nIt is convex.\n{RUBRIC}\n### END SOLUTION"
 
 
 def good_cells():
@@ -44,8 +46,7 @@ def good_cells():
         params,
         new_code_cell(SOLUTION, metadata=nbg("nll", solution=True)),
         new_code_cell(TESTS, metadata=nbg("nll_tests", grade=True, locked=True, points=2)),
-        new_markdown_cell("### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION",
-                          metadata=nbg("derivation", solution=True, grade=True, points=1)),
+        new_markdown_cell(DERIVATION, metadata=nbg("derivation", solution=True, grade=True, points=1)),
         checked,
         new_markdown_cell("## Summary"),
     ]
@@ -131,6 +132,19 @@ BROKEN = {
     "no_parameters_cell": (untag_parameters, "parameters"),
     "two_parameters_cells": (second_parameters, "parameters"),
     "graded_parameters_cell": (graded_parameters, "cell 0 (params)"),
+    # rubrics: every manual answer has one that adds up, and nbgrader clears it from the release
+    "manual_answer_without_rubric": (source(3, "### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION"),
+                                     "(derivation): manual cell has no rubric"),
+    "rubric_points_do_not_add_up": (set_(3, points=2), "add up to 1 points, the cell has 2"),
+    "rubric_without_wrong_answers": (source(3, DERIVATION.replace("\nCommon wrong answers:\n- concave.", "")),
+                                     "no common wrong answer"),
+    "rubric_line_not_understood": (source(3, DERIVATION.replace("- 1 point:", "1 pt:")), "not understood"),
+    "rubric_without_answer": (source(3, RUBRIC), "no model answer"),
+    "unclosed_rubric": (source(3, DERIVATION.replace("### END RUBRIC\n", "")), "(derivation): rubric markers"),
+    "rubric_outside_solution_block": (source(3, "### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION\n" + RUBRIC),
+                                      "would reach the release"),
+    "rubric_in_code_answer": (source(1, SOLUTION + "# " + RUBRIC.replace("\n", "\n# ")), "(nll): rubric in a cell"),
+    "rubric_in_plain_cell": (source(5, "## Summary\n" + RUBRIC), "cell 5: rubric in a cell"),
 }
 
 

@@ -24,7 +24,7 @@ def _run(*args):
 
 
 @pytest.mark.slow  # grades a class of two: a minute
-def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path):
+def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubblewrap):
     root = tmp_path / "course"
     shutil.copytree(REPO / "source", root / "source")
     incoming = tmp_path / "incoming"

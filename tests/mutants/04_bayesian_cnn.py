@@ -6,6 +6,60 @@ mutant that no longer matches the reference fails loudly instead of silently
 testing the reference.
 """
 
+# The reference answers' bodies, for the variants that rewrite an answer whole.
+PROBABILISTIC_BODY = (
+    "    model = tf.keras.Sequential([\n"
+    "        tf.keras.layers.Conv2D(filters=8, kernel_size=(5, 5), activation=\"relu\",\n"
+    "                               padding=\"VALID\", input_shape=input_shape),\n"
+    "        tf.keras.layers.MaxPooling2D(pool_size=(6, 6)),\n"
+    "        tf.keras.layers.Flatten(),\n"
+    "        tf.keras.layers.Dense(tfpl.OneHotCategorical.params_size(10)),\n"
+    "        tfpl.OneHotCategorical(10, convert_to_tensor_fn=tfd.Distribution.mode),\n"
+    "    ])\n")
+DETERMINISTIC_BODY = PROBABILISTIC_BODY.replace(
+    "        tf.keras.layers.Dense(tfpl.OneHotCategorical.params_size(10)),\n"
+    "        tfpl.OneHotCategorical(10, convert_to_tensor_fn=tfd.Distribution.mode),\n",
+    "        tf.keras.layers.Dense(units=10, activation=\"softmax\"),\n")
+CONVOLUTION_BODY = (
+    "    layer = tfpl.Convolution2DReparameterization(\n"
+    "        input_shape=input_shape, filters=8, kernel_size=(5, 5),\n"
+    "        activation=\"relu\", padding=\"VALID\",\n"
+    "        kernel_prior_fn=tfpl.default_multivariate_normal_fn,\n"
+    "        kernel_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),\n"
+    "        kernel_divergence_fn=divergence_fn,\n"
+    "        bias_prior_fn=tfpl.default_multivariate_normal_fn,\n"
+    "        bias_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),\n"
+    "        bias_divergence_fn=divergence_fn,\n"
+    "    )\n")
+PRIOR_BODY = (
+    "    prior_model = tf.keras.Sequential([\n"
+    "        tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype)),\n"
+    "    ])\n")
+POSTERIOR_BODY = (
+    "    return tf.keras.Sequential([\n"
+    "        tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype),\n"
+    "        tfpl.IndependentNormal(n),\n"
+    "    ])\n")
+DENSE_VARIATIONAL_BODY = (
+    "    return tfpl.DenseVariational(\n"
+    "        units=tfpl.OneHotCategorical.params_size(10),\n"
+    "        make_posterior_fn=posterior_fn,\n"
+    "        make_prior_fn=prior_fn,\n"
+    "        kl_weight=kl_weight,\n"
+    "        kl_use_exact=False,\n"
+    "    )\n")
+ENTROPY_BODY = (
+    "    sampled_probs = np.stack([np.asarray(model(x).mean(), dtype=np.float64) for _ in range(num_samples)])\n"
+    "\n"
+    "    def entropy_bits(p):\n"
+    "        return -np.sum(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0), axis=-1)\n"
+    "\n"
+    "    probs = sampled_probs.mean(axis=0)\n"
+    "    total = entropy_bits(probs)\n"
+    "    aleatoric = entropy_bits(sampled_probs).mean(axis=0)\n"
+    "    epistemic = total - aleatoric\n"
+    "    return probs, total, aleatoric, epistemic\n")
+
 MUTANTS = {
     "get_deterministic_model": [
         ("16 filters", "filters=8", "filters=16"),
@@ -15,6 +69,8 @@ MUTANTS = {
         ("no softmax", 'units=10, activation="softmax"', "units=10"),
         ("tanh convolution", 'activation="relu"', 'activation="tanh"'),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
+        # Built only once it is called: the fresh model has no weights to count.
+        ("no input shape", ", input_shape=input_shape", ""),
         ("loss ignored", "loss=loss,", 'loss="sparse_categorical_crossentropy",'),
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("optimizer ignored", "optimizer=optimizer,", 'optimizer="rmsprop",'),
@@ -27,8 +83,12 @@ MUTANTS = {
          "return -y_pred.log_prob(y_true) / np.log(2.0)"),
         ("not differentiable", "return -y_pred.log_prob(y_true)",
          "return tf.constant(-y_pred.log_prob(y_true).numpy())"),
+        ("NumPy array, not a tensor", "return -y_pred.log_prob(y_true)",
+         "return (-y_pred.log_prob(y_true)).numpy()"),
         ("probability not log", "return -y_pred.log_prob(y_true)",
          "return 1 - y_pred.prob(y_true)"),
+        ("ten classes hard-coded", "return -y_pred.log_prob(y_true)",
+         "return -tf.reduce_sum(tf.one_hot(tf.argmax(y_true, axis=-1), 10) * tf.math.log(y_pred.mean()), axis=-1)"),
     ],
     "get_probabilistic_model": [
         ("softmax before the distribution", "tf.keras.layers.Dense(tfpl.OneHotCategorical.params_size(10))",
@@ -42,10 +102,13 @@ MUTANTS = {
         ("loss ignored", "loss=loss,", 'loss="categorical_crossentropy",'),
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
+        ("no input shape", ", input_shape=input_shape", ""),
     ],
     "get_convolutional_reparameterization_layer": [
         ("default (point-mass) bias posterior",
          "bias_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),", ""),
+        ("point-mass kernel posterior", "kernel_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False)",
+         "kernel_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=True)"),
         ("no bias divergence", "bias_divergence_fn=divergence_fn,", ""),
         ("trainable kernel prior", "kernel_prior_fn=tfpl.default_multivariate_normal_fn",
          "kernel_prior_fn=tfpl.default_mean_field_normal_fn(is_singular=False)"),
@@ -53,9 +116,11 @@ MUTANTS = {
         ("no activation", 'activation="relu", ', ""),
         ("16 filters", "filters=8", "filters=16"),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
+        ("no input shape", "input_shape=input_shape, ", ""),
     ],
     "get_prior": [
         ("bias weights left out", "n = kernel_size + bias_size", "n = kernel_size"),
+        ("ten bias weights hard-coded", "n = kernel_size + bias_size", "n = kernel_size + 10"),
         ("standard normal only", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
          "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(tf.zeros(n), 1.0), 1))"),
         ("slab variance 10 not std 10", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
@@ -78,6 +143,9 @@ MUTANTS = {
          "tfpl.VariableLayer(tfpl.MultivariateNormalTriL.params_size(n), dtype=dtype),\n"
          "        tfpl.MultivariateNormalTriL(n),"),
         ("bias weights left out", "n = kernel_size + bias_size", "n = kernel_size"),
+        ("ten bias weights hard-coded", "n = kernel_size + bias_size", "n = kernel_size + 10"),
+        ("dtype ignored", "tfpl.IndependentNormal.params_size(n), dtype=dtype)",
+         "tfpl.IndependentNormal.params_size(n))"),
     ],
     "get_dense_variational_layer": [
         ("exact KL", "kl_use_exact=False", "kl_use_exact=True"),
@@ -87,6 +155,9 @@ MUTANTS = {
         ("prior and posterior swapped",
          "make_posterior_fn=posterior_fn,\n        make_prior_fn=prior_fn,",
          "make_posterior_fn=prior_fn,\n        make_prior_fn=posterior_fn,"),
+        ("posterior as its own prior", "make_prior_fn=prior_fn,", "make_prior_fn=posterior_fn,"),
+        ("softmax activation", "kl_use_exact=False,", 'kl_use_exact=False, activation="softmax",'),
+        ("ReLU activation", "kl_use_exact=False,", "kl_use_exact=False, activation=tf.nn.relu,"),
     ],
     "mc_entropy_decomposition": [
         ("nats instead of bits", "p * np.log2(np.where(p > 0, p, 1.0))",
@@ -100,8 +171,23 @@ MUTANTS = {
          "aleatoric = entropy_bits(probs)"),
         ("unsafe at p = 0", "-np.sum(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0), axis=-1)",
          "-np.sum(p * np.log2(p), axis=-1)"),
+        # Right values (np.where picks the 0), but log2(0) warns, which the spec rules out.
+        ("warns at p = 0", "-np.sum(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1.0)), 0.0), axis=-1)",
+         "-np.sum(np.where(p > 0, p * np.log2(p), 0.0), axis=-1)"),
         ("mean over the wrong axis", "probs = sampled_probs.mean(axis=0)",
          "probs = sampled_probs.mean(axis=1)"),
+        ("ten classes hard-coded",
+         "    sampled_probs = np.stack([np.asarray(model(x).mean(), dtype=np.float64) for _ in range(num_samples)])\n",
+         "    sampled_probs = np.zeros((num_samples, len(x), 10))\n"
+         "    for s in range(num_samples):\n"
+         "        sampled_probs[s] = model(x).mean()\n"),
+        ("tensors, not NumPy arrays", "    return probs, total, aleatoric, epistemic",
+         "    return tuple(tf.constant(part) for part in (probs, total, aleatoric, epistemic))"),
+        ("probs a tensor", "    return probs, total, aleatoric, epistemic",
+         "    return tf.constant(probs), total, aleatoric, epistemic"),
+        ("x ignored for the notebook's x_test", "model(x).mean()", "model(x_test).mean()"),
+        ("num_samples ignored for the notebook's num_mc_samples", "for _ in range(num_samples)",
+         "for _ in range(num_mc_samples)"),
     ],
 }
 
@@ -115,33 +201,101 @@ ALTERNATIVES = {
         ("tf.nn.softmax output", 'units=10, activation="softmax"', "units=10, activation=tf.nn.softmax"),
         ("Keras relu function", 'activation="relu"', "activation=tf.keras.activations.relu"),
         ("the original course's idiom: its imported names, positional arguments",
-         "    model = tf.keras.Sequential([\n"
-         "        tf.keras.layers.Conv2D(filters=8, kernel_size=(5, 5), activation=\"relu\",\n"
-         "                               padding=\"VALID\", input_shape=input_shape),\n"
-         "        tf.keras.layers.MaxPooling2D(pool_size=(6, 6)),\n"
-         "        tf.keras.layers.Flatten(),\n"
-         "        tf.keras.layers.Dense(units=10, activation=\"softmax\"),\n"
-         "    ])\n",
+         DETERMINISTIC_BODY,
          "    model = Sequential([\n"
          "        Conv2D(8, (5, 5), activation='relu', padding='VALID', input_shape=input_shape),\n"
          "        MaxPooling2D((6, 6)),\n"
          "        Flatten(),\n"
          "        Dense(10, activation='softmax')\n"
          "    ])\n"),
+        ("functional API",
+         DETERMINISTIC_BODY,
+         "    inputs = tf.keras.Input(shape=input_shape)\n"
+         "    h = tf.keras.layers.Conv2D(8, 5, activation=tf.nn.relu, padding=\"valid\")(inputs)\n"
+         "    h = tf.keras.layers.MaxPooling2D(6)(h)\n"
+         "    h = tf.keras.layers.Flatten()(h)\n"
+         "    outputs = tf.keras.layers.Dense(10, activation=tf.keras.activations.softmax)(h)\n"
+         "    model = tf.keras.Model(inputs=inputs, outputs=outputs)\n"),
+        ("Sequential with an Input, then add()",
+         DETERMINISTIC_BODY,
+         "    model = tf.keras.Sequential()\n"
+         "    model.add(tf.keras.Input(shape=input_shape))\n"
+         "    model.add(tf.keras.layers.Conv2D(8, (5, 5), activation=\"relu\"))\n"
+         "    model.add(tf.keras.layers.MaxPool2D((6, 6)))\n"
+         "    model.add(tf.keras.layers.Flatten())\n"
+         "    model.add(tf.keras.layers.Dense(10, activation=\"softmax\"))\n"),
     ],
     "nll": [
         ("cross-entropy of the probabilities", "return -y_pred.log_prob(y_true)",
          "return -tf.reduce_sum(y_true * tf.math.log(y_pred.mean()), axis=-1)"),
         ("cross-entropy of the logits", "return -y_pred.log_prob(y_true)",
          "return tf.nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred.logits_parameter())"),
+        ("Keras cross-entropy from the logits", "return -y_pred.log_prob(y_true)",
+         "return tf.keras.losses.categorical_crossentropy(y_true, y_pred.logits_parameter(), from_logits=True)"),
+        ("log-softmax of the logits", "return -y_pred.log_prob(y_true)",
+         "log_probs = tf.nn.log_softmax(y_pred.logits_parameter(), axis=-1)\n"
+         "    return -tf.reduce_sum(tf.cast(y_true, log_probs.dtype) * log_probs, axis=-1)"),
+        ("compiled with tf.function", "def nll(y_true, y_pred):", "@tf.function\ndef nll(y_true, y_pred):"),
     ],
     "get_probabilistic_model": [
         ("ten units, linear activation", "tf.keras.layers.Dense(tfpl.OneHotCategorical.params_size(10))",
          'tf.keras.layers.Dense(10, activation="linear")'),
         ("tf.nn.relu convolution", 'activation="relu"', "activation=tf.nn.relu"),
+        ("the original course's idiom: its imported names",
+         PROBABILISTIC_BODY,
+         "    model = Sequential([\n"
+         "        Conv2D(kernel_size=(5, 5), filters=8, activation='relu', padding='VALID', input_shape=input_shape),\n"
+         "        MaxPooling2D(pool_size=(6, 6)),\n"
+         "        Flatten(),\n"
+         "        Dense(tfpl.OneHotCategorical.params_size(10)),\n"
+         "        tfpl.OneHotCategorical(10, convert_to_tensor_fn=tfd.Distribution.mode)\n"
+         "    ])\n"),
+        ("functional API, mode as a lambda",
+         PROBABILISTIC_BODY,
+         "    inputs = tf.keras.Input(shape=input_shape)\n"
+         "    h = tf.keras.layers.Conv2D(8, 5, activation=\"relu\")(inputs)\n"
+         "    h = tf.keras.layers.MaxPooling2D(6)(h)\n"
+         "    logits = tf.keras.layers.Dense(10)(tf.keras.layers.Flatten()(h))\n"
+         "    outputs = tfpl.OneHotCategorical(10, convert_to_tensor_fn=lambda d: d.mode())(logits)\n"
+         "    model = tf.keras.Model(inputs, outputs)\n"),
     ],
     "get_convolutional_reparameterization_layer": [
         ("tf.nn.relu", 'activation="relu"', "activation=tf.nn.relu"),
+        ("the original course's idiom",
+         CONVOLUTION_BODY,
+         "    layer = tfpl.Convolution2DReparameterization(\n"
+         "        input_shape=input_shape, filters=8, kernel_size=(5, 5),\n"
+         "        activation='relu', padding='VALID',\n"
+         "        kernel_prior_fn=tfpl.default_multivariate_normal_fn,\n"
+         "        kernel_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),\n"
+         "        kernel_divergence_fn=divergence_fn,\n"
+         "        bias_prior_fn=tfpl.default_multivariate_normal_fn,\n"
+         "        bias_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),\n"
+         "        bias_divergence_fn=divergence_fn\n"
+         "    )\n"),
+        ("kernel prior left at its default (the same standard normal), positional sizes",
+         CONVOLUTION_BODY,
+         "    layer = tfpl.Convolution2DReparameterization(\n"
+         "        8, 5, padding=\"valid\", activation=tf.keras.activations.relu, input_shape=input_shape,\n"
+         "        kernel_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),\n"
+         "        kernel_divergence_fn=divergence_fn,\n"
+         "        bias_prior_fn=tfpl.default_multivariate_normal_fn,\n"
+         "        bias_posterior_fn=tfpl.default_mean_field_normal_fn(is_singular=False),\n"
+         "        bias_divergence_fn=divergence_fn,\n"
+         "    )\n"),
+        ("hand-written fixed normal prior",
+         CONVOLUTION_BODY,
+         "    def standard_normal(dtype, shape, name, trainable, add_variable_fn):\n"
+         "        return tfd.Independent(tfd.Normal(loc=tf.zeros(shape, dtype), scale=tf.ones(shape, dtype)),\n"
+         "                               reinterpreted_batch_ndims=len(shape))\n"
+         "    posterior_fn = tfpl.default_mean_field_normal_fn(is_singular=False)\n"
+         "    layer = tfpl.Convolution2DReparameterization(\n"
+         "        filters=8, kernel_size=(5, 5), activation=\"relu\", padding=\"VALID\", input_shape=input_shape,\n"
+         "        kernel_prior_fn=standard_normal, kernel_posterior_fn=posterior_fn,\n"
+         "        kernel_divergence_fn=divergence_fn,\n"
+         "        bias_prior_fn=standard_normal, bias_posterior_fn=posterior_fn,\n"
+         "        bias_divergence_fn=divergence_fn,\n"
+         "    )\n"),
     ],
     "get_prior": [
         ("MixtureSameFamily", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
@@ -150,12 +304,59 @@ ALTERNATIVES = {
          "components_distribution=tfd.Independent(tfd.Normal("
          "loc=tf.zeros([2, n], dtype=dtype), scale=tf.constant([[1.0], [10.0]], dtype=dtype) * "
          "tf.ones([2, n], dtype=dtype)), 1)))"),
+        ("the original course's idiom: Sequential, the mixture written out",
+         PRIOR_BODY,
+         "    prior_model = Sequential([\n"
+         "        tfpl.DistributionLambda(lambda t: tfd.Mixture(\n"
+         "            cat=tfd.Categorical(probs=[0.5, 0.5]),\n"
+         "            components=[\n"
+         "                tfd.Independent(tfd.Normal(loc=tf.zeros(n, dtype=dtype),\n"
+         "                                           scale=1.0 * tf.ones(n, dtype=dtype)),\n"
+         "                                reinterpreted_batch_ndims=1),\n"
+         "                tfd.Independent(tfd.Normal(loc=tf.zeros(n, dtype=dtype),\n"
+         "                                           scale=10.0 * tf.ones(n, dtype=dtype)),\n"
+         "                                reinterpreted_batch_ndims=1)]))\n"
+         "    ])\n"),
+        ("MultivariateNormalDiag components",
+         "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
+         "tfpl.DistributionLambda(lambda t: tfd.Mixture(cat=tfd.Categorical(probs=[0.5, 0.5]), components=["
+         "tfd.MultivariateNormalDiag(loc=tf.zeros(n, dtype), scale_diag=s * tf.ones(n, dtype)) "
+         "for s in (1.0, 10.0)]))"),
+        ("tfd.Sample of a scalar normal, equal logits",
+         "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
+         "tfpl.DistributionLambda(lambda t: tfd.Mixture(cat=tfd.Categorical(logits=[0.0, 0.0]), components=["
+         "tfd.Sample(tfd.Normal(tf.constant(0.0, dtype), tf.constant(s, dtype)), sample_shape=n) "
+         "for s in (1.0, 10.0)]))"),
     ],
     "get_posterior": [
         ("2n parameters written out", "tfpl.IndependentNormal.params_size(n)", "2 * n"),
+        ("the original course's idiom: Sequential",
+         POSTERIOR_BODY,
+         "    return Sequential([\n"
+         "        tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype),\n"
+         "        tfpl.IndependentNormal(n)\n"
+         "    ])\n"),
+        ("event shape as a list",
+         POSTERIOR_BODY,
+         "    return tf.keras.Sequential([\n"
+         "        tfpl.VariableLayer(tfpl.IndependentNormal.params_size([n]), dtype=dtype),\n"
+         "        tfpl.IndependentNormal(event_shape=[n]),\n"
+         "    ])\n"),
+        ("random initial means",
+         "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype)",
+         "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype,\n"
+         "                           initializer=tf.keras.initializers.RandomNormal(stddev=0.1))"),
     ],
     "get_dense_variational_layer": [
         ("ten units", "units=tfpl.OneHotCategorical.params_size(10)", "units=10"),
+        ("the original course's idiom (kl_use_exact left at its default, False)",
+         DENSE_VARIATIONAL_BODY,
+         "    return tfpl.DenseVariational(units=10, make_posterior_fn=posterior_fn,\n"
+         "                                 make_prior_fn=prior_fn, kl_weight=kl_weight)\n"),
+        ("positional arguments",
+         DENSE_VARIATIONAL_BODY,
+         "    return tfpl.DenseVariational(10, posterior_fn, prior_fn, kl_weight, False)\n"),
+        ("linear activation written out", "kl_use_exact=False,", 'kl_use_exact=False, activation="linear",'),
     ],
     "mc_entropy_decomposition": [
         ("scipy entropy, probs_parameter",
@@ -163,5 +364,36 @@ ALTERNATIVES = {
          "import scipy.stats\n"
          "    sampled_probs = np.stack([model(x).probs_parameter().numpy() for _ in range(num_samples)])\n"
          "    entropy_bits = lambda p: scipy.stats.entropy(p, base=2, axis=-1)"),
+        ("TensorFlow, xlogy, float32",
+         ENTROPY_BODY,
+         "    sampled_probs = tf.stack([tf.convert_to_tensor(model(x).mean()) for _ in range(num_samples)])\n"
+         "    entropy_bits = lambda p: -tf.reduce_sum(tf.math.xlogy(p, p), axis=-1) / tf.math.log(2.0)\n"
+         "    probs = tf.reduce_mean(sampled_probs, axis=0)\n"
+         "    total = entropy_bits(probs)\n"
+         "    aleatoric = tf.reduce_mean(entropy_bits(sampled_probs), axis=0)\n"
+         "    return probs.numpy(), total.numpy(), aleatoric.numpy(), (total - aleatoric).numpy()\n"),
+        ("a loop with running sums and the distributions' own entropy",
+         ENTROPY_BODY,
+         "    probs_sum, entropy_sum = 0.0, 0.0\n"
+         "    for _ in range(num_samples):\n"
+         "        prediction = model(x)\n"
+         "        probs_sum += prediction.mean().numpy()\n"
+         "        entropy_sum += prediction.entropy().numpy() / np.log(2)\n"
+         "    probs = probs_sum / num_samples\n"
+         "    total = tfd.Categorical(probs=probs).entropy().numpy() / np.log(2)\n"
+         "    aleatoric = entropy_sum / num_samples\n"
+         "    return probs, total, aleatoric, total - aleatoric\n"),
+        ("np.errstate and nansum, float32",
+         ENTROPY_BODY,
+         "    sampled_probs = np.array([model(x).mean() for _ in range(num_samples)])\n"
+         "\n"
+         "    def entropy_bits(p):\n"
+         "        with np.errstate(divide=\"ignore\", invalid=\"ignore\"):\n"
+         "            return -np.nansum(p * np.log2(p), axis=-1)\n"
+         "\n"
+         "    probs = np.mean(sampled_probs, axis=0)\n"
+         "    total = entropy_bits(probs)\n"
+         "    aleatoric = np.mean(entropy_bits(sampled_probs), axis=0)\n"
+         "    return (probs, total, aleatoric, total - aleatoric)\n"),
     ],
 }

@@ -1,0 +1,428 @@
+"""The class flow in JupyterLab, in a real browser, as the README's instructor section tells it.
+
+Python Playwright drives Debian's Chromium (headless) against a JupyterLab
+this module starts on 127.0.0.1 (random port and token) in a temporary copy
+of the course, with the course's own nbgrader_config.py and so its default
+exchange, `exchange/` in the course directory. HOME and the Jupyter folders
+are temporary too. The steps run in order, one test each, and each saves
+screenshots to test-artifacts/browser/ and prints its times (also written to
+test-artifacts/browser/times.txt).
+
+The student's kernel runs in fast mode (BDL_FAST=1) so that running every
+cell takes seconds, not a minute; Validate and grading run in grading mode
+as always (nbgrader sets NBGRADER_EXECUTION).
+"""
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+import psutil
+import pytest
+from nbgrader.api import Gradebook
+from nbgrader.utils import get_username
+
+from system import require
+from autograder.cells import graded_cells
+from autograder.course import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
+
+ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
+SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+DERIVATION = "derivation_gaussian"  # the manually graded cell the instructor scores
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+BIN = Path(sys.executable).parent
+CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
+REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change
+TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
+
+STUDENT = get_username()  # nbgrader's exchange records who runs the lab
+DONE = set()  # the steps that passed: a step needs the ones before it
+TIMES = {}
+
+
+def needs(step):
+    if step not in DONE:
+        pytest.skip(f"needs the step {step!r}, which did not pass")
+
+
+@contextmanager
+def timed(step):
+    start = time.perf_counter()
+    yield
+    TIMES[step] = seconds = time.perf_counter() - start
+    print(f"browser flow: {step}: {seconds:.1f} s")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "times.txt").write_text("".join(f"{name}: {value:.1f} s\n" for name, value in TIMES.items()))
+
+
+def shot(page, name):
+    page.screenshot(path=str(ARTIFACTS / f"{len(list(ARTIFACTS.glob('*.png'))) + 1:02d}_{name}.png"))
+
+
+def chromium():
+    """Debian's Chromium; the tests fail without it in CI and skip elsewhere."""
+    return require(shutil.which("chromium"), CHROMIUM_PACKAGE)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Lab:
+    """A JupyterLab server in its own process group, and the course it serves."""
+
+    def __init__(self, base):
+        self.course, home = base / "course", base / "home"
+        self.course.mkdir()
+        for name in ("source", "release"):
+            shutil.copytree(REPO / name, self.course / name)
+        shutil.copy(REPO / "nbgrader_config.py", self.course)
+        settings = home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
+        settings.mkdir(parents=True)  # no "get notified about Jupyter news?" over the screenshots
+        (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+        self.env = {name: value for name, value in os.environ.items()
+                    if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
+        self.env.update(
+            HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
+            JUPYTER_DATA_DIR=str(home / ".local" / "share" / "jupyter"),
+            JUPYTER_RUNTIME_DIR=str(home / ".local" / "share" / "jupyter" / "runtime"),
+            IPYTHONDIR=str(home / ".ipython"),
+            JUPYTERLAB_SETTINGS_DIR=str(home / ".jupyter" / "lab" / "user-settings"),
+            JUPYTERLAB_WORKSPACES_DIR=str(home / ".jupyter" / "lab" / "workspaces"),
+            PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
+            # this checkout's bdl and autograder, whatever the venv's editable install points at
+            PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+            BDL_DATA_DIR=os.environ.get("BDL_DATA_DIR") or str(REPO / "data"))
+        self.token, port = secrets.token_hex(16), free_port()
+        self.url = f"http://127.0.0.1:{port}"
+        self.log = base / "jupyterlab.log"
+        command = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+                   "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
+                   f"--ServerApp.root_dir={self.course}"]
+        if os.geteuid() == 0:
+            command.append("--allow-root")
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(command, cwd=self.course, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True,
+                                            env={**self.env, "BDL_FAST": "1"})
+
+    def api(self, path, method="GET"):
+        request = urllib.request.Request(self.url + path, method=method,
+                                         headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            body = response.read()
+        return json.loads(body) if body else None
+
+    def wait_until_up(self, timeout=120):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"JupyterLab exited ({self.process.returncode}):\n{self.log.read_text()[-3000:]}")
+            try:
+                self.api("/api/status")
+                return
+            except OSError:
+                time.sleep(0.25)
+        pytest.fail(f"JupyterLab did not answer in {timeout} s:\n{self.log.read_text()[-3000:]}")
+
+    def shutdown_kernels(self):
+        """Stop the notebooks' kernels: the next step's Validate or grading gets the cores."""
+        for kernel in self.api("/api/kernels"):
+            self.api(f"/api/kernels/{kernel['id']}", method="DELETE")
+
+    def stop(self):
+        """SIGTERM (JupyterLab shuts its kernels down), then kill whatever is left."""
+        try:
+            family = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            family = []
+        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(self.process.pid, sig)
+                self.process.wait(wait)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for process in family:  # kernels run in sessions of their own
+            try:
+                process.kill()
+            except psutil.NoSuchProcess:
+                pass
+
+    def run(self, *command, timeout=900):
+        """Run an instructor's command in the course directory; return its output."""
+        result = subprocess.run(command, cwd=self.course, env=self.env, capture_output=True, text=True,
+                                timeout=timeout, stdin=subprocess.DEVNULL)
+        assert result.returncode == 0, f"{command}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        return result.stdout + result.stderr
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=executable)
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def lab(browser, tmp_path_factory):
+    with timed("JupyterLab start"):
+        server = Lab(tmp_path_factory.mktemp("browser"))
+        try:
+            server.wait_until_up()
+        except BaseException:
+            server.stop()
+            raise
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def context(browser, lab):
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    # Log in once: the server answers with a login cookie, which the context's pages share.
+    assert context.request.get(f"{lab.url}/api/status?token={lab.token}").ok
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def student(context):
+    """The student's JupyterLab tab."""
+    return context.new_page()
+
+
+@pytest.fixture(scope="module")
+def instructor(context, lab):
+    """The instructor's tab, for formgrader (the same login as the student's: one server)."""
+    return context.new_page()
+
+
+def menu(page, *path):
+    for label in path:
+        page.get_by_role("menuitem", name=re.compile(f"^{re.escape(label)}")).first.click()
+
+
+def current_notebook(page):
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+
+
+def run_all(page):
+    """Run every cell, as Run > Run All Cells does; wait until the kernel is done."""
+    notebook = current_notebook(page)
+    # The status bar names the kernel once it is connected (the toolbar says idle before that).
+    page.locator("#jp-main-statusbar").get_by_text(re.compile(r"\(ipykernel\) \| Idle")).wait_for()
+    menu(page, "Run", "Run All Cells")
+    # Cells waiting or running show [*]; a failed cell stops the rest, which go back to [ ].
+    prompts = ("[...document.querySelectorAll("
+               "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]"
+               ".map(p => p.textContent.trim())")
+    try:
+        page.wait_for_function(f"() => {prompts}.includes('[*]:')")
+        page.wait_for_function(f"() => !{prompts}.includes('[*]:')")
+    except Exception:
+        shot(page, "run_all_timed_out")
+        raise AssertionError(f"Run All did not finish; the prompts: {page.evaluate(prompts)}")
+    return notebook
+
+
+def validate(page):
+    """Press the notebook's Validate button; return the text of nbgrader's answer."""
+    current_notebook(page).locator("jp-button[title='Validate Assignment']").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.get_by_text(re.compile(r"The following cell failed|Success!|There was an error")).first.wait_for()
+    return dialog
+
+
+def close_dialog(page):
+    page.locator(".jp-Dialog").get_by_role("button", name="Ok").click()
+
+
+def assignment_list(page, lab, shows=None):
+    """Open the Assignment List and refresh it. With ``shows`` (panel -> locator), refresh
+    until that appears: on a busy machine a refresh clicked while the list loads is lost."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    if not page.url.startswith(f"{lab.url}/lab"):
+        page.goto(f"{lab.url}/lab")
+    menu(page, "Nbgrader", "Assignment List")
+    panel = page.locator("#nbgrader-assignment-list")
+    for _ in range(REFRESHES):
+        panel.locator("#refresh_assignments_list").click()
+        if shows is None:
+            return panel
+        try:
+            shows(panel).wait_for(timeout=REFRESH_WAIT_MS)
+            return panel
+        except PlaywrightTimeout:
+            continue
+    shows(panel).wait_for()  # the full timeout, then Playwright's own message
+    return panel
+
+
+def complete(path):
+    """Fill in the student's notebook with the reference answers: code and derivations."""
+    answers = graded_cells(nbformat.read(SOURCE, 4))
+    nb = nbformat.read(path, 4)
+    for cell in nb.cells:
+        grading = cell.metadata.get("nbgrader", {})
+        if grading.get("solution"):
+            cell.source = answers[grading["grade_id"]].source
+    nbformat.write(nb, path)
+
+
+def test_the_blank_release_fails_validate(lab, student):
+    student.goto(f"{lab.url}/lab/tree/release/{ASSIGNMENT}/{NOTEBOOK}.ipynb")
+    with timed("student: run all cells, blank notebook"):
+        notebook = run_all(student)
+    assert notebook.locator(".jp-OutputArea-output", has_text="NotImplementedError").count() > 0
+    shot(student, "blank_run_all")
+    with timed("student: Validate, blank notebook"):
+        dialog = validate(student)
+    shot(student, "blank_validate")
+    assert "The following cell failed" in dialog.inner_text()
+    assert "NotImplementedError" in dialog.inner_text()
+    close_dialog(student)
+    lab.shutdown_kernels()
+    DONE.add("validate blank")
+
+
+def test_the_student_fetches_the_released_assignment(lab, student):
+    with timed("instructor: nbgrader release_assignment"):
+        lab.run(str(BIN / "nbgrader"), "release_assignment", ASSIGNMENT)
+    panel = assignment_list(student, lab, shows=lambda panel: panel.locator(
+        "#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role("button", name="Fetch"))
+    assert "Error fetching courses" not in panel.inner_text()
+    released = panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT)
+    shot(student, "assignment_list_released")
+    with timed("student: fetch"):
+        released.get_by_role("button", name="Fetch").click()
+        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
+            .get_by_role("button", name="Submit").wait_for()
+    shot(student, "assignment_list_fetched")
+    assert (lab.course / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
+    DONE.add("fetch")
+
+
+def test_the_completed_notebook_passes_validate(lab, student):
+    needs("fetch")
+    complete(lab.course / ASSIGNMENT / f"{NOTEBOOK}.ipynb")  # the student's work
+    panel = assignment_list(student, lab)
+    fetched = panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT)
+    fetched.get_by_role("button", name=ASSIGNMENT).click()
+    fetched.get_by_role("link", name=NOTEBOOK, exact=True).click()
+    with timed("student: run all cells, completed notebook (fast mode)"):
+        notebook = run_all(student)
+    assert notebook.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+                            has_text="Error").count() == 0
+    with timed("student: Validate, completed notebook"):
+        dialog = validate(student)
+    shot(student, "completed_validate")
+    assert "Success! Your notebook passes all the tests." in dialog.inner_text()
+    close_dialog(student)
+    lab.shutdown_kernels()
+    DONE.add("validate completed")
+
+
+def test_the_student_submits(lab, student):
+    needs("validate completed")
+    panel = assignment_list(student, lab)
+    with timed("student: submit"):
+        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
+            .get_by_role("button", name="Submit").click()
+        panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT).wait_for()
+    shot(student, "assignment_list_submitted")
+    assert list((lab.course / "exchange" / "bdl" / "inbound").glob(f"{STUDENT}+{ASSIGNMENT}+*"))
+    DONE.add("submit")
+
+
+def test_the_instructor_grades_by_hand_in_formgrader(lab, instructor):
+    needs("submit")
+    with timed("instructor: nbgrader collect"):
+        lab.run(str(BIN / "nbgrader"), "collect", ASSIGNMENT)
+    with timed("instructor: python -m autograder grade"):
+        out = lab.run(sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(lab.course / "submitted"),
+                      "--root", str(lab.course))
+    row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and STUDENT in line)
+    assert re.search(r"\sgraded\b", row), out
+
+    outside = []  # what formgrader asks anyone but this server for (MathJax from a CDN, say)
+    instructor.on("request", lambda request: None if request.url.startswith((lab.url, "data:", "about:"))
+                  else outside.append(request.url))
+    with timed("instructor: formgrader"):
+        instructor.goto(f"{lab.url}/formgrader/manage_submissions/{ASSIGNMENT}")
+        instructor.locator("tbody tr", has_text=STUDENT).filter(has_text="needs manual grading").wait_for()
+        shot(instructor, "formgrader_submissions")
+        instructor.goto(f"{lab.url}/formgrader/gradebook/{ASSIGNMENT}/{NOTEBOOK}")
+        instructor.get_by_role("link", name="Submission #1").click()
+        score = instructor.locator(f"input.score#{DERIVATION}")
+        cell = instructor.locator(".nbgrader_cell", has=score)
+        # MathJax 2's output: span.MathJax once typeset (MathJax_Processing while it works)
+        cell.locator("span.MathJax:not(.MathJax_Processing)").first.wait_for()
+        answer = cell.locator(".rendered_html").inner_text()
+        score.fill("1.5")
+        score.press("Tab")
+        comment = cell.locator(f"textarea#{DERIVATION}-comment")
+        comment.fill("Right; say why the constant does not matter for training.")
+        comment.press("Tab")
+        cell.locator(".score-saved").wait_for()
+        cell.locator(".comment-saved").wait_for()
+    cell.scroll_into_view_if_needed()
+    instructor.mouse.wheel(0, -60)  # the heading out from under formgrader's bar
+    shot(instructor, "formgrader_manual_grade")
+    assert "$" not in answer, f"the derivation is not typeset: {answer[:300]}"
+    assert not outside, f"formgrader loaded from outside this server: {outside}"
+
+    with Gradebook(f"sqlite:///{lab.course / 'gradebook.db'}") as gradebook:
+        grade = gradebook.find_grade(DERIVATION, NOTEBOOK, ASSIGNMENT, STUDENT)
+        comment = gradebook.find_comment(DERIVATION, NOTEBOOK, ASSIGNMENT, STUDENT)
+        assert grade.manual_score == 1.5
+        assert comment.manual_comment == "Right; say why the constant does not matter for training."
+    DONE.add("formgrader")
+
+
+def test_the_student_fetches_the_feedback(lab, student):
+    needs("formgrader")
+    with timed("instructor: autograder feedback + nbgrader release_feedback"):
+        lab.run(sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(lab.course))
+        lab.run(str(BIN / "nbgrader"), "release_feedback", ASSIGNMENT)
+    def submitted_item(panel):
+        return panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
+
+    panel = assignment_list(student, lab, shows=lambda panel: submitted_item(panel).get_by_role(
+        "button", name="Fetch Feedback"))
+    submitted = submitted_item(panel)
+    with timed("student: fetch feedback and open it"):
+        submitted.get_by_role("button", name="Fetch Feedback").click()
+        submitted.get_by_text("(view feedback)").click()  # the file browser goes to the folder
+        student.locator(".jp-DirListing-item", has_text=f"{NOTEBOOK}.html").dblclick()
+        page = student.frame_locator(".jp-HTMLViewer:not(.lm-mod-hidden) iframe")
+        page.get_by_text("# hidden tests: passed").first.wait_for()
+    shot(student, "feedback")
+    text = page.locator("body").inner_text()
+    assert "Right; say why the constant does not matter for training." in text
+    assert re.search(r"Score: 1\.5 / 2\.0", text)
+    assert "BEGIN HIDDEN TESTS" not in text

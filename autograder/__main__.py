@@ -102,8 +102,9 @@ def _bench_compare(args):
 
     seconds = dict(selfgrade.bench_compare(args.assignment, size, args.workers, report=report))
     extra = seconds["local pool, sandbox"] - seconds["local pool, no sandbox"]
-    print(f"sandbox overhead: {extra / size:+.1f} s of the class's wall time per submission, "
-          f"{extra * args.workers / size:+.1f} s per submission for each of the {args.workers} workers")
+    busy = min(args.workers, size)  # the pool's workers that had a submission to grade
+    print(f"sandbox overhead: {extra:+.1f} s for the class; {extra * busy / size:+.1f} s of a worker's time "
+          f"per submission")
     return 0
 
 

@@ -168,10 +168,13 @@ def _source(assignment):
     return next((REPO / "source" / assignment).glob("*.ipynb"))
 
 
+# 04 (the graded fixture above) and 01 (test_class_grading's wrong brier_score) have a wrong
+# function graded for real already: a grading run each is minutes of CI.
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", course.assignments())
+@pytest.mark.parametrize("assignment", [name for name in course.assignments()
+                                        if name not in (ASSIGNMENT, "01_likelihoods")])
 def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path, bubblewrap):
-    """Every assignment's first mutant, graded for real, costs that function's points only."""
+    """The assignment's first mutant, graded for real, costs that function's points only."""
     function, (name, old, new) = next(
         (function, changes[0]) for function, changes in load_variants(assignment)["mutants"].items())
     shutil.copytree(REPO / "source", tmp_path / "source")

@@ -145,3 +145,32 @@ def test_ensemble_figures_have_titles_labels_and_legends(monkeypatch):
                 continue
             assert ax.get_title() and ax.get_xlabel() and ax.get_ylabel(), ax
         plt.close(fig)
+
+
+def test_mixture_prior_draws_the_mixture_and_its_weighted_components(monkeypatch):
+    import tensorflow as tf
+    import tensorflow_probability as tfp
+    from scipy import stats
+
+    tfd = tfp.distributions
+    figures = []
+    monkeypatch.setattr(bayesian_cnn.plt, "show", lambda: figures.append(bayesian_cnn.plt.gcf()))
+    # The notebook's spike-and-slab over one weight, with unequal weights so they cannot be mixed up.
+    prior = tfd.Mixture(
+        cat=tfd.Categorical(probs=[0.3, 0.7]),
+        components=[tfd.Independent(tfd.Normal(tf.zeros(1), scale * tf.ones(1)), reinterpreted_batch_ndims=1)
+                    for scale in (1.0, 10.0)])
+    ax = bayesian_cnn.plot_mixture_prior(prior, ["spike", "slab"], "prior")
+    assert len(figures) == 1 and ax.figure is figures[0]
+    assert ax.get_title() == "prior" and ax.get_xlabel() and ax.get_ylabel()
+    assert ax.get_yscale() == "log"
+    mixture, spike, slab = ax.lines
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert labels[0].startswith("mixture") and "spike" in labels[1] and "slab" in labels[2]
+    w = mixture.get_xdata()
+    assert w.min() < -10 and w.max() > 10, "the range shows the slab's tails"
+    np.testing.assert_allclose(spike.get_ydata(), 0.3 * stats.norm.pdf(w, 0, 1), rtol=1e-4, atol=1e-300)
+    np.testing.assert_allclose(slab.get_ydata(), 0.7 * stats.norm.pdf(w, 0, 10), rtol=1e-4)
+    np.testing.assert_allclose(mixture.get_ydata(), spike.get_ydata() + slab.get_ydata(), rtol=1e-4)
+    assert np.all(mixture.get_ydata() > 0), "densities far out stay positive on the log axis"
+    bayesian_cnn.plt.close("all")

@@ -120,3 +120,32 @@ def plot_uncertainty_decomposition(parts_by_dataset, title):
     fig.suptitle(title)
     fig.tight_layout()
     plt.show()
+
+
+def plot_mixture_prior(prior, names, title, limit=30.0):
+    """Plot a one-weight mixture prior's density and its weighted components, on a log y axis.
+
+    ``prior`` is a ``tfd.Mixture`` over one weight (event shape ``[1]``), such
+    as the notebook's ``spike_and_slab(1, tf.float32)``; ``names`` labels its
+    components in order. Returns the figure's axes.
+    """
+    w = np.linspace(-limit, limit, 1201)
+    points = tf.constant(w[:, None], dtype=prior.dtype)
+    weights = np.asarray(prior.cat.probs_parameter(), dtype=np.float64)
+    # Densities from log densities in float64: the spike's density far out is far
+    # below float32's smallest number, and the log axis needs it positive.
+    mixture = np.exp(np.asarray(prior.log_prob(points), dtype=np.float64))
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot(w, mixture, color="black", linewidth=2.5, label="mixture $p(w)$")
+    for weight, component, name, style in zip(weights, prior.components, names, ("--", ":")):
+        density = weight * np.exp(np.asarray(component.log_prob(points), dtype=np.float64))
+        ax.plot(w, density, style, linewidth=2, label=f"{weight:g} × {name}")
+    ax.set_yscale("log")
+    ax.set_ylim(1e-6, 1.0)
+    ax.set_xlim(-limit, limit)
+    ax.set_title(title)
+    ax.set_xlabel("weight $w$")
+    ax.set_ylabel("density (log scale)")
+    ax.legend()
+    plt.show()
+    return ax

@@ -5,6 +5,42 @@ Each variant is (name, old, new): the reference solution cell with ``old``
 replaced by ``new``; ``old`` must occur exactly once in that cell.
 """
 
+_DENSE_BUILD = """\
+    def build(self, input_shape):
+        ### BEGIN SOLUTION
+        kernel_shape = (int(input_shape[-1]), self.units)
+        self.kernel_mu = self.add_weight(name="kernel_mu", shape=kernel_shape,
+                                         initializer=self.new_initializer("mu"))
+        self.kernel_rho = self.add_weight(name="kernel_rho", shape=kernel_shape,
+                                          initializer=self.new_initializer("rho"))
+        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,), initializer=self.new_initializer("mu"))
+        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
+"""
+_DENSE_BUILD_ONE_MU = """\
+    def build(self, input_shape):
+        ### BEGIN SOLUTION
+        kernel_shape = (int(input_shape[-1]), self.units)
+        mu_initializer = self.new_initializer("mu")
+        self.kernel_mu = self.add_weight(name="kernel_mu", shape=kernel_shape, initializer=mu_initializer)
+        self.kernel_rho = self.add_weight(name="kernel_rho", shape=kernel_shape,
+                                          initializer=self.new_initializer("rho"))
+        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,), initializer=mu_initializer)
+        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
+"""
+_DENSE_BUILD_SHARED_DEFAULTS = """\
+    def build(self, input_shape, kernel_default=tf.keras.initializers.RandomUniform(-0.6, 0.6),
+              bias_default=tf.keras.initializers.RandomUniform(-0.6, 0.6)):
+        ### BEGIN SOLUTION
+        kernel_shape = (int(input_shape[-1]), self.units)
+        self.kernel_mu = self.add_weight(name="kernel_mu", shape=kernel_shape,
+                                         initializer=self.initializers["mu"] or kernel_default)
+        self.kernel_rho = self.add_weight(name="kernel_rho", shape=kernel_shape,
+                                          initializer=self.new_initializer("rho"))
+        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,),
+                                       initializer=self.initializers["mu"] or bias_default)
+        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
+"""
+
 MUTANTS = {
     "bbb_loss_terms": [
         ("sigma = exp(rho)", "sigma = tf.math.softplus(rho)", "sigma = tf.exp(rho)"),
@@ -29,8 +65,13 @@ MUTANTS = {
          "w = mu + sigma * tf.random.stateless_normal(tf.shape(mu), seed=[1, 2])"),
         ("bias not sampled", "for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho)]:",
          "for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho - 100.0)]:"),
-        ("initialisers swapped", "initializer=self.mu_initializer)\n        self.kernel_rho",
-         "initializer=self.rho_initializer)\n        self.kernel_rho"),
+        ("initialisers swapped", "initializer=self.new_initializer(\"mu\"))\n        self.kernel_rho",
+         "initializer=self.new_initializer(\"rho\"))\n        self.kernel_rho"),
+        # One initialiser for both mu: an unseeded one returns the same values on every call, so the
+        # bias mu starts as the kernel mu's first row.
+        ("one initialiser for the kernel's and the bias's mu", _DENSE_BUILD, _DENSE_BUILD_ONE_MU),
+        # The original default argument: one instance for every layer, so two layers of one shape start equal.
+        ("one default initialiser instance shared by every layer", _DENSE_BUILD, _DENSE_BUILD_SHARED_DEFAULTS),
         ("kernel log densities only", "self.log_prior = log_prior",
          "self.log_prior = tf.reduce_sum(self.prior.log_prob(sampled[0]))"),
         ("log densities kept as NumPy numbers",
@@ -91,11 +132,11 @@ MUTANTS = {
 _DENSE_BUILD_AND_CALL = """\
         kernel_shape = (int(input_shape[-1]), self.units)
         self.kernel_mu = self.add_weight(name="kernel_mu", shape=kernel_shape,
-                                         initializer=self.mu_initializer)
+                                         initializer=self.new_initializer("mu"))
         self.kernel_rho = self.add_weight(name="kernel_rho", shape=kernel_shape,
-                                          initializer=self.rho_initializer)
-        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,), initializer=self.mu_initializer)
-        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.rho_initializer)
+                                          initializer=self.new_initializer("rho"))
+        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,), initializer=self.new_initializer("mu"))
+        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
         ### END SOLUTION
 
     def call(self, inputs):
@@ -115,12 +156,12 @@ _DENSE_BUILD_AND_CALL = """\
 # The same layer without the loop: add_weight's shape straight from input_shape, the noise's shape static.
 _DENSE_WRITTEN_OUT = """\
         self.kernel_mu = self.add_weight(name="kernel_mu", shape=[input_shape[-1], self.units],
-                                         initializer=self.mu_initializer, trainable=True)
+                                         initializer=self.new_initializer("mu"), trainable=True)
         self.kernel_rho = self.add_weight(name="kernel_rho", shape=[input_shape[-1], self.units],
-                                          initializer=self.rho_initializer, trainable=True)
-        self.bias_mu = self.add_weight(name="bias_mu", shape=[self.units], initializer=self.mu_initializer,
+                                          initializer=self.new_initializer("rho"), trainable=True)
+        self.bias_mu = self.add_weight(name="bias_mu", shape=[self.units], initializer=self.new_initializer("mu"),
                                        trainable=True)
-        self.bias_rho = self.add_weight(name="bias_rho", shape=[self.units], initializer=self.rho_initializer,
+        self.bias_rho = self.add_weight(name="bias_rho", shape=[self.units], initializer=self.new_initializer("rho"),
                                         trainable=True)
         ### END SOLUTION
 

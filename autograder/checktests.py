@@ -25,6 +25,8 @@ from autograder.guard import GUARD
 MUTANTS_DIR = REPO / "tests" / "mutants"
 # A function whose tests no wrong answer was tried against is not checked.
 MIN_MUTANTS = 3
+# Fewer correct idioms than this, and a test that rejects a common one can go unseen.
+MIN_ALTERNATIVES = 3
 # Seconds one cell of the solution notebook may take while check-tests runs it.
 NOTEBOOK_CELL_TIMEOUT = 600
 
@@ -181,6 +183,9 @@ def check_notebook(path, variants, seeds=5, log=None):
                     row["problems"].append(f"mutant {name!r} survives")
             alternatives = variants["alternatives"].get(function, [])
             row["num_alternatives"] = len(alternatives)
+            if len(alternatives) < MIN_ALTERNATIVES:
+                row["problems"].append(f"only {len(alternatives)} alternatives "
+                                       f"(at least {MIN_ALTERNATIVES} needed)")
             for name, old, new in alternatives:
                 passed, why = run_variant(kernel, solution, tests, old, new)
                 row["passed"] += bool(passed)

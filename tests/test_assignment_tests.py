@@ -1,7 +1,7 @@
 """The graded tests themselves, through ``python -m autograder check-tests``: they
 pass the reference under five seeds, catch every mutant, accept every correct
 alternative and never write to stderr; and check-tests itself fails when they
-do not."""
+do not, or when a function has fewer than three mutants or alternatives."""
 import subprocess
 import sys
 
@@ -63,7 +63,7 @@ def test_check_tests_reports_weak_tests(tmp_path):
     problems = "\n".join(row["problems"])
     for expected in ("mutant 'triples' survives", "mutant 'squares' survives",
                      "'not there' no longer matches", "alternative 'wrong' fails",
-                     "the reference fails under seed"):
+                     "the reference fails under seed", "only 2 alternatives (at least 3 needed)"):
         assert expected in problems
     assert "'adds'" not in problems
     result = subprocess.run([sys.executable, "-m", "autograder", "check-tests", "99_tiny",

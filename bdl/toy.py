@@ -24,15 +24,18 @@ def cubic_data(num_points=40, noise_std=3.0, low=-4.0, high=4.0, seed=0):
 def spiral_data(points_per_class=1000, num_classes=3, angular_noise=0.3, seed=0):
     """Return ``(x, labels)``: a spiral with one arm per class, in the unit disc.
 
-    Arm ``k``'s points have radius r uniform on [0, 1] (evenly spaced) and angle
-    ``4 * (k + r)`` plus N(0, angular_noise**2) radians; ``x`` has shape
-    ``(num_classes * points_per_class, 2)`` and ``labels`` holds integers.
+    The original assignment's recipe: arm ``k``'s points have radius r evenly
+    spaced on [0, 1] and angle ``8 * (k + r)`` radians (each arm winds 8
+    radians) plus ``angular_noise * (1 + r)`` times standard normal noise, so
+    the noise grows from ``angular_noise`` at the centre to twice that at the
+    rim. ``x`` has shape ``(num_classes * points_per_class, 2)`` and
+    ``labels`` holds integers.
     """
     rng = np.random.default_rng(seed)
     radius = np.linspace(0.0, 1.0, points_per_class)
     xs, labels = [], []
     for k in range(num_classes):
-        angle = 4.0 * (k + radius) + rng.normal(0.0, angular_noise, points_per_class)
+        angle = 8.0 * (k + radius) + angular_noise * (1.0 + radius) * rng.standard_normal(points_per_class)
         xs.append(np.stack([radius * np.sin(angle), radius * np.cos(angle)], axis=1))
         labels.append(np.full(points_per_class, k))
     return np.concatenate(xs).astype("float32"), np.concatenate(labels).astype("int64")

@@ -137,7 +137,19 @@ def test_ensemble_figures_have_titles_labels_and_legends(monkeypatch):
     vmax = figures_ensembles.plot_uncertainty_maps(points, np.arange(30) % 3, grid, np.arange(400) % 3,
                                                    np.linspace(0, 1, 400), np.linspace(0, 0.2, 400))
     assert vmax == pytest.approx((1.0, 0.2))
-    assert len(shown) == 3
+    band = (x ** 3, np.full(50, 5.0))
+    figures_ensembles.plot_ensemble_bands(
+        x, x ** 3, [("clean", x[:5], x[:5] ** 3, {"Gaussian": band, "Laplace": band}),
+                    ("outlier", x[:6], x[:6] ** 3, {"Gaussian": band, "Laplace": band}, np.arange(6) == 5)],
+        ylim=(-100, 100))
+    figures_ensembles.plot_ensemble_size_sweep(
+        [1, 2, 3, 5, 10], {"inside": [3.6, 3.3, 3.3, 3.4, 3.5], "outside": [3e7, 9.2, 6.6, 6.0, 5.9]},
+        {"inside": [0.0, 0.15, 0.2, 0.23, 0.25], "outside": [0.0, 0.5, 0.6, 0.6, 0.6]}, best_nll=2.52)
+    assert len(shown) == 5
+    sweep_nll = shown[4].axes[0]
+    assert max(np.max(line.get_ydata()) for line in sweep_nll.get_lines()) < 100, \
+        "an off-scale NLL is drawn at the top of the axis, not stretching it"
+    assert any("3e+07" in text.get_text() for text in sweep_nll.texts), "and its value is written beside it"
     for fig in shown:
         assert fig._suptitle is not None and fig._suptitle.get_text()
         for ax in fig.axes:

@@ -32,10 +32,29 @@ def test_spiral_arms_are_rotations_of_each_other_without_noise():
     x, labels = toy.spiral_data(points_per_class=50, angular_noise=0.0)
     angle = np.arctan2(x[:, 0], x[:, 1])
     radius = np.linalg.norm(x, axis=1)
-    # Same radius, angle shifted by 4 radians per arm.
+    # Same radius, angle shifted by 8 radians per arm.
     assert np.allclose(radius[labels == 0], radius[labels == 1], atol=1e-6)
     shift = np.angle(np.exp(1j * (angle[labels == 1] - angle[labels == 0])))[1:]
-    assert np.allclose(shift, np.angle(np.exp(4j)), atol=1e-5)
+    assert np.allclose(shift, np.angle(np.exp(8j)), atol=1e-5)
+
+
+def test_spiral_arm_winds_8_radians_as_the_radius_goes_from_0_to_1():
+    x, labels = toy.spiral_data(points_per_class=1001, angular_noise=0.0)
+    arm = x[labels == 2]
+    assert np.allclose(np.linalg.norm(arm, axis=1), np.linspace(0.0, 1.0, 1001), atol=1e-6)
+    angle = np.unwrap(np.arctan2(arm[1:, 0], arm[1:, 1]))
+    assert angle[-1] - angle[0] == pytest.approx(8.0 * 0.999, abs=1e-4)  # from r = 0.001 to r = 1
+
+
+def test_spiral_noise_grows_from_0_3_at_the_centre_to_0_6_at_the_rim():
+    # The original's noise: angular_noise * (1 + r) standard deviations, r the radius.
+    x, labels = toy.spiral_data(points_per_class=20_000, angular_noise=0.3, seed=3)
+    clean, _ = toy.spiral_data(points_per_class=20_000, angular_noise=0.0)
+    radius = np.linalg.norm(clean, axis=1)
+    noise = np.angle(np.exp(1j * (np.arctan2(x[:, 0], x[:, 1]) - np.arctan2(clean[:, 0], clean[:, 1]))))
+    inner, outer = (radius > 0.05) & (radius < 0.15), radius > 0.9
+    assert np.std(noise[inner]) == pytest.approx(0.3 * 1.1, rel=0.05)
+    assert np.std(noise[outer]) == pytest.approx(0.6 * 0.975, rel=0.05)
 
 
 def test_quartic_data_is_the_six_points():

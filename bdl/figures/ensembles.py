@@ -117,3 +117,84 @@ def plot_uncertainty_maps(x_train, labels, grid, predicted_class, data_uncertain
     fig.suptitle(title)
     plt.show()
     return vmax
+
+
+def plot_ensemble_bands(x, truth, rows, data_range=(-4.0, 4.0), ylim=None, title="Ensembles' predictive bands"):
+    """Plot ensembles' mean +- std side by side, one row per training set.
+
+    ``x`` ``[G]`` is the grid and ``truth`` ``[G]`` the noise-free function.
+    ``rows`` is a list of ``(row_name, x_train, y_train, panels)`` or
+    ``(row_name, x_train, y_train, panels, outliers)``: ``panels`` maps a
+    panel's name to ``(mean, std)``, each ``[G]``, and ``outliers``, a boolean
+    mask over the training points, marks the points drawn as outliers.
+    ``ylim`` defaults to 1.4 times the largest ``|truth|`` either side of 0.
+    """
+    x = np.ravel(x)
+    limit = 1.4 * np.max(np.abs(truth))
+    ylim = (-limit, limit) if ylim is None else ylim
+    num_columns = max(len(row[3]) for row in rows)
+    fig, axes = plt.subplots(len(rows), num_columns, figsize=(6 * num_columns, 4.2 * len(rows)),
+                             layout="constrained", squeeze=False)
+    colours = ("tab:purple", "tab:green", "tab:orange")
+    for row_axes, row in zip(axes, rows):
+        row_name, x_train, y_train, panels = row[:4]
+        x_train, y_train = np.ravel(x_train), np.ravel(y_train)
+        outliers = np.zeros(x_train.shape, bool) if len(row) < 5 else np.ravel(row[4])
+        for ax, (name, (mean, std)), colour in zip(row_axes, panels.items(), colours):
+            ax.axvspan(*data_range, color="0.93", zorder=0, label="range of the training inputs")
+            ax.plot(x, truth, "k--", linewidth=1, label="truth $y = x^3$")
+            ax.plot(x_train[~outliers], y_train[~outliers], "o", color="tab:red", markersize=3,
+                    label="training data")
+            if outliers.any():
+                ax.plot(x_train[outliers], y_train[outliers], "X", color="black", markersize=9, label="outlier")
+            ax.plot(x, mean, color=colour, label="ensemble mean $\\mu_*$")
+            ax.fill_between(x, mean - std, mean + std, color=colour, alpha=0.3, label="$\\mu_* \\pm \\sigma_*$")
+            ax.set_ylim(*ylim)
+            ax.set_xlim(x.min(), x.max())
+            ax.set_title(f"{name}: {row_name}")
+            ax.set_xlabel("x")
+            ax.set_ylabel("y")
+            ax.legend(loc="upper left", fontsize="small")
+    fig.suptitle(title)
+    plt.show()
+
+
+def plot_ensemble_size_sweep(sizes, test_nll, epistemic_share, best_nll=None, title="The number of members"):
+    """Plot the test NLL and the epistemic share of the variance against the ensemble size.
+
+    ``sizes`` are the ensemble sizes ``M``; ``test_nll`` and
+    ``epistemic_share`` map a region's name (for example "inside the data")
+    to one value per size. NLLs more than ten times the smallest are drawn as
+    triangles at the top of the axis, with their values written beside them.
+    ``best_nll``, if given, is drawn as a dashed line (the NLL of the truth).
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+    all_nlls = np.concatenate([np.ravel(series) for series in test_nll.values()])
+    top = 10 * np.min(all_nlls)
+    for region, series in test_nll.items():
+        series = np.asarray(series, dtype=float)
+        line, = axes[0].plot(sizes, np.minimum(series, top), "o-", label=region)
+        for size, value in zip(sizes, series):
+            if value > top:
+                axes[0].plot(size, top, "^", color=line.get_color(), markersize=10)
+                axes[0].annotate(f"{value:.3g}", (size, top), textcoords="offset points", xytext=(8, -12),
+                                 color=line.get_color())
+    if best_nll is not None:
+        axes[0].axhline(best_nll, color="black", linestyle="--", linewidth=1, label="knowing the truth and noise")
+    axes[0].set_yscale("log")
+    axes[0].yaxis.set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
+    axes[0].yaxis.set_minor_formatter(plt.matplotlib.ticker.ScalarFormatter())
+    axes[0].set_ylim(0.8 * min(np.min(all_nlls), best_nll or np.inf), 1.3 * top)
+    axes[0].set_title("Test NLL of the ensemble's Gaussian")
+    axes[0].set_ylabel("test NLL (nats)")
+    for region, series in epistemic_share.items():
+        axes[1].plot(sizes, series, "o-", label=region)
+    axes[1].set_ylim(0.0, 1.0)
+    axes[1].set_title("Spread of the means / total variance")
+    axes[1].set_ylabel("epistemic share of $\\sigma_*^2$")
+    for ax in axes:
+        ax.set_xticks(sizes)
+        ax.set_xlabel("ensemble size M")
+        ax.legend()
+    fig.suptitle(title)
+    plt.show()

@@ -19,6 +19,8 @@ MUTANTS = {
         ("class count hard-coded", "depth=tf.shape(probs)[-1]", "depth=3"),
         ("float64 tensors rejected", "probs = tf.cast(probs, tf.float32)",
          "probs = tf.convert_to_tensor(probs, dtype=tf.float32)"),
+        ("integer one-hot labels not cast", "    labels = tf.cast(labels, probs.dtype)\n",
+         "    if labels.dtype.is_floating:\n        labels = tf.cast(labels, probs.dtype)\n"),
     ],
     "gaussian_nll": [
         ("scale taken as the variance", "tf.math.log(scale)\n                 + tf.square(y - mean) / (2 * tf.square(scale))",

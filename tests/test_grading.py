@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder import course
-from autograder.cells import graded_cells
+from autograder.cells import graded_cells, graded_functions
 from autograder.checktests import load_variants
 from autograder.course import REPO
 
@@ -66,6 +66,32 @@ def _one_wrong_function(path, function, old, new, source=SOURCE):
     nbformat.write(nb, path)
 
 
+# The functions of the original course's Bayesian CNN notebook other than nll, whose reference is
+# the original's own one-liner; mc_entropy_decomposition is this course's.
+ORIGINAL_FUNCTIONS = {"get_deterministic_model", "get_probabilistic_model", "get_prior", "get_posterior",
+                      "get_convolutional_reparameterization_layer", "get_dense_variational_layer"}
+
+
+def _original_idiom(path):
+    """Write the release with every answer as the original course's students wrote it: each
+    function's "original course's idiom" alternative of tests/mutants, the reference elsewhere."""
+    release = nbformat.read(RELEASE, 4)
+    stubs = graded_cells(release)
+    alternatives = load_variants(ASSIGNMENT)["alternatives"]
+    rewritten = set()
+    for function, (answer, _) in graded_functions(nbformat.read(SOURCE, 4)).items():
+        code = answer.source
+        for name, old, new in alternatives.get(function, []):
+            if name.startswith("the original course's idiom"):
+                assert code.count(old) == 1
+                code = code.replace(old, new)
+                rewritten.add(function)
+        stubs[function].source = "\n".join(line for line in code.splitlines()
+                                           if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+    assert rewritten == ORIGINAL_FUNCTIONS
+    nbformat.write(release, path)
+
+
 @pytest.fixture(scope="module")
 def graded(scratch, tmp_path_factory, bubblewrap):
     incoming = tmp_path_factory.mktemp("incoming")
@@ -77,12 +103,13 @@ def graded(scratch, tmp_path_factory, bubblewrap):
     # Crashes: the Bayesian model and everything after it cannot be built.
     _one_wrong_function(incoming / "crashing_prior.ipynb", "get_prior",
                         "n = kernel_size + bias_size", "n = kernel_size + bias_size + undefined_name")
+    _original_idiom(incoming / "original_idiom.ipynb")
     (incoming / "broken.ipynb").write_text('{"cells": [ this is not json')
     folder = incoming / "submitted" / "alice" / ASSIGNMENT
     folder.mkdir(parents=True)
     shutil.copyfile(SOURCE, folder / f"{NOTEBOOK}.ipynb")
     paths = [incoming / name for name in
-             ("reference.ipynb", "blank.ipynb", "wrong_nll.ipynb", "crashing_prior.ipynb",
+             ("reference.ipynb", "blank.ipynb", "wrong_nll.ipynb", "crashing_prior.ipynb", "original_idiom.ipynb",
               "broken.ipynb", "missing.ipynb",
               "submitted")]
     result = subprocess.run(
@@ -100,6 +127,12 @@ def test_reference_solution_gets_full_marks(graded):
     rows, _ = graded
     assert float(rows["reference"]["score"]) == float(rows["reference"]["max_score"]) > 0
     assert float(rows["alice"]["score"]) == float(rows["alice"]["max_score"]), "submitted/ folders are graded"
+
+
+@pytest.mark.slow
+def test_the_original_courses_code_gets_full_marks_in_the_release(graded):
+    row = graded[0]["original_idiom"]
+    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) > 0, row
 
 
 @pytest.mark.slow

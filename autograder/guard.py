@@ -78,10 +78,6 @@ def _restore(snapshot):
                 namespace[key] = value
 
 
-def show_warning_on_stdout(message, category, filename, lineno, file=None, line=None):
-    print(f"warning (costs no points): {category.__name__}: {message}", file=sys.stdout)
-
-
 def cell_key(source):
     """What names a cell across grading attempts: a hash of its code."""
     return hashlib.sha256(source.strip().encode()).hexdigest()
@@ -96,10 +92,10 @@ def _skipper(keys):
 
 def install(ipython=None):
     """Snapshot now and restore before every cell of this IPython kernel."""
-    import bdl  # noqa: F401  (Keras 2 for TensorFlow Probability; must precede TensorFlow)
+    import bdl  # Keras 2 for TensorFlow Probability; must precede TensorFlow
 
     ipython = ipython or get_ipython()  # noqa: F821 (defined in an IPython kernel)
-    warnings.showwarning = show_warning_on_stdout
+    warnings.showwarning = bdl.show_warning_on_stdout
     snapshot = _snapshot()
     progress = os.environ.get(PROGRESS_ENV)
     skip = set(json.loads(os.environ.get(SKIP_ENV) or "[]"))

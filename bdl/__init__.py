@@ -6,7 +6,10 @@ Import ``bdl`` before TensorFlow. Importing it
   the Keras that TensorFlow Probability's layers are written for;
 * quiets TensorFlow's C++ and Python logging and the deprecation warnings
   TensorFlow Probability raises, because nbgrader scores a test cell zero
-  when anything reaches stderr.
+  when anything reaches stderr;
+* in a notebook's kernel, shows the remaining warnings on stdout
+  (``show_warning_on_stdout``), so a correct answer that makes NumPy warn
+  passes the Validate button as it gets its points in grading.
 """
 import logging
 import os
@@ -32,6 +35,14 @@ for _module in ("tensorflow", "tensorflow_probability", "tf_keras", "keras"):
     warnings.filterwarnings("ignore", category=UserWarning, module=_module)
     warnings.filterwarnings("ignore", category=DeprecationWarning, module=_module)
 warnings.filterwarnings("ignore", category=DeprecationWarning, module="jupyter_client")
+
+
+def show_warning_on_stdout(message, category, filename, lineno, file=None, line=None):
+    print(f"warning (costs no points): {category.__name__}: {message}", file=sys.stdout)
+
+
+if "ipykernel" in sys.modules:  # a notebook, not a script or the test suite
+    warnings.showwarning = show_warning_on_stdout
 
 from bdl.modes import choose, run_mode  # noqa: E402
 

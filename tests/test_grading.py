@@ -230,3 +230,18 @@ def test_cli_reports_an_unknown_assignment():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "unknown assignment '99_nothing'" in result.stderr
+
+
+@pytest.mark.slow
+def test_validate_passes_a_correct_answer_that_warns(tmp_path):
+    """The student's Validate button is nbgrader's validator, which fails a test cell on any stderr,
+    as grading does: bdl shows warnings on stdout in a notebook, so a correct answer that warns
+    passes Validate as it gets its points in grading."""
+    assignment, function = "05_calibration", "reliability_bins"
+    (old, new), = [(old, new) for name, old, new in load_variants(assignment)["alternatives"][function]
+                   if "warns" in name]
+    _one_wrong_function(tmp_path / "warns.ipynb", function, old, new, source=_source(assignment))
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", "warns.ipynb"],
+                            capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert "Success! Your notebook passes all the tests." in result.stdout, \
+        result.stdout[-3000:] + result.stderr[-2000:]

@@ -3,6 +3,25 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 
+def _band_panel(ax, x, truth, x_train, y_train, centre, spread, colour, label, band_label, panel_title,
+                ylim, data_range, outliers=None, span_label=None):
+    """One panel of the cubic set: the truth, the training data (``outliers``, a mask, marked apart),
+    ``centre`` +- ``spread`` over the grid ``x``, and the range of the training inputs shaded."""
+    outliers = np.zeros(x_train.shape, bool) if outliers is None else outliers
+    ax.axvspan(*data_range, color="0.93", zorder=0, label=span_label)
+    ax.plot(x, truth, "k--", linewidth=1, label="truth $y = x^3$")
+    ax.plot(x_train[~outliers], y_train[~outliers], "o", color="tab:red", markersize=3, label="training data")
+    if outliers.any():
+        ax.plot(x_train[outliers], y_train[outliers], "X", color="black", markersize=9, label="outlier")
+    ax.plot(x, centre, color=colour, label=label)
+    ax.fill_between(x, centre - spread, centre + spread, color=colour, alpha=0.3, label=band_label)
+    ax.set_ylim(*ylim)
+    ax.set_xlim(x.min(), x.max())
+    ax.set_title(panel_title)
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+
+
 def plot_regression_ensemble(x, member_means, member_scales, mean, std, x_train, y_train, truth,
                              data_range=(-4.0, 4.0), title="A deep ensemble on the cubic data"):
     """Plot six members' mean +- scale (a 3x2 grid) beside the ensemble's mean +- std.
@@ -15,26 +34,13 @@ def plot_regression_ensemble(x, member_means, member_scales, mean, std, x_train,
     limit = 1.4 * np.max(np.abs(truth))
     fig = plt.figure(figsize=(14, 7.5), layout="constrained")
     grid = fig.add_gridspec(3, 4)
-
-    def panel(ax, centre, spread, colour, label, band_label, panel_title):
-        ax.axvspan(*data_range, color="0.93", zorder=0)
-        ax.plot(x, truth, "k--", linewidth=1, label="truth $y = x^3$")
-        ax.plot(x_train, y_train, "o", color="tab:red", markersize=3, label="training data")
-        ax.plot(x, centre, color=colour, label=label)
-        ax.fill_between(x, centre - spread, centre + spread, color=colour, alpha=0.3, label=band_label)
-        ax.set_ylim(-limit, limit)
-        ax.set_xlim(x.min(), x.max())
-        ax.set_title(panel_title)
-        ax.set_xlabel("x")
-        ax.set_ylabel("y")
-
     for m in range(min(6, len(member_means))):
         ax = fig.add_subplot(grid[m // 2, m % 2])
-        panel(ax, member_means[m], member_scales[m], "tab:blue", "mean", "mean $\\pm$ scale",
-              f"member {m + 1}")
+        _band_panel(ax, x, truth, x_train, y_train, member_means[m], member_scales[m], "tab:blue", "mean",
+                    "mean $\\pm$ scale", f"member {m + 1}", (-limit, limit), data_range)
     ax = fig.add_subplot(grid[:, 2:])
-    panel(ax, mean, std, "tab:purple", "ensemble mean $\\mu_*$", "$\\mu_* \\pm \\sigma_*$",
-          f"ensemble of {len(member_means)} members")
+    _band_panel(ax, x, truth, x_train, y_train, mean, std, "tab:purple", "ensemble mean $\\mu_*$",
+                "$\\mu_* \\pm \\sigma_*$", f"ensemble of {len(member_means)} members", (-limit, limit), data_range)
     handles, labels = ax.get_legend_handles_labels()
     handles.append(plt.Rectangle((0, 0), 1, 1, color="0.93"))
     labels.append("range of the training inputs")
@@ -139,21 +145,11 @@ def plot_ensemble_bands(x, truth, rows, data_range=(-4.0, 4.0), ylim=None, title
     for row_axes, row in zip(axes, rows):
         row_name, x_train, y_train, panels = row[:4]
         x_train, y_train = np.ravel(x_train), np.ravel(y_train)
-        outliers = np.zeros(x_train.shape, bool) if len(row) < 5 else np.ravel(row[4])
+        outliers = np.ravel(row[4]) if len(row) == 5 else None
         for ax, (name, (mean, std)), colour in zip(row_axes, panels.items(), colours):
-            ax.axvspan(*data_range, color="0.93", zorder=0, label="range of the training inputs")
-            ax.plot(x, truth, "k--", linewidth=1, label="truth $y = x^3$")
-            ax.plot(x_train[~outliers], y_train[~outliers], "o", color="tab:red", markersize=3,
-                    label="training data")
-            if outliers.any():
-                ax.plot(x_train[outliers], y_train[outliers], "X", color="black", markersize=9, label="outlier")
-            ax.plot(x, mean, color=colour, label="ensemble mean $\\mu_*$")
-            ax.fill_between(x, mean - std, mean + std, color=colour, alpha=0.3, label="$\\mu_* \\pm \\sigma_*$")
-            ax.set_ylim(*ylim)
-            ax.set_xlim(x.min(), x.max())
-            ax.set_title(f"{name}: {row_name}")
-            ax.set_xlabel("x")
-            ax.set_ylabel("y")
+            _band_panel(ax, x, truth, x_train, y_train, mean, std, colour, "ensemble mean $\\mu_*$",
+                        "$\\mu_* \\pm \\sigma_*$", f"{name}: {row_name}", ylim, data_range, outliers,
+                        span_label="range of the training inputs")
             ax.legend(loc="upper left", fontsize="small")
     fig.suptitle(title)
     plt.show()

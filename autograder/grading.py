@@ -45,6 +45,8 @@ from autograder.worker import GradingJob
 # manual: points in answer cells (derivations, discussion) that await an instructor.
 COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "status")
 
+# A test cell's seal was missing or broken (autograder.seal): the submission scores zero.
+TAMPERED = "error: not scored: it tampered with the grading kernel"
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 # How many crashing cells one submission may have left out before it is scored zero:
 # each costs a grading run.
@@ -176,7 +178,10 @@ def _grade_one(task):
     notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
     if not task.sandbox:
         notes.append(NO_SANDBOX)
-    status = "graded" if result.success else "error: " + result.error
+    if result.success and result.tampered:
+        status = f"{TAMPERED} ({'; '.join(result.tampered)})"
+    else:
+        status = "graded" if result.success else "error: " + result.error
     return Graded(task.student, "; ".join([status] + notes), autograded)
 
 

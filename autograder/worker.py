@@ -25,14 +25,16 @@ import os
 import signal
 import sys
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import psutil
 
-from autograder import kernel_sandbox
+from nbgrader.converters import Autograde
+
+from autograder import kernel_sandbox, seal
 from autograder.course import make_api
-from autograder.guard import GUARD, PROGRESS_ENV, SKIP_ENV
+from autograder.guard import GUARD, KEY_ENV, PROGRESS_ENV, SKIP_ENV
 
 # A fork bomb stops at this many processes more than the user already runs.
 MAX_NEW_PROCESSES = 512
@@ -68,6 +70,7 @@ class WorkerResult:
     success: bool
     error: str = ""
     crashed: bool = False
+    tampered: list = field(default_factory=list)  # test cells whose seal was missing or broken, and why
 
     def to_json(self):
         return json.dumps(asdict(self))
@@ -117,6 +120,13 @@ def grade(job):
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
     kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
     kernel_io.mkdir(parents=True, exist_ok=True)
+    # The seal's key reaches the kernel in a file the guard deletes before any cell runs.
+    key = os.urandom(32)
+    key_file = kernel_io / "seal-key"
+    key_file.write_bytes(key)
+    os.environ[KEY_ENV] = str(key_file)
+    overrides["CheckSeals"] = {"key": key}
+    overrides["Autograde"] = {"autograde_preprocessors": _sealed(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
         kernel_sandbox.install(scratch / "jupyter", kernel_io,
                                cwd=scratch / "autograded" / job.student / job.assignment)
@@ -125,8 +135,20 @@ def grade(job):
         overrides["KernelManager"] = kernel_sandbox.kernel_manager_config(kernel_io)
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
+    key_file.unlink(missing_ok=True)
     log = "" if result["success"] else f"{result['error']}\n{result['log']}"
-    return WorkerResult(result["success"], error_summary(log) if log else "", DEAD_KERNEL in log)
+    return WorkerResult(result["success"], error_summary(log) if log else "", DEAD_KERNEL in log,
+                        list(seal.findings))
+
+
+def _sealed(preprocessors):
+    """nbgrader's autograde pipeline with the seal around its ``Execute``: sealed before it runs,
+    checked after ``IgnorePattern`` has dropped the log lines that are nobody's error."""
+    names = [preprocessor.__name__ for preprocessor in preprocessors]
+    pipeline = list(preprocessors)
+    pipeline.insert(names.index("IgnorePattern") + 1, seal.CheckSeals)
+    pipeline.insert(names.index("Execute"), seal.SealTests)
+    return pipeline
 
 
 def _stop_with_parent():

@@ -1,0 +1,336 @@
+"""In-process attacks on the grader: what a student who searches for "nbgrader hack" writes.
+
+Each attack is a submission of assignment 01 written against the grading kernel
+itself: IPython's transformers, the shell's methods, its events and hooks,
+tracing, the helpers the tests call, objects that equal anything, code that
+reads the hidden tests and code that sends them out. Most are the blank release
+with the attack in its first answer cell (a blank submission earns 0 points, so
+any point it gets is stolen); a few are the reference solution with one wrong
+answer and the attack, so that what the attack gains is the wrong answer's
+points. Each comes in several spellings: direct, through ``getattr`` /
+``globals()`` / ``vars()`` with computed strings, from inside a graded function
+when the tests call it, and through the import at the top of a test cell.
+
+``ATTACKS`` maps a name to (build the notebook, expected automatic score,
+expected start of the status, words the status must contain).
+``tests/test_red_team.py`` grades them all at once, sandbox on.
+"""
+import nbformat
+
+from autograder.cells import graded_cells
+from autograder.course import REPO
+from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER
+
+RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+# What a submission caught tampering with the kernel at run time gets.
+TAMPERED = "error: not scored: it tampered with the grading kernel"
+# gaussian_nll is wrong (2 points) in the attacks that start from the reference.
+WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
+
+
+def blank(code, function="brier_score"):
+    """The blank release with ``code`` at the top of ``function``'s answer cell."""
+    def build():
+        nb = nbformat.read(RELEASE, 4)
+        cell = graded_cells(nb)[function]
+        cell.source = code + "\n" + cell.source
+        return nb
+    return build
+
+
+def wrong(code, function="gaussian_nll"):
+    """The reference with ``function`` wrong, and ``code`` after it in its answer cell."""
+    def build():
+        nb = nbformat.read(SOURCE, 4)
+        graded_cells(nb)[function].source = WRONG_GAUSSIAN + "\n" + code
+        return nb
+    return build
+
+
+def reference(code, function="split_mean_scale"):
+    """The reference solution with ``code`` added at the end of ``function``'s answer cell."""
+    def build():
+        nb = nbformat.read(SOURCE, 4)
+        cell = graded_cells(nb)[function]
+        cell.source = cell.source + "\n\n" + code
+        return nb
+    return build
+
+
+def when_called(attack, result="tf.constant(0.0)"):
+    """A wrong gaussian_nll that runs ``attack`` (indented code) the first time the tests call it."""
+    return ("_armed = []\n\n\n"
+            "def gaussian_nll(y, mean, scale):\n"
+            "    if not _armed:\n"
+            "        _armed.append(1)\n"
+            + "".join(f"        {line}\n" for line in attack.strip().splitlines())
+            + f"    return {result}\n")
+
+
+# ---------------------------------------------------------------- the shell's transformers
+NEUTRALISE = "lambda lines: ['pass\\n']"
+TRANSFORMER_DIRECT = f"get_ipython().input_transformers_cleanup.append({NEUTRALISE})"
+TRANSFORMER_POST = f"get_ipython().input_transformers_post.append({NEUTRALISE})"
+TRANSFORMER_GETATTR = (f"getattr(globals()['get_' + 'ipython'](), 'input_' + 'transformers_cleanup')"
+                       f".append({NEUTRALISE})")
+TRANSFORMER_VARS = (f"vars(vars()['__builtins__'] if isinstance(vars()['__builtins__'], dict) else "
+                    f"__builtins__).get('get_ipython', lambda: None)().input_transformers_post.append({NEUTRALISE})")
+AST_STRIP_ASSERTS = ("import ast\n"
+                     "class _Strip(ast.NodeTransformer):\n"
+                     "    def visit_Assert(self, node):\n"
+                     "        return ast.Pass()\n"
+                     "    def visit_Expr(self, node):\n"
+                     "        return ast.Pass()\n"
+                     "get_ipython().ast_transformers.append(_Strip())\n")
+# Keeps the guard away first: clears every pre/post cell callback, then neutralises cells.
+EVENTS_THEN_TRANSFORMER = ("_ip = get_ipython()\n"
+                           "for _event in ('pre_run_cell', 'post_run_cell', 'pre_execute', 'post_execute'):\n"
+                           "    _ip.events.callbacks[_event].clear()\n"
+                           f"_ip.input_transformers_cleanup.append({NEUTRALISE})\n")
+# Keeps only a cell's last line: defeats a check that the cell's last line reached its end.
+LAST_LINE_ONLY = ("_ip = get_ipython()\n"
+                  "for _event in ('pre_run_cell', 'post_run_cell'):\n"
+                  "    _ip.events.callbacks[_event].clear()\n"
+                  "_ip.input_transformers_cleanup.append(lambda lines: lines[-1:])\n")
+SYNTAX_ERROR_SILENCED = ("_ip = get_ipython()\n"
+                         "_ip.showsyntaxerror = lambda *args, **kwargs: None\n"
+                         "_ip.input_transformers_post.append(lambda lines: ['(\\n'])\n")
+
+# ---------------------------------------------------------------- the shell's methods
+RUN_CELL = ("from IPython.core.interactiveshell import ExecutionResult, ExecutionInfo\n"
+            "_ip = get_ipython()\n"
+            "def _run_cell(raw_cell, *args, **kwargs):\n"
+            "    result = ExecutionResult(ExecutionInfo(raw_cell, False, False, True, None))\n"
+            "    result.execution_count = _ip.execution_count\n"
+            "    return result\n"
+            "_ip.run_cell = _run_cell\n")
+RUN_CELL_ASYNC = ("from IPython.core.interactiveshell import ExecutionResult, ExecutionInfo\n"
+                  "_ip = get_ipython()\n"
+                  "async def _run_cell_async(raw_cell, *args, **kwargs):\n"
+                  "    return ExecutionResult(ExecutionInfo(raw_cell, False, False, True, None))\n"
+                  "setattr(_ip, 'run_cell' + '_async', _run_cell_async)\n"
+                  "_ip.should_run_async = lambda *args, **kwargs: True\n")
+RUN_AST_NODES = ("_ip = get_ipython()\n"
+                 "async def _nothing(*args, **kwargs):\n"
+                 "    return False\n"
+                 "type(_ip).run_ast_nodes = _nothing\n")
+SHOWTRACEBACK = "get_ipython().showtraceback = lambda *args, **kwargs: None\n"
+_SHOWTRACEBACK = "setattr(get_ipython(), '_show' + 'traceback', lambda *args, **kwargs: None)\n"
+TRANSFORM_CELL = "get_ipython().transform_cell = lambda cell: 'pass\\n'\n"
+# Drops the kernel's "error" messages on their way to the grader.
+ERROR_MESSAGES = ("_ip = get_ipython()\n"
+                  "_session = _ip.displayhook.session\n"
+                  "_send = _session.send\n"
+                  "def _quiet(stream, msg_or_type, *args, **kwargs):\n"
+                  "    kind = msg_or_type if isinstance(msg_or_type, str) else msg_or_type.get('msg_type')\n"
+                  "    if kind == 'error':\n"
+                  "        return None\n"
+                  "    return _send(stream, msg_or_type, *args, **kwargs)\n"
+                  "_session.send = _quiet\n")
+
+# ---------------------------------------------------------------- events and hooks
+EVENTS_UNREGISTER = ("_ip = get_ipython()\n"
+                     "for _callback in list(_ip.events.callbacks['pre_run_cell']):\n"
+                     "    _ip.events.unregister('pre_run_cell', _callback)\n"
+                     "import numpy\n"
+                     "numpy.allclose = lambda *args, **kwargs: True\n")
+EVENTS_TRIGGER = ("_ip = get_ipython()\n"
+                  "_ip.events.trigger = lambda *args, **kwargs: None\n"
+                  "import bdl.checks\n"
+                  "bdl.checks.assert_close = lambda *args, **kwargs: None\n"
+                  "bdl.checks.assert_equal = lambda *args, **kwargs: None\n")
+DISPLAYHOOK = ("import sys\n"
+               "sys.displayhook = lambda value: None\n"
+               "sys.excepthook = lambda *args: None\n"
+               "get_ipython().displayhook.write_output_prompt = lambda: None\n")
+
+# ---------------------------------------------------------------- tracing
+# Jumps from the tests' first line to their last: every assertion between is skipped.
+JUMP_TO_END = ("import sys\n"
+               "_frame = sys._getframe(1)\n"
+               "_last = max(line for _, _, line in _frame.f_code.co_lines() if line)\n"
+               "def _tracer(frame, event, arg):\n"
+               "    if frame is _frame and event == 'line' and frame.f_lineno < _last:\n"
+               "        try:\n"
+               "            frame.f_lineno = _last\n"
+               "        except ValueError:\n"
+               "            pass\n"
+               "    return _tracer\n"
+               "_frame.f_trace = _tracer\n"
+               "sys.settrace(_tracer)\n")
+SETTRACE_GLOBAL = ("import sys\n"
+                   "def _tracer(frame, event, arg):\n"
+                   "    return None\n"
+                   "sys.settrace(_tracer)\n"
+                   "sys.setprofile(lambda frame, event, arg: None)\n")
+
+# ---------------------------------------------------------------- rebound helpers
+REBIND_IN_TEST_NAMESPACE = ("globals()['assert_' + 'close'] = lambda *args, **kwargs: None\n"
+                            "globals()['assert_' + 'equal'] = lambda *args, **kwargs: None\n"
+                            "tf.is_tensor = lambda value: True\n")
+REBIND_NUMPY_IN_NAMESPACE = ("import types\n"
+                             "np = types.SimpleNamespace(**{k: getattr(np, k) for k in dir(np) "
+                             "if not k.startswith('__')})\n"
+                             "np.allclose = lambda *args, **kwargs: True\n"
+                             "np.all = lambda *args, **kwargs: True\n")
+REBIND_MODULES = ("import numpy, numpy.testing, tensorflow, bdl.checks\n"
+                  "numpy.allclose = lambda *args, **kwargs: True\n"
+                  "numpy.testing.assert_allclose = lambda *args, **kwargs: None\n"
+                  "tensorflow.debugging.assert_near = lambda *args, **kwargs: None\n"
+                  "vars(bdl.checks)['assert_' + 'close'] = lambda *args, **kwargs: None\n")
+FAKE_CHECKS_MODULE = ("import sys, types\n"
+                      "_fake = types.ModuleType('bdl.checks')\n"
+                      "_fake.assert_close = _fake.assert_equal = lambda *args, **kwargs: None\n"
+                      "sys.modules['bdl.checks'] = _fake\n")
+FAKE_CHECKS_FINDER = ("import sys, types, importlib.abc, importlib.util\n"
+                      "class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+                      "    def find_spec(self, name, path, target=None):\n"
+                      "        if name == 'bdl.checks':\n"
+                      "            return importlib.util.spec_from_loader(name, self)\n"
+                      "    def create_module(self, spec):\n"
+                      "        module = types.ModuleType(spec.name)\n"
+                      "        module.assert_close = module.assert_equal = lambda *args, **kwargs: None\n"
+                      "        return module\n"
+                      "    def exec_module(self, module):\n"
+                      "        pass\n"
+                      "sys.meta_path.insert(0, _Finder())\n"
+                      "del sys.modules['bdl.checks']\n")
+REBIND_HELPERS_WHEN_CALLED = ("g = globals()\n"
+                              "for _name in ('assert_close', 'assert_equal'):\n"
+                              "    g[_name] = lambda *args, **kwargs: None\n")
+REBIND_MODULE_WHEN_CALLED = ("import bdl.checks, numpy\n"
+                             "setattr(bdl.checks, 'assert_close', lambda *args, **kwargs: None)\n"
+                             "setattr(bdl.checks, 'assert_equal', lambda *args, **kwargs: None)\n"
+                             "numpy.allclose = lambda *args, **kwargs: True\n"
+                             "globals().update(assert_close=bdl.checks.assert_close,"
+                             " assert_equal=bdl.checks.assert_equal)\n")
+
+# ---------------------------------------------------------------- objects that equal anything
+EQUALS_ANYTHING = ("class _Any:\n"
+                   "    shape = ()\n"
+                   "    dtype = tf.float32\n"
+                   "    is_tensor_like = True\n"
+                   "    def __eq__(self, other):\n"
+                   "        return True\n"
+                   "    def __ne__(self, other):\n"
+                   "        return False\n"
+                   "    def __bool__(self):\n"
+                   "        return True\n"
+                   "    def __array__(self, *args, **kwargs):\n"
+                   "        return np.array(0.8)\n"
+                   "    def __array_ufunc__(self, *args, **kwargs):\n"
+                   "        return True\n"
+                   "    def __float__(self):\n"
+                   "        return 0.8\n"
+                   "    __class__ = property(lambda self: type(tf.constant(0.0)))\n"
+                   "    __hash__ = object.__hash__\n")
+# Its values are whatever the test compares them with: read from the caller's frame.
+PEEKS_AT_EXPECTED = ("import sys\n"
+                     "class _Mirror:\n"
+                     "    shape = ()\n"
+                     "    def __array__(self, *args, **kwargs):\n"
+                     "        frame = sys._getframe(1)\n"
+                     "        while frame is not None:\n"
+                     "            if 'expected' in frame.f_locals:\n"
+                     "                return np.asarray(frame.f_locals['expected'], dtype='float32')\n"
+                     "            frame = frame.f_back\n"
+                     "        return np.zeros(())\n")
+
+# ---------------------------------------------------------------- reading the hidden tests, sending them out
+def raising(expression):
+    """brier_score raises an error whose message is ``expression`` (code that reads the tests)."""
+    return f"def brier_score(probs, labels):\n    raise ValueError({expression})\n"
+
+
+READ_IH = "get_ipython().user_ns['_ih'][-1]"
+READ_IN = "'\\n'.join(globals()['I' + 'n'][-1:])"
+READ_HISTORY = "get_ipython().history_manager.input_hist_raw[-1]"
+READ_LINECACHE = ("__import__('linecache').getlines(__import__('sys')._getframe(1).f_code.co_filename)"
+                  " and ''.join(__import__('linecache').getlines(__import__('sys')._getframe(1).f_code.co_filename))")
+READ_STACK = "''.join(__import__('inspect').stack()[1].frame.f_globals['_ih'][-1])"
+READ_GC = ("'\\n'.join(s for s in __import__('gc').get_objects() if isinstance(s, str) and 'HIDDEN' in s)"
+           " or '\\n'.join(c for c in __import__('gc').get_referrers(__import__('sys')._getframe(1).f_code)"
+           " if isinstance(c, str))")
+ASSERTION_WITH_SECRET = ("def brier_score(probs, labels):\n"
+                         "    from bdl.checks import assert_close\n"
+                         "    assert_close(0.0, 1.0, get_ipython().user_ns['_ih'][-1])\n")
+WARNS_SECRET = ("import warnings\n"
+                "def brier_score(probs, labels):\n"
+                "    warnings.warn(get_ipython().user_ns['_ih'][-1])\n"
+                "    return tf.constant(0.0)\n")
+# Print, display and hide in output metadata, from a later cell, what earlier test cells held.
+PRINTS_EARLIER_TESTS = "print('\\n'.join(In))\n"
+DISPLAYS_EARLIER_TESTS = ("from IPython.display import display, HTML\n"
+                          "display(HTML('<pre>' + '\\n'.join(_ih) + '</pre>'), metadata={'leak': list(Out)})\n")
+REPR_OF_SECRET = ("class _Leak:\n"
+                  "    def __repr__(self):\n"
+                  "        return get_ipython().user_ns['_ih'][-1]\n"
+                  "def gaussian_nll(y, mean, scale):\n"
+                  "    return _Leak()\n")
+WRITES_EARLIER_TESTS = ("import os, tempfile\n"
+                        "for _folder in (os.getcwd(), tempfile.gettempdir(), os.path.expanduser('~')):\n"
+                        "    try:\n"
+                        "        with open(os.path.join(_folder, 'hidden_tests.txt'), 'w') as _file:\n"
+                        "            _file.write('\\n'.join(In))\n"
+                        "    except OSError:\n"
+                        "        pass\n")
+
+ATTACKS = {
+    # Transformers: the tests never run; the guard takes the transformer away, or the seal is missing.
+    "transformer_cleanup": (blank(TRANSFORMER_DIRECT), 0, "graded", ["uses get_ipython"]),
+    "transformer_post": (blank(TRANSFORMER_POST), 0, "graded", ["uses get_ipython"]),
+    "transformer_getattr": (blank(TRANSFORMER_GETATTR), 0, "graded", ["computed name"]),
+    "transformer_vars": (blank(TRANSFORMER_VARS), 0, "graded", ["vars("]),
+    "transformer_when_called": (wrong(when_called(TRANSFORMER_DIRECT)), FULL - 2, "graded",
+                                ["uses get_ipython"]),
+    "ast_strips_asserts": (blank(AST_STRIP_ASSERTS), 0, "graded", ["ast_transformers"]),
+    "ast_strips_asserts_when_called": (wrong(when_called(AST_STRIP_ASSERTS.replace("import ast\n", ""))),
+                                       FULL - 2, "graded", ["ast_transformers"]),
+    "events_then_transformer": (blank(EVENTS_THEN_TRANSFORMER), 0, TAMPERED, ["events"]),
+    "last_line_only": (blank(LAST_LINE_ONLY), 0, TAMPERED, ["events"]),
+    "syntax_error_silenced": (blank(SYNTAX_ERROR_SILENCED), 0, "graded", ["showsyntaxerror"]),
+    # The shell's methods.
+    "run_cell": (blank(RUN_CELL), 0, "graded", ["run_cell"]),
+    "run_cell_async": (blank(RUN_CELL_ASYNC), 0, "graded", ["computed name"]),
+    "run_ast_nodes_on_the_class": (blank(RUN_AST_NODES), 0, "graded", ["run_ast_nodes"]),
+    "showtraceback": (blank(SHOWTRACEBACK), 0, "graded", ["showtraceback"]),
+    "showtraceback_private": (blank(_SHOWTRACEBACK), 0, "graded", ["computed name"]),
+    "showtraceback_when_called": (wrong(when_called(SHOWTRACEBACK)), 0, TAMPERED, ["showtraceback"]),
+    "transform_cell": (blank(TRANSFORM_CELL), 0, "graded", ["transform_cell"]),
+    "error_messages_dropped": (blank(ERROR_MESSAGES), 0, "graded", ["displayhook"]),
+    "error_messages_dropped_when_called": (wrong(when_called(ERROR_MESSAGES)), 0, TAMPERED, ["displayhook"]),
+    # Events and hooks.
+    "events_unregister": (blank(EVENTS_UNREGISTER), 0, "graded", ["events"]),
+    "events_trigger": (blank(EVENTS_TRIGGER), 0, "graded", ["events"]),
+    "display_and_except_hooks": (blank(DISPLAYHOOK), 0, "graded", ["displayhook"]),
+    # Tracing.
+    "settrace_jumps_to_the_end_when_called": (wrong(when_called(JUMP_TO_END)), 0, TAMPERED,
+                                              ["sys.settrace"]),
+    "settrace_and_setprofile": (blank(SETTRACE_GLOBAL), 0, "graded", ["sys.settrace"]),
+    # Rebound helpers.
+    "helpers_in_test_namespace": (blank(REBIND_IN_TEST_NAMESPACE), 0, "graded", ["computed name"]),
+    "numpy_rebound_in_namespace": (blank(REBIND_NUMPY_IN_NAMESPACE), 0, "graded", []),
+    "helpers_in_modules": (blank(REBIND_MODULES), 0, "graded", ["rebinds numpy.allclose"]),
+    "fake_checks_module": (blank(FAKE_CHECKS_MODULE), 0, "graded", ["writes sys.modules"]),
+    "fake_checks_finder": (blank(FAKE_CHECKS_FINDER), 0, "graded", ["imports importlib"]),
+    "helpers_rebound_when_called": (wrong(when_called(REBIND_HELPERS_WHEN_CALLED)), 0, TAMPERED, ["globals()"]),
+    "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED)), 0, TAMPERED, ["setattr"]),
+    # Objects that equal anything.
+    "equals_anything": (blank(EQUALS_ANYTHING + "def brier_score(probs, labels):\n    return _Any()\n"),
+                        0, "graded", []),
+    "peeks_at_expected": (blank(PEEKS_AT_EXPECTED + "def brier_score(probs, labels):\n    return _Mirror()\n"),
+                          0, "graded", ["sys._getframe"]),
+    # Reading the hidden tests and sending them out: the feedback must show none of it.
+    "raises_cell_source": (blank(raising(READ_IH)), 0, "graded", ["uses get_ipython"]),
+    "raises_in": (blank(raising(READ_IN)), 0, "graded", ["globals()"]),
+    "raises_history": (blank(raising(READ_HISTORY)), 0, "graded", ["history_manager"]),
+    "raises_linecache": (blank(raising(READ_LINECACHE)), 0, "graded", ["linecache"]),
+    "raises_inspect_stack": (blank(raising(READ_STACK)), 0, "graded", ["inspect"]),
+    "raises_gc": (blank(raising(READ_GC)), 0, "graded", ["gc"]),
+    "assertion_with_secret": (blank(ASSERTION_WITH_SECRET), 0, "graded", ["uses get_ipython"]),
+    "warns_secret": (blank(WARNS_SECRET), 0, "graded", ["uses get_ipython"]),
+    "prints_earlier_tests": (reference(PRINTS_EARLIER_TESTS), FULL, "graded", ["In"]),
+    "displays_earlier_tests": (reference(DISPLAYS_EARLIER_TESTS), FULL, "graded", ["_ih"]),
+    "repr_of_secret": (blank(REPR_OF_SECRET, "gaussian_nll"), 0, "graded", ["uses get_ipython"]),
+    "writes_earlier_tests": (reference(WRITES_EARLIER_TESTS), FULL, "graded", ["In"]),
+}

@@ -1,0 +1,77 @@
+"""The red team (``tests/red_team.py``) graded for real, sandbox on: every attack gets the points
+its honest answers earn, or is not scored with the reason; none gets a silent score, and no
+feedback page shows a hidden test."""
+import csv
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+import leaks
+from red_team import ATTACKS, RELEASE
+from bad_submissions import ASSIGNMENT, NOTEBOOK, SOURCE
+from test_feedback import visible_text
+from autograder.course import REPO
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
+
+LIMITS = ["--workers", "2", "--cell-timeout", "60", "--submission-timeout", "600"]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Every attack graded in one run of ``grade``, and its feedback written."""
+    root = tmp_path_factory.mktemp("red team")  # a path with a space in it
+    (root / "source").symlink_to(REPO / "source")
+    (root / "release").symlink_to(REPO / "release")
+    incoming = tmp_path_factory.mktemp("attacks")
+    for name, (build, *_) in ATTACKS.items():
+        nbformat.write(build(), incoming / f"{name}.ipynb")
+    (root / "tmp").mkdir()
+    env = {**os.environ, "TMPDIR": str(root / "tmp")}
+    db_url = f"sqlite:///{root / 'red.db'}"
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(incoming),
+                             "--root", str(root), "--db", db_url, "--csv", str(root / "grades.csv"), *LIMITS],
+                            capture_output=True, text=True, timeout=3000, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(root / "grades.csv") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root),
+                               "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
+    return {"root": root, "rows": rows, "feedback": feedback}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack_gains_nothing(graded, name):
+    _, score, status, words = ATTACKS[name]
+    row = graded["rows"][name]
+    assert float(row["score"]) == score, row
+    assert row["status"].startswith(status), row
+    for word in words:
+        assert word in row["status"], row
+
+
+def test_no_attack_scores_silently(graded):
+    """A submission with a point it did not earn is flagged for review or not scored."""
+    for name, row in graded["rows"].items():
+        assert row["status"].startswith("error") or "review:" in row["status"], row
+
+
+def test_the_red_team_has_every_class_of_attack():
+    assert len(ATTACKS) >= 30
+
+
+def test_no_feedback_shows_a_hidden_test(graded):
+    """The leak scan over every attack's feedback page: no secret line, marker or definition."""
+    root = graded["root"]
+    secrets = leaks.secrets([SOURCE], [RELEASE])
+    given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
+    pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
+    assert {page.parent.parent.name for page in pages} >= {name for name, row in graded["rows"].items()
+                                                          if not row["status"].startswith("error")}
+    for page in pages:
+        text = visible_text(page.read_text())
+        found = [item for item in leaks.leaked_lines(text, secrets, given) if item[0] != "definition"]
+        assert not found, f"{page.parent.parent.name}'s feedback shows hidden tests: {found[:3]}"

@@ -57,6 +57,10 @@ def reference(code, function="split_mean_scale"):
     return build
 
 
+# Wrong, yet a tensor that gradients reach: it fails only the value checks of gaussian_nll's tests.
+DIFFERENTIABLE = "tf.reduce_mean(tf.square(y - mean) + scale)"
+
+
 def when_called(attack, result="tf.constant(0.0)"):
     """A wrong gaussian_nll that runs ``attack`` (indented code) the first time the tests call it."""
     return ("_armed = []\n\n\n"
@@ -127,6 +131,21 @@ ERROR_MESSAGES = ("_ip = get_ipython()\n"
                   "        return None\n"
                   "    return _send(stream, msg_or_type, *args, **kwargs)\n"
                   "_session.send = _quiet\n")
+
+# From inside a graded function: keeps the guard's callbacks away, then every later cell's error
+# is silenced and its result reported clean.
+SILENCES_LATER_ERRORS = ("_ip = get_ipython()\n"
+                         "for _event in list(_ip.events.callbacks):\n"
+                         "    _ip.events.callbacks[_event] = []\n"
+                         "_ip.showtraceback = lambda *args, **kwargs: None\n"
+                         "_run_cell, _run_cell_async = _ip.run_cell, _ip.run_cell_async\n"
+                         "def _clean(result):\n"
+                         "    result.error_in_exec = result.error_before_exec = None\n"
+                         "    return result\n"
+                         "_ip.run_cell = lambda *args, **kwargs: _clean(_run_cell(*args, **kwargs))\n"
+                         "async def _run_async(*args, **kwargs):\n"
+                         "    return _clean(await _run_cell_async(*args, **kwargs))\n"
+                         "_ip.run_cell_async = _run_async\n")
 
 # ---------------------------------------------------------------- events and hooks
 EVENTS_UNREGISTER = ("_ip = get_ipython()\n"
@@ -295,17 +314,25 @@ ATTACKS = {
     "run_ast_nodes_on_the_class": (blank(RUN_AST_NODES), 0, "graded", ["run_ast_nodes"]),
     "showtraceback": (blank(SHOWTRACEBACK), 0, "graded", ["showtraceback"]),
     "showtraceback_private": (blank(_SHOWTRACEBACK), 0, "graded", ["computed name"]),
-    "showtraceback_when_called": (wrong(when_called(SHOWTRACEBACK)), 0, TAMPERED, ["showtraceback"]),
+    # nbgrader adds the error from the kernel's reply: silencing the traceback alone hides nothing.
+    "showtraceback_when_called": (wrong(when_called(SHOWTRACEBACK)), FULL - 2, "graded", ["showtraceback"]),
+    "silences_later_errors_when_called": (wrong(when_called(SILENCES_LATER_ERRORS, DIFFERENTIABLE)), 0,
+                                          TAMPERED, ["run_cell"]),
     "transform_cell": (blank(TRANSFORM_CELL), 0, "graded", ["transform_cell"]),
     "error_messages_dropped": (blank(ERROR_MESSAGES), 0, "graded", ["displayhook"]),
-    "error_messages_dropped_when_called": (wrong(when_called(ERROR_MESSAGES)), 0, TAMPERED, ["displayhook"]),
+    "error_messages_dropped_when_called": (wrong(when_called(ERROR_MESSAGES)), FULL - 2, "graded",
+                                           ["displayhook"]),
     # Events and hooks.
     "events_unregister": (blank(EVENTS_UNREGISTER), 0, "graded", ["events"]),
     "events_trigger": (blank(EVENTS_TRIGGER), 0, "graded", ["events"]),
     "display_and_except_hooks": (blank(DISPLAYHOOK), 0, "graded", ["displayhook"]),
     # Tracing.
-    "settrace_jumps_to_the_end_when_called": (wrong(when_called(JUMP_TO_END)), 0, TAMPERED,
+    # IPython runs each top-level statement as its own code object: there is no end to jump to.
+    "settrace_jumps_to_the_end_when_called": (wrong(when_called(JUMP_TO_END)), FULL - 2, "graded",
                                               ["sys.settrace"]),
+    # A tracer left running while the tests run: the seal refuses.
+    "settrace_while_tested": (wrong(when_called(SETTRACE_GLOBAL, DIFFERENTIABLE)), 0, TAMPERED,
+                              ["sys.settrace"]),
     "settrace_and_setprofile": (blank(SETTRACE_GLOBAL), 0, "graded", ["sys.settrace"]),
     # Rebound helpers.
     "helpers_in_test_namespace": (blank(REBIND_IN_TEST_NAMESPACE), 0, "graded", ["computed name"]),
@@ -313,13 +340,18 @@ ATTACKS = {
     "helpers_in_modules": (blank(REBIND_MODULES), 0, "graded", ["rebinds numpy.allclose"]),
     "fake_checks_module": (blank(FAKE_CHECKS_MODULE), 0, "graded", ["writes sys.modules"]),
     "fake_checks_finder": (blank(FAKE_CHECKS_FINDER), 0, "graded", ["imports importlib"]),
-    "helpers_rebound_when_called": (wrong(when_called(REBIND_HELPERS_WHEN_CALLED)), 0, TAMPERED, ["globals()"]),
-    "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED)), 0, TAMPERED, ["setattr"]),
+    "helpers_rebound_when_called": (wrong(when_called(REBIND_HELPERS_WHEN_CALLED, DIFFERENTIABLE)), 0, TAMPERED,
+                                    ["globals()"]),
+    "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), 0, TAMPERED,
+                                    ["setattr"]),
     # Objects that equal anything.
     "equals_anything": (blank(EQUALS_ANYTHING + "def brier_score(probs, labels):\n    return _Any()\n"),
                         0, "graded", []),
     "peeks_at_expected": (blank(PEEKS_AT_EXPECTED + "def brier_score(probs, labels):\n    return _Mirror()\n"),
                           0, "graded", ["sys._getframe"]),
+    "peeks_at_expected_as_a_tensor": (blank(PEEKS_AT_EXPECTED + "_Mirror.is_tensor_like = True\n\n\n"
+                                            "def categorical_nll(labels_onehot, logits):\n    return _Mirror()\n",
+                                            "categorical_nll"), 0, "graded", ["sys._getframe"]),
     # Reading the hidden tests and sending them out: the feedback must show none of it.
     "raises_cell_source": (blank(raising(READ_IH)), 0, "graded", ["uses get_ipython"]),
     "raises_in": (blank(raising(READ_IN)), 0, "graded", ["globals()"]),

@@ -1,15 +1,27 @@
-"""Feedback for students: nbgrader's HTML, with the hidden tests taken out.
+"""Feedback for students: nbgrader's HTML, showing only the tests' own words.
 
 nbgrader renders feedback from the autograded notebook, where every test cell
 is restored in full from the gradebook: hidden tests, their markers and any
-reference code they hold. ``HideHiddenTests`` is a preprocessor in nbgrader's
-feedback pipeline (set in ``nbgrader_config.py``, so ``nbgrader
-generate_feedback`` by hand is safe too). In each test cell with hidden tests
-it keeps the visible tests and says whether the hidden part passed; when a
-test failed, it keeps only the failing assertion's message, never the
-traceback (which quotes the code). The instructor's autograded notebooks keep
-everything.
+reference code they hold; and every cell keeps what it printed, which a
+submission may have filled with what it read of the tests. ``HideHiddenTests``
+is a preprocessor in nbgrader's feedback pipeline (set in
+``nbgrader_config.py``, so ``nbgrader generate_feedback`` by hand is safe too).
+In the feedback:
+
+* each test cell with hidden tests keeps the visible tests and one line that
+  says whether the hidden part passed;
+* a failed test cell shows one error line: the message, when an assertion of
+  the test cell itself or of ``bdl.checks`` called from it raised it, with any
+  line that holds a secret (a hidden test, model answer or rubric line)
+  redacted; for any other error only its type and a fixed sentence, since the
+  message of an error the student's code raised is the student's code's to
+  choose;
+* no other output of any cell: neither tracebacks (they quote the code) nor
+  what a cell printed or displayed.
+
+The instructor's autograded notebooks keep everything.
 """
+import functools
 import re
 from pathlib import Path
 
@@ -17,41 +29,108 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder import cells
+from autograder import cells, seal
 from autograder.cells import hidden_lines
-from autograder.course import make_api
+from autograder.course import REPO, make_api
+from autograder.leaks import course_secrets
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# The test cell's own frame is the first of a traceback: "Cell In[12], line 7".
-FAILING_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+# The frames of an IPython traceback: a notebook cell's, or a file's.
+CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
+FILE_FRAME = re.compile(r"^(?:File|Input) (.+?):\d+, in ")
+# The helpers whose assertions speak for the tests.
+HELPERS = str(Path("bdl") / "checks.py")
+MAX_MESSAGE = 300
+REDACTED = "[redacted]"
 
 
-def _verdict(error, hidden):
+def _frames(error):
+    """[("cell", execution count, line) or ("file", path, None)] of an error's traceback, in order."""
+    frames = []
+    for entry in error.get("traceback", []):
+        text = ANSI.sub("", entry).strip()
+        cell, file = CELL_FRAME.match(text), FILE_FRAME.match(text)
+        if cell:
+            frames.append(("cell", int(cell.group(1)), int(cell.group(2))))
+        elif file:
+            frames.append(("file", file.group(1), None))
+    return frames
+
+
+def _verdict(error, hidden, execution_count):
     """What a student may know of the hidden tests, given the cell's error output (or None)."""
     if error is None:
         return "passed"
-    match = FAILING_LINE.search(ANSI.sub("", "\n".join(error.get("traceback", []))))
-    if match is None:
+    own = [line for kind, count, line in _frames(error) if kind == "cell" and count == execution_count]
+    if not own:
         return "failed or did not run"
-    if int(match.group(1)) in hidden:
+    if own[0] in hidden:
         return "failed"
-    return "not run (a visible test above failed)" if int(match.group(1)) < min(hidden) else "passed"
+    return "not run (a visible test above failed)" if own[0] < min(hidden) else "passed"
+
+
+def _tests_own_assertion(error, execution_count):
+    """Whether the test cell's own code raised this AssertionError: its first frame is the cell,
+    every later one is in ``bdl.checks``, none is another cell (the student's code) or elsewhere."""
+    frames = _frames(error)
+    return (error.get("ename") == "AssertionError" and bool(frames)
+            and frames[0][:2] == ("cell", execution_count)
+            and all(kind == "file" and where.endswith(HELPERS) for kind, where, _ in frames[1:]))
+
+
+def _identifier(text, limit=40):
+    """``text`` reduced to identifier characters: the name of a type, never the student's prose."""
+    return re.sub(r"[^A-Za-z0-9_.]", "", str(text))[:limit] or "an error"
+
+
+def shown_message(error, execution_count, secrets):
+    """The one line a student sees for a failed test cell."""
+    name = _identifier(error.get("ename", ""))
+    if name == seal.ERROR_NAME:  # the grader's own finding (autograder.seal)
+        return f"{name}: {error.get('evalue', '')}"
+    if not _tests_own_assertion(error, execution_count):
+        return f"{name}: your code raised {name} while the tests ran"
+    lines = [REDACTED if any(secret in line for secret in secrets) else line
+             for line in str(error.get("evalue", "")).split("\n")]
+    message = "\n".join(lines)
+    if len(message) > MAX_MESSAGE:
+        message = message[:MAX_MESSAGE] + " ..."
+    return f"AssertionError: {message}"
+
+
+@functools.lru_cache(maxsize=8)
+def _secret_lines(root):
+    """Every secret line of the course at ``root`` and its markers (``autograder.leaks``)."""
+    return tuple(course_secrets(root).lines())
 
 
 class HideHiddenTests(NbGraderPreprocessor):
-    """Take hidden tests, their outputs and tracebacks out of the feedback of test cells."""
+    """Leave the feedback only the tests' own words: visible tests, verdicts, vetted messages."""
+
+    def preprocess(self, nb, resources):
+        root = self.config.CourseDirectory.get("root")
+        self._secrets = _secret_lines(str(Path(root if isinstance(root, str) else REPO).resolve()))
+        return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell, resources, index):
-        hidden = hidden_lines(cell.source) if cells.is_test(cell) else set()
-        if not hidden:
+        if cell.cell_type != "code":
+            return cell, resources
+        if not cells.is_test(cell):
+            cell.outputs = []
             return cell, resources
         error = next((output for output in cell.get("outputs", []) if output.output_type == "error"), None)
-        visible = [line for number, line in enumerate(cell.source.split("\n"), start=1)
-                   if number not in hidden]
-        cell.source = "\n".join(visible).rstrip() + f"\n# hidden tests: {_verdict(error, hidden)}"
-        # What the cell printed may come from the hidden tests: only the error's message is kept.
-        cell.outputs = [] if error is None else [new_output(
-            "error", ename=error.ename, evalue=error.evalue, traceback=[f"{error.ename}: {error.evalue}"])]
+        hidden = hidden_lines(cell.source)
+        if hidden:
+            visible = [line for number, line in enumerate(cell.source.split("\n"), start=1)
+                       if number not in hidden]
+            verdict = _verdict(error, hidden, cell.get("execution_count"))
+            cell.source = "\n".join(visible).rstrip() + f"\n# hidden tests: {verdict}"
+        if error is None:
+            cell.outputs = []
+        else:
+            line = shown_message(error, cell.get("execution_count"), self._secrets)
+            name, _, message = line.partition(": ")
+            cell.outputs = [new_output("error", ename=name, evalue=message, traceback=[line])]
         return cell, resources
 
 

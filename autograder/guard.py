@@ -107,6 +107,18 @@ def _rebuilt(value):
     return isinstance(value, (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType))
 
 
+def _code(function):
+    return function.__code__, function.__defaults__, function.__kwdefaults__
+
+
+def _tensor_classes():
+    """TensorFlow's Python classes of a tensor and a variable: their methods (``__array__``,
+    ``numpy``, ``__eq__``) are what the tests' comparisons call."""
+    import tensorflow as tf
+    classes = type(tf.constant(0.0)).__mro__ + type(tf.Variable(0.0)).__mro__
+    return list(dict.fromkeys(cls for cls in classes if cls.__module__.startswith("tensorflow")))
+
+
 def _same(now, then):
     """Whether ``now`` is still the snapshot's ``then``: the same object, the same bound method
     made anew, or the module a lazy loader (TensorFlow's ``tf.keras``) has since put in its place."""
@@ -192,6 +204,10 @@ class _Guard:
             except ImportError:
                 continue
             self.modules[name] = (module, dict(vars(module)))
+        # A function keeps its identity when its code is swapped (``f.__code__ = ...``).
+        self.functions = {function: _code(function) for _, names in self.modules.values()
+                          for function in names.values() if isinstance(function, types.FunctionType)}
+        self.classes = {cls: dict(vars(cls)) for cls in _tensor_classes()}
         self.cwd, self.environ, self.path = os.getcwd(), dict(os.environ), list(sys.path)
         self.hooks = {name: getattr(sys, name) for name in ("displayhook", "excepthook", "stdout", "stderr")}
         self.stdout = sys.stdout
@@ -249,6 +265,11 @@ class _Guard:
         found = [f"{name}.{key}" for name, (module, names) in self.modules.items()
                  for key, value in names.items()
                  if not _same(vars(module).get(key, _MISSING), value) and (name, key) not in KERNEL_REBINDS]
+        found += [f"{function.__module__}.{function.__qualname__}.__code__"
+                  for function, code in self.functions.items() if _code(function) != code]
+        found += [f"{cls.__name__}.{key}" for cls, names in self.classes.items()
+                  for key in set(names) | set(vars(cls)) if not _same(vars(cls).get(key, _MISSING),
+                                                                     names.get(key, _MISSING))]
         found += [f"sys.modules[{name!r}]" for name, (module, _) in self.modules.items()
                   if sys.modules.get(name) is not module]
         found += [f"the notebook's {name}" for name, value in self.names.items()
@@ -283,6 +304,15 @@ class _Guard:
         for part in self.attributes:
             part.restore()
         self.lists.restore()
+        for function, (code, defaults, kwdefaults) in self.functions.items():
+            if _code(function) != (code, defaults, kwdefaults):
+                function.__code__, function.__defaults__, function.__kwdefaults__ = code, defaults, kwdefaults
+        for cls, names in self.classes.items():
+            for key in set(vars(cls)) - set(names):
+                delattr(cls, key)
+            for key, value in names.items():
+                if not _same(vars(cls).get(key, _MISSING), value):
+                    setattr(cls, key, value)
         for event, callbacks in self.ipython.events.callbacks.items():
             for _, callback in [item for item in self._foreign_callbacks() if item[0] == event]:
                 callbacks.remove(callback)

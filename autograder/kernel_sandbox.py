@@ -50,20 +50,33 @@ def _system_binds():
 
 
 def _readable():
-    """What the kernel must read: Python, the venv, the course's packages, the data."""
+    """What the kernel must read: Python, the venv, the package folders on ``sys.path`` (one
+    reached through a ``.pth`` file too, but never a folder such as the course's own, which holds
+    ``source/``), the course's packages and the data; each both as Python names it and as its
+    real path, so a course reached through a symbolic link works."""
     course_packages = [Path(bdl.__file__).parent, Path(__file__).parent]
-    paths = {Path(sys.base_prefix), Path(sys.prefix), *course_packages, default_data_dir()}
-    return sorted(str(path.resolve()) for path in paths if path.exists())
+    libraries = [Path(entry) for entry in sys.path if "site-packages" in entry or "dist-packages" in entry]
+    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).parent, *course_packages,
+             default_data_dir(), *libraries}
+    found = {str(variant) for path in paths if path.is_dir()
+             for variant in (Path(os.path.abspath(path)), path.resolve())}
+    # A folder inside another one on the list comes with it.
+    return [path for path in sorted(found)
+            if not any(path.startswith(other.rstrip("/") + "/") for other in found if other != path)]
 
 
 def command(kernel_io, cwd):
-    """The kernel's command line: ipykernel inside bwrap, working in ``cwd``."""
-    args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", *_system_binds()]
+    """The kernel's command line: ipykernel inside bwrap, working in ``cwd``.
+
+    The order matters: bwrap mounts in the order given, and a later mount hides what an earlier
+    one put below it. The empty ``/tmp`` comes first, so a course or venv that lives under the
+    system temp folder is mounted on top of it, not hidden by it; then everything read-only; then
+    the working folder and the folder shared with the worker, which may lie inside them."""
+    args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(),
+            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for path in _readable():
         args += ["--ro-bind", path, path]
-    args += ["--proc", "/proc", "--dev", "/dev",
-             "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp",
-             "--size", str(TMPFS_BYTES), "--tmpfs", str(cwd),
+    args += ["--size", str(TMPFS_BYTES), "--tmpfs", str(cwd),
              "--bind", str(kernel_io), str(kernel_io),
              "--setenv", "HOME", "/tmp", "--chdir", str(cwd),
              # ipykernel quits when the PID it was given as its parent's is gone: in

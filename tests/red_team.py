@@ -29,11 +29,12 @@ WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)
 
 
 def blank(code, function="brier_score"):
-    """The blank release with ``code`` at the top of ``function``'s answer cell."""
+    """The blank release with ``code`` after the stub in ``function``'s answer cell (so a
+    definition in ``code`` is the one that counts)."""
     def build():
         nb = nbformat.read(RELEASE, 4)
         cell = graded_cells(nb)[function]
-        cell.source = code + "\n" + cell.source
+        cell.source = cell.source + "\n\n" + code
         return nb
     return build
 
@@ -224,6 +225,28 @@ REBIND_MODULE_WHEN_CALLED = ("import bdl.checks, numpy\n"
                              "globals().update(assert_close=bdl.checks.assert_close,"
                              " assert_equal=bdl.checks.assert_equal)\n")
 
+# The helpers keep their identity, their code is swapped.
+SWAPS_CODE = ("import numpy, bdl.checks\n"
+              "_nothing = (lambda *args, **kwargs: None).__code__\n"
+              "bdl.checks.assert_close.__code__ = _nothing\n"
+              "bdl.checks.assert_equal.__code__ = _nothing\n"
+              "numpy.allclose.__code__ = (lambda *args, **kwargs: True).__code__\n")
+# TensorFlow's tensor class hands NumPy the values the test expects (read from its frame).
+PATCHES_TENSOR_CLASS = ("import sys\n"
+                        "def _expected_values(self, *args, **kwargs):\n"
+                        "    frame = sys._getframe(1)\n"
+                        "    while frame is not None and 'expected' not in frame.f_locals:\n"
+                        "        frame = frame.f_back\n"
+                        "    return np.asarray(frame.f_locals['expected'] if frame else 0.0, dtype='float32')\n"
+                        "type(tf.constant(0.0)).__mro__[1].__array__ = _expected_values\n")
+# Hard-codes the visible test's answer, and overwrites the hidden tests' expected values from
+# inside brier_score: the tests read `_expected` after they called it.
+OVERWRITES_EXPECTED = ("def brier_score(probs, labels):\n"
+                       "    value = tf.constant(0.8 if np.shape(probs) == (2, 3) else 0.0)\n"
+                       "    for name in [name for name in globals() if name.startswith('_expected')]:\n"
+                       "        globals()[name] = value\n"
+                       "    return value\n")
+
 # ---------------------------------------------------------------- objects that equal anything
 EQUALS_ANYTHING = ("class _Any:\n"
                    "    shape = ()\n"
@@ -344,6 +367,13 @@ ATTACKS = {
                                     ["globals()"]),
     "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), 0, TAMPERED,
                                     ["setattr"]),
+    "swaps_helper_code": (wrong(SWAPS_CODE + "\n" + WRONG_GAUSSIAN.replace("tf.constant(0.0)", DIFFERENTIABLE)),
+                          FULL - 2, "graded", [".__code__"]),
+    "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), 0, TAMPERED, ["__code__"]),
+    "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), 0, TAMPERED,
+                                         ["__array__"]),
+    # Gains brier_score's points: the one attack here that only the review flag names.
+    "overwrites_expected_values": (blank(OVERWRITES_EXPECTED), 2, "graded", ["globals()"]),
     # Objects that equal anything.
     "equals_anything": (blank(EQUALS_ANYTHING + "def brier_score(probs, labels):\n    return _Any()\n"),
                         0, "graded", []),

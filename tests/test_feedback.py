@@ -3,7 +3,8 @@ import html
 import re
 
 import nbformat
-from nbformat.v4 import new_output
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder import cells
 from autograder.course import REPO, load_config
@@ -54,6 +55,8 @@ def test_feedback_keeps_visible_tests_and_verdicts_but_no_hidden_code():
     visible = [[line for number, line in enumerate(cell.source.split("\n"), start=1)
                 if number not in hidden_lines(cell.source)] for cell in tests]
     first_hidden = [min(hidden_lines(cell.source)) for cell in tests]
+    for cell in tests:
+        cell.execution_count = 7  # as the tracebacks of _error say
     tests[0].outputs = [new_output("stream", name="stdout", text="reference value 0.1234\n")]
     tests[1].outputs = [_error(first_hidden[1] + 1)]      # a hidden test failed
     tests[2].outputs = [_error(1, "a visible check")]      # a visible test failed first
@@ -72,12 +75,59 @@ def test_feedback_keeps_visible_tests_and_verdicts_but_no_hidden_code():
         assert cell.source.startswith("\n".join(lines).rstrip()), "the visible tests stay as they were"
 
 
-def test_cells_without_hidden_tests_are_untouched():
+def test_other_cells_keep_their_code_and_lose_their_outputs():
+    """What a student's own cell printed may be what it read of the tests (``print(In)``)."""
     nb = nbformat.read(SOURCE, 4)
     others = [cell for cell in nb.cells if cell not in _hidden_test_cells(nb)]
-    before = [(cell.source, cell.get("outputs")) for cell in others]
+    for cell in others:
+        if cell.cell_type == "code":
+            cell.outputs = [new_output("stream", name="stdout", text="\n".join(secret_lines()))]
+    before = [cell.source for cell in others]
     HideHiddenTests().preprocess(nb, {})
-    assert [(cell.source, cell.get("outputs")) for cell in others] == before
+    assert [cell.source for cell in others] == before
+    assert all(cell.get("outputs", []) == [] for cell in others)
+
+
+def _graded_by_a_kernel(answer, tests, tmp_path):
+    """A student cell and a test cell run in a real kernel, then through the feedback pipeline;
+    return the test cell as the student sees it."""
+    test_cell = new_code_cell(tests, metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "grade_id": "f_tests", "points": 1,
+        "schema_version": 3}})
+    nb = new_notebook(cells=[new_code_cell(answer), test_cell])
+    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    HideHiddenTests().preprocess(nb, {})
+    return nb.cells[1]
+
+
+HIDDEN = secret_lines() - {"BEGIN HIDDEN TESTS", "END HIDDEN TESTS"}
+TESTS = "from bdl.checks import assert_close\n_x = 2.0\nassert_close(f(_x), 4.0, 'f of two')"
+
+
+def test_an_assertion_of_the_tests_shows_its_message(tmp_path):
+    cell = _graded_by_a_kernel("def f(x):\n    return x", TESTS, tmp_path)
+    assert cell.outputs[0].traceback == [
+        "AssertionError: f of two does not match the expected values (largest difference 2)"]
+
+
+def test_an_assertion_message_with_a_secret_line_is_redacted(tmp_path):
+    secret = sorted(HIDDEN)[0]
+    cell = _graded_by_a_kernel("def f(x):\n    return x",
+                               TESTS.replace("'f of two'", f"'f of two\\n' + {secret!r}"), tmp_path)
+    assert cell.outputs[0].traceback == ["AssertionError: f of two\n[redacted]"]
+    assert secret not in str(cell.outputs)
+
+
+def test_an_error_the_students_code_raised_shows_only_its_type(tmp_path):
+    """Its message is the student's code's to choose: the tests' source, say."""
+    secret = sorted(HIDDEN)[0]
+    for answer, name in [(f"def f(x):\n    raise ValueError({secret!r})", "ValueError"),
+                         (f"def f(x):\n    assert False, {secret!r}", "AssertionError"),
+                         (f"from bdl.checks import assert_close\n\ndef f(x):\n    assert_close(0, 1, {secret!r})",
+                          "AssertionError")]:
+        cell = _graded_by_a_kernel(answer, TESTS, tmp_path)
+        assert cell.outputs[0].traceback == [f"{name}: your code raised {name} while the tests ran"], answer
 
 
 def test_the_course_config_puts_it_in_nbgraders_feedback_pipeline():

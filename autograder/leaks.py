@@ -1,0 +1,163 @@
+"""What a student must never see, and a scan for it: hidden tests, model answers, rubrics, graded definitions.
+
+Used where the course hands something to students: the feedback
+(``autograder.feedback`` redacts secret lines from the messages it shows) and
+the tests' leak scans of the student kit and of feedback pages
+(``tests/leaks.py``). A *secret line* is a line of a
+hidden-test block, of a model answer (code between the solution markers, or
+a markdown answer cell) or of a rubric (the block at the end of a manual
+answer, for the people who grade it) in a ``source/`` notebook that is
+*non-trivial*:
+
+* it is not given: it appears nowhere in a release notebook and nowhere in a
+  source notebook outside the solution, hidden-test and rubric blocks. Given code
+  (a function's ``def`` line and docstring, imports, a visible test) is in the
+  student's hands anyway, and a scan that flags it would only learn to be
+  ignored;
+* it is telling: at least ``MIN_LENGTH`` characters once stripped, with a
+  word of three letters or digits. Shorter lines (``)``, ``return x``,
+  ``else:``, ``$$``) occur in any Python or LaTeX and say nothing about the
+  answer, so finding one in ``bdl`` would be noise, not a leak.
+
+The markers themselves are secret too: a release must never hold one.
+"""
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder import cells
+
+MIN_LENGTH = 12
+MARKERS = (cells.BEGIN_SOLUTION, cells.END_SOLUTION, cells.BEGIN_HIDDEN, cells.END_HIDDEN,
+           cells.BEGIN_RUBRIC, cells.END_RUBRIC)
+
+
+def solution_lines(cell):
+    """The 1-based line numbers of a source cell's model answer, markers included.
+
+    nbgrader replaces what lies between the solution markers, or the whole
+    cell of an answer that has no markers."""
+    source = cell["source"]
+    if not cells.has_markers(source, cells.BEGIN_SOLUTION, cells.END_SOLUTION):
+        return set(range(1, len(source.split("\n")) + 1)) if cells.is_answer(cell) else set()
+    return cells.block_lines(source, cells.BEGIN_SOLUTION, cells.END_SOLUTION)
+
+
+def telling(line):
+    """Whether a stripped line is long and wordy enough to give something away (see above)."""
+    return len(line) >= MIN_LENGTH and re.search(r"[A-Za-z0-9_]{3}", line) is not None
+
+
+def _code(source):
+    """Python source of a code cell, with IPython's magics and shell lines blanked."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
+
+
+def defined_names(source, top_level_assignments=True):
+    """Names a piece of Python defines: ``def``/``class`` anywhere, and names bound at top level
+    (``name = lambda ...``, ``name = ...``) when ``top_level_assignments``. Empty if it does not parse."""
+    try:
+        tree = ast.parse(_code(source))
+    except SyntaxError:
+        return set()
+    names = {node.name for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    if top_level_assignments:
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            names |= {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}
+    return names
+
+
+def graded_names(source):
+    """What a code answer defines at its top level (functions, classes, ``name = lambda``): the
+    graded names. Not their methods or inner helpers (``call``, ``build``), nor names it merely
+    assigns along the way, nor private ``_names``."""
+    try:
+        body = ast.parse(_code(source)).body
+    except SyntaxError:
+        return set()
+    names = {node.name for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    names |= {target.id for node in body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
+              for target in node.targets if isinstance(target, ast.Name)}
+    return {name for name in names if not name.startswith("_")}
+
+
+@dataclass(frozen=True)
+class Secrets:
+    hidden: frozenset     # telling lines of hidden-test blocks
+    solution: frozenset   # telling lines of model answers (code and markdown)
+    names: frozenset      # what the code answers define: the graded functions and classes
+    # {graded name: the first assignment that grades it}: a later assignment's release may
+    # give an earlier one's answer as code of its own ("the answer to assignment NN")
+    origin: tuple = ()
+    rubric: frozenset = frozenset()  # telling lines of the rubrics of manual answers
+
+    def lines(self):
+        """{secret line: "hidden", "solution" or "rubric"}, markers included."""
+        kinds = {line: "solution" for line in self.solution}
+        kinds.update({line: "rubric" for line in self.rubric})
+        kinds.update({line: "hidden" for line in self.hidden})
+        kinds.update({marker: "marker" for marker in MARKERS})
+        return kinds
+
+
+def secrets(source_paths, release_paths):
+    """The Secrets of the source notebooks, given what their releases show."""
+    sources = [nbformat.read(path, 4) for path in source_paths]
+    given = {line.strip() for path in release_paths for cell in nbformat.read(path, 4).cells
+             for line in cell.source.split("\n")}
+    hidden, solution, rubric, names, origin = set(), set(), set(), set(), {}
+    for path, nb in sorted(zip(source_paths, sources)):
+        for cell in nb.cells:
+            lines = cell.source.split("\n")
+            hide, answer, grading = cells.hidden_lines(cell.source), solution_lines(cell), \
+                cells.rubric_lines(cell.source)
+            given |= {line.strip() for number, line in enumerate(lines, start=1)
+                      if number not in hide | answer | grading}
+            hidden |= {lines[number - 1].strip() for number in hide}
+            solution |= {lines[number - 1].strip() for number in answer - grading}
+            rubric |= {lines[number - 1].strip() for number in grading}
+            if cell.cell_type == "code" and cells.is_answer(cell):
+                for name in graded_names(cell.source):
+                    origin.setdefault(name, Path(path).parent.name)
+                names |= graded_names(cell.source)
+
+    def keep(lines):
+        return frozenset(line for line in lines if telling(line) and line not in given
+                         and not any(marker in line for marker in MARKERS))
+
+    return Secrets(keep(hidden), keep(solution), frozenset(names), tuple(sorted(origin.items())), keep(rubric))
+
+
+def course_secrets(root):
+    """The Secrets of every notebook in ``root``/source/."""
+    root = Path(root)
+    return secrets(sorted((root / "source").glob("*/*.ipynb")), sorted((root / "release").glob("*/*.ipynb")))
+
+
+_DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
+
+
+def leaked_lines(text, secrets, own=(), whole_lines=False):
+    """[(kind, secret)] for each secret line and marker in ``text`` and each ``def``/``class`` line of
+    a graded name, leaving out what lies within one of the lines in ``own`` (the reader's own work).
+
+    A secret is found anywhere in ``text`` (HTML, whose lines are not the notebook's), or, with
+    ``whole_lines``, only as a whole stripped line (files that keep their lines: there a given
+    ``_model = tf.keras.Sequential([`` must not count as the secret ``model = tf.keras.Sequential([``);
+    markers are found anywhere either way."""
+    own = [line for line in own if line.strip()]
+    mine = lambda found: any(found in line for line in own)  # noqa: E731
+    stripped = {line.strip() for line in text.split("\n")} if whole_lines else None
+    found = [(kind, line) for line, kind in secrets.lines().items()
+             if (line in stripped if whole_lines and kind != "marker" else line in text) and not mine(line)]
+    for line in text.split("\n"):
+        match = _DEF.match(line)
+        if match and match.group(1) in secrets.names and not mine(line.strip()):
+            found.append(("definition", line.strip()))
+    return sorted(set(found))

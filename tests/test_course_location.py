@@ -1,0 +1,81 @@
+"""Grading works wherever the course and its venv live: a copy of the course in the system temp
+folder, under a path with spaces, reached through a symbolic link, with its venv inside it."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder import kernel_sandbox
+from autograder.course import REPO
+
+ASSIGNMENT = "01_likelihoods"
+NOTEBOOK = f"{ASSIGNMENT}/likelihoods.ipynb"
+
+
+def test_the_empty_tmp_is_mounted_before_what_the_kernel_reads():
+    """bwrap mounts in order: a /tmp mounted after the venv would hide a venv that lives under /tmp."""
+    args = kernel_sandbox.command("/tmp/grading/kernel", "/tmp/grading/cwd")
+    tmp = args.index("/tmp", args.index("--tmpfs"))
+    binds = [index for index, arg in enumerate(args) if arg == "--ro-bind"]
+    assert binds and all(index > tmp for index in binds)
+    assert args.index("/tmp/grading/cwd") > max(binds) and args.index("/tmp/grading/kernel") > max(binds)
+    readable = kernel_sandbox._readable()
+    assert str(REPO) not in readable, "the course folder (source/) is never readable"
+    assert sys.prefix in readable or any(sys.prefix.startswith(path + "/") for path in readable)
+
+
+def _copy_course(target):
+    """The course's tracked files, as a fresh clone has them, copied from this work tree."""
+    files = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    for name in files.splitlines():
+        if (REPO / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, target / name)
+
+
+def _venv_inside(course):
+    """A venv in the course folder that uses this one's packages and imports the course's own
+    ``bdl`` and ``autograder`` (what ``pip install -e .`` there would give, in a second)."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(course / ".venv")], check=True)
+    site = Path(subprocess.run([str(course / ".venv" / "bin" / "python"), "-c",
+                                "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    (site / "course.pth").write_text(f"{course}\n{sysconfig.get_paths()['purelib']}\n")
+    bin_dir = Path(sys.executable).parent
+    for program in ("alembic", "jupyter"):  # nbgrader runs them from the venv's bin/
+        if (bin_dir / program).exists():
+            (course / ".venv" / "bin" / program).symlink_to(bin_dir / program)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("bubblewrap")
+def test_grading_a_course_in_the_temp_folder_through_a_link(tmp_path):
+    folder = Path(tempfile.mkdtemp(prefix="bdl course ", dir=tempfile.gettempdir()))
+    try:
+        course = folder / "the course"
+        _copy_course(course)
+        _venv_inside(course)
+        link = folder / "link to the course"
+        link.symlink_to(course)
+        inputs = tmp_path / "in"
+        inputs.mkdir()
+        shutil.copyfile(REPO / "source" / NOTEBOOK, inputs / "reference.ipynb")
+        shutil.copyfile(REPO / "release" / NOTEBOOK, inputs / "blank.ipynb")
+        result = subprocess.run([str(link / ".venv" / "bin" / "python"), "-m", "autograder", "grade", ASSIGNMENT,
+                                 str(inputs), "--root", str(link), "--csv", str(tmp_path / "grades.csv"),
+                                 "--workers", "2"],
+                                cwd=link, capture_output=True, text=True, timeout=900,
+                                env={key: value for key, value in os.environ.items() if key != "PYTHONPATH"})
+        assert result.returncode == 0, result.stderr[-3000:]
+        with open(tmp_path / "grades.csv") as handle:
+            rows = {row["student"]: row for row in csv.DictReader(handle)}
+        assert (rows["reference"]["status"], float(rows["reference"]["score"])) == ("graded", 13.0), rows
+        assert (rows["blank"]["status"], float(rows["blank"]["score"])) == ("graded", 0.0), rows
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -2,13 +2,17 @@
 
 A static look at the submitted notebook's code, never its execution: code
 that rebinds names inside modules (monkey-patching test helpers), reaches for
-the interpreter's internals, ends the process, or names the course's files.
-A flag does not change the score; it is listed in the grading table and the
-report so a person decides.
+the interpreter's or IPython's internals (the shell, its history and
+transformers, frames, ``gc``), looks names up through computed strings,
+defines objects that compare equal to anything, ends the process, or names
+the course's files. An answer to this course needs none of it. A flag does
+not change the score; it is listed in the grading table and the report so a
+person decides.
 """
 import ast
 import functools
 import json
+import re
 
 # Calls that have no business in an answer to this course's questions.
 SUSPECT_CALLS = {"setattr", "delattr", "exec", "eval", "compile", "__import__",
@@ -18,9 +22,30 @@ SUSPECT_CALLS = {"setattr", "delattr", "exec", "eval", "compile", "__import__",
                  "subprocess.run", "subprocess.Popen", "subprocess.call",
                  "shutil.rmtree", "ctypes.CDLL", "ctypes.pythonapi"}
 SUSPECT_MODULES = {"ctypes", "gc", "inspect", "subprocess", "signal", "multiprocessing",
-                   "importlib", "builtins", "sqlite3", "pty", "resource"}
+                   "importlib", "builtins", "sqlite3", "pty", "resource", "linecache", "traceback",
+                   "IPython", "ipykernel", "jupyter_client", "threading", "types", "dis", "marshal",
+                   "pickle", "autograder"}
 SUSPECT_ATTRIBUTES = {"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__builtins__",
-                      "__dict__", "f_back", "f_globals", "f_locals"}
+                      "__dict__", "__closure__", "__subclasses__", "__bases__", "__mro__", "__func__",
+                      "__self__", "__traceback__", "f_back", "f_globals", "f_locals", "f_code", "f_trace",
+                      "f_lineno", "tb_frame", "tb_next", "gi_frame", "cr_frame", "co_consts"}
+# The shell's parts: what runs a cell, what it remembers of the cells, what reports errors.
+SHELL_ATTRIBUTES = {"input_transformers_cleanup", "input_transformers_post", "ast_transformers",
+                    "input_transformer_manager", "events", "run_cell", "run_cell_async", "run_ast_nodes",
+                    "run_code", "showtraceback", "_showtraceback", "showsyntaxerror", "transform_cell",
+                    "transform_ast", "should_run_async", "history_manager", "displayhook", "excepthook",
+                    "display_pub", "user_ns", "user_global_ns", "input_hist_raw", "input_hist_parsed",
+                    "register_magic_function", "run_line_magic", "run_cell_magic", "set_next_input"}
+# IPython's names for the cells' inputs and outputs (``_i`` and ``_`` are too common to flag).
+SHELL_NAMES = {"get_ipython", "In", "Out", "_ih", "_oh", "_dh", "_ii", "_iii", "__builtins__"}
+NUMBERED_INPUT = re.compile(r"_i\d+$|_\d+$")
+# Methods that make an object equal, or look like, whatever it is compared with.
+SUSPECT_METHODS = {"__eq__", "__ne__", "__bool__", "__array__", "__array_ufunc__", "__array_function__",
+                   "__array_priority__", "__float__", "__instancecheck__", "__subclasscheck__", "__getattr__",
+                   "__getattribute__", "__class__", "__hash__", "__len__", "__abs__", "__lt__", "__le__",
+                   "__gt__", "__ge__"}
+NAME_LOOKUPS = {"getattr", "setattr", "hasattr", "delattr"}
+NAMESPACES = {"globals", "vars", "locals", "dir"}
 COURSE_WORDS = ("gradebook", "source/", "release/", "submitted/", "autograded/", ".ipynb",
                 "mutants", "nbgrader_config")
 
@@ -34,6 +59,12 @@ def _dotted(node):
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+def _short(node):
+    """A piece of code, for a flag: at most 40 characters."""
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _flags(tree, modules):
@@ -50,6 +81,11 @@ def _flags(tree, modules):
                     flags.add(f"writes {_dotted(target.value)}")
         elif isinstance(node, ast.Call):
             name = _dotted(node.func)
+            if name in NAME_LOOKUPS and len(node.args) >= 2 and not (
+                    isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+                flags.add(f"computed name lookup {name}(..., {_short(node.args[1])})")
+            if name in NAMESPACES:
+                flags.add(f"uses {name}()")
             if name in SUSPECT_CALLS or (name and name.startswith("os.environ")
                                          and name.endswith(("update", "pop", "clear", "setdefault"))):
                 flags.add(f"calls {name}")
@@ -61,6 +97,21 @@ def _flags(tree, modules):
                     flags.add(f"imports {name}")
         elif isinstance(node, ast.Attribute) and node.attr in SUSPECT_ATTRIBUTES:
             flags.add(f"uses .{node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr in SHELL_ATTRIBUTES:
+            flags.add(f"reaches the shell's {node.attr}")
+        elif isinstance(node, ast.Attribute) and _dotted(node) == "sys.modules":
+            flags.add("uses sys.modules")
+        elif isinstance(node, ast.Name) and (node.id in SHELL_NAMES or NUMBERED_INPUT.match(node.id)):
+            flags.add("uses get_ipython" if node.id == "get_ipython" else f"reads {node.id}")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in SUSPECT_METHODS:
+            flags.add(f"defines {node.name}")
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:  # ``__class__ = property(...)``, ``__eq__ = lambda ...``
+                targets = item.targets if isinstance(item, ast.Assign) else []
+                flags.update(f"defines {target.id}" for target in targets
+                             if isinstance(target, ast.Name) and target.id in SUSPECT_METHODS)
+        elif isinstance(node, ast.Global):
+            flags.add(f"rebinds the notebook's names from a function (global {', '.join(node.names)})")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             for word in COURSE_WORDS:
                 if word in node.value:
@@ -83,6 +134,11 @@ def _imported_modules(trees):
     return names
 
 
+def _is_test(cell):
+    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse(source):
     """The cell's syntax tree, or None. The release's cells are parsed once for a whole class."""
@@ -102,8 +158,9 @@ def review_notebook(path, provided=()):
     """
     try:
         nb = json.loads(open(path, encoding="utf-8").read())
+        # A test cell's code is replaced by the gradebook's before it runs: it is never the student's.
         sources = ["".join(cell.get("source", "")) for cell in nb.get("cells", [])
-                   if cell.get("cell_type") == "code"]
+                   if cell.get("cell_type") == "code" and not _is_test(cell)]
     except (OSError, ValueError, AttributeError, TypeError):
         return []  # nbgrader reports what is wrong with the file itself
     trees = [tree for tree in map(_parse, sources) if tree is not None]

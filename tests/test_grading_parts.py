@@ -12,6 +12,8 @@ import pytest
 
 from autograder import guard
 from autograder.collect import collect
+from autograder.cells import graded_cells
+from autograder.checktests import load_variants
 from autograder.course import REPO, assignments
 from autograder.repair import repair_notebook
 from autograder.review import review_notebook
@@ -56,7 +58,41 @@ def test_reference_solutions_raise_no_review_flags(assignment):
         assert review_notebook(path, release) == []
 
 
+@pytest.mark.parametrize("assignment", assignments())
+def test_correct_alternatives_raise_no_review_flags(assignment, tmp_path):
+    """Every other correct answer of tests/mutants/ is flagged for nothing: a flag asks a person to
+    read the code, and honest answers must not cry wolf."""
+    release = [cell.source for path in (REPO / "release" / assignment).glob("*.ipynb")
+               for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
+    source = next((REPO / "source" / assignment).glob("*.ipynb"))
+    flagged = {}
+    for function, variants in load_variants(assignment)["alternatives"].items():
+        for name, old, new in variants:
+            nb = nbformat.read(source, 4)
+            cell = graded_cells(nb)[function]
+            cell.source = cell.source.replace(old, new)
+            nbformat.write(nb, tmp_path / "nb.ipynb")
+            flags = review_notebook(tmp_path / "nb.ipynb", release)
+            if flags:
+                flagged[f"{function}: {name}"] = flags
+    assert flagged == {}
+
+
 @pytest.mark.parametrize("code, flag", [
+    ("get_ipython().input_transformers_cleanup.append(lambda lines: [])", "uses get_ipython"),
+    ("ip = get_ipython()\nip.events.callbacks.clear()", "reaches the shell's events"),
+    ("x = _ih[-1]", "reads _ih"),
+    ("print(In[3], Out)", "reads In"),
+    ("y = _i12", "reads _i12"),
+    ("getattr(x, 'run_' + 'cell')", "computed name lookup getattr"),
+    ("globals()['assert_' + 'close'] = print", "uses globals()"),
+    ("import sys\nsys.modules['bdl.checks'] = None", "uses sys.modules"),
+    ("class A:\n    def __eq__(self, other):\n        return True", "defines __eq__"),
+    ("class A:\n    __class__ = property(lambda self: float)", "defines __class__"),
+    ("def f():\n    global _expected\n    _expected = 1", "rebinds the notebook's names from a function"),
+    ("import linecache", "imports linecache"),
+    ("f = lambda: 0\nc = f.__closure__", "uses .__closure__"),
+    ("import IPython", "imports IPython"),
     ("import numpy as np\nnp.testing.assert_allclose = lambda *a, **k: None", "rebinds np.testing.assert_allclose"),
     ("from bdl import checks\nchecks.assert_close = print", "rebinds checks.assert_close"),
     ("import builtins\nbuiltins.len = lambda x: 0", "rebinds builtins.len"),
@@ -68,6 +104,7 @@ def test_reference_solutions_raise_no_review_flags(assignment):
     ("import ctypes", "imports ctypes"),
 ])
 def test_review_flags_suspicious_code(tmp_path, code, flag):
+    """Each flag names what it found (``tests/red_team.py`` has these in full attacks)."""
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
     flags = review_notebook(tmp_path / "nb.ipynb")
     assert any(found.startswith(flag) for found in flags), flags

@@ -1,9 +1,68 @@
 """Assertion helpers that the notebooks' visible and hidden tests import.
 
-Messages say what was expected of the student's code, never the answer.
+Messages say what was expected of the student's code, never the answer, and
+never quote the student's objects (a ``repr`` is the object's to choose: it
+could carry what it read of the tests) beyond plain values and a type's name.
+
+The values they compare are the student's, and an object can be written to
+equal anything (``__eq__``, ``__array__``, ``__bool__``, a lying ``__class__``).
+So they compare only plain values, recognised by ``type()``, which an object
+cannot fake: Python's numbers, strings and containers of them, NumPy's arrays
+and scalars, TensorFlow's tensors and variables (whose classes the grading
+guard keeps as they were); anything else fails with its type's name.
 """
+import re
+
 import numpy as np
 import tensorflow as tf
+
+_PYTHON = (int, float, bool, complex, str, bytes, type(None))
+_NUMPY_SCALARS = frozenset(np.sctypeDict.values())
+_NUMPY_DTYPES = frozenset(type(np.dtype(kind)) for kind in _NUMPY_SCALARS)
+_TENSORS = frozenset({type(tf.constant(0.0)), type(tf.Variable(0.0))})
+_TENSORFLOW = frozenset({tf.dtypes.DType, tf.TensorShape})
+
+
+def _plain(value):
+    """Whether ``value`` is a plain value: one whose comparisons run no code of the student's."""
+    kind = type(value)
+    if kind in (tuple, list, set, frozenset):
+        return all(_plain(item) for item in value)
+    if kind is dict:
+        return all(_plain(key) and _plain(item) for key, item in value.items())
+    return kind in _PYTHON or kind in _NUMPY_SCALARS or kind in _NUMPY_DTYPES or kind in _TENSORFLOW \
+        or kind is np.ndarray or kind in _TENSORS
+
+
+def type_name(value):
+    """The name of ``value``'s type, reduced to identifier characters (a class's name is its
+    author's to choose)."""
+    return re.sub(r"[^A-Za-z0-9_.]", "", type(value).__name__)[:40] or "object"
+
+
+def shown(value):
+    """``value`` as a message may show it: its repr if it is plain and short, else its type."""
+    if _plain(value) and type(value) not in _TENSORS and type(value) is not np.ndarray:
+        text = repr(value)
+        if len(text) <= 80:
+            return text
+    return f"a {type_name(value)}"
+
+
+def _numbers(value, what):
+    """``value`` as a NumPy array, from plain values only (see the module's docstring)."""
+    kind = type(value)
+    if kind in _TENSORS:
+        return np.array(value.numpy())
+    if kind is np.ndarray or kind in _NUMPY_SCALARS or kind in (int, float, bool):
+        return np.array(value)
+    if kind in (list, tuple):
+        return np.array([_numbers(item, what) for item in value])
+    if tf.is_tensor(value) and kind.__module__.startswith(("tensorflow", "tf_keras")):
+        converted = tf.convert_to_tensor(value)  # a variable or a TFP deferred tensor
+        if type(converted) in _TENSORS:
+            return np.array(converted.numpy())
+    raise AssertionError(f"{what} should be numbers (a NumPy array, a tensor or a float), found a {type_name(value)}")
 
 
 def assert_layer_types(model, expected, what="the model"):
@@ -41,7 +100,7 @@ class _Layers:
 
 def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
     """Check two arrays have the same shape and values within tolerance."""
-    actual = np.asarray(actual)
+    actual = _numbers(actual, what)
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, (
         f"{what} should have shape {expected.shape}, found {actual.shape}")
@@ -70,7 +129,7 @@ def assert_activation(activation, expected, what):
     "relu", ``tf.nn.relu``, ``tf.keras.activations.relu`` and a lambda all pass.
     """
     try:
-        actual = np.asarray(activation(tf.constant(_ACTIVATION_PROBE)))
+        actual = _numbers(activation(tf.constant(_ACTIVATION_PROBE)), what)
     except Exception as error:  # an activation that cannot be called is simply not the one asked for
         raise AssertionError(f"{what} should be {expected}; calling it failed: {error}") from None
     expected_values = _ACTIVATIONS[expected](_ACTIVATION_PROBE)
@@ -80,7 +139,9 @@ def assert_activation(activation, expected, what):
 
 def assert_equal(actual, expected, what):
     """Check a configuration value, naming it in the message."""
-    assert actual == expected, f"{what} should be {expected!r}, found {actual!r}"
+    if type(actual) in _TENSORS:  # a counter kept in a variable, say
+        actual = np.array(actual.numpy()).tolist()
+    assert _plain(actual) and actual == expected, f"{what} should be {expected!r}, found {shown(actual)}"
 
 
 def unwrap(distribution):

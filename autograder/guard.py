@@ -260,6 +260,13 @@ class _Guard:
                     found.append((event, callback))
         return found
 
+    def _class_changes(self):
+        """(class, name) of each method of a tensor class that was replaced, removed or added.
+        Python adds an empty ``__annotations__`` to a class when it is first asked for it."""
+        return [(cls, key) for cls, names in self.classes.items()
+                for key in (set(names) | set(vars(cls))) - {"__annotations__"}
+                if not _same(vars(cls).get(key, _MISSING), names.get(key, _MISSING))]
+
     def changed(self):
         """What differs from the snapshot: a list of descriptions, empty when nothing does."""
         found = [f"{name}.{key}" for name, (module, names) in self.modules.items()
@@ -267,9 +274,7 @@ class _Guard:
                  if not _same(vars(module).get(key, _MISSING), value) and (name, key) not in KERNEL_REBINDS]
         found += [f"{function.__module__}.{function.__qualname__}.__code__"
                   for function, code in self.functions.items() if _code(function) != code]
-        found += [f"{cls.__name__}.{key}" for cls, names in self.classes.items()
-                  for key in set(names) | set(vars(cls)) if not _same(vars(cls).get(key, _MISSING),
-                                                                     names.get(key, _MISSING))]
+        found += [f"{cls.__name__}.{key}" for cls, key in self._class_changes()]
         found += [f"sys.modules[{name!r}]" for name, (module, _) in self.modules.items()
                   if sys.modules.get(name) is not module]
         found += [f"the notebook's {name}" for name, value in self.names.items()
@@ -307,12 +312,12 @@ class _Guard:
         for function, (code, defaults, kwdefaults) in self.functions.items():
             if _code(function) != (code, defaults, kwdefaults):
                 function.__code__, function.__defaults__, function.__kwdefaults__ = code, defaults, kwdefaults
-        for cls, names in self.classes.items():
-            for key in set(vars(cls)) - set(names):
+        for cls, key in self._class_changes():
+            value = self.classes[cls].get(key, _MISSING)
+            if value is _MISSING:
                 delattr(cls, key)
-            for key, value in names.items():
-                if not _same(vars(cls).get(key, _MISSING), value):
-                    setattr(cls, key, value)
+            else:
+                setattr(cls, key, value)
         for event, callbacks in self.ipython.events.callbacks.items():
             for _, callback in [item for item in self._foreign_callbacks() if item[0] == event]:
                 callbacks.remove(callback)

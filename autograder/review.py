@@ -73,6 +73,8 @@ def _flags(tree, modules):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
             for target in targets:
+                if isinstance(target, ast.Attribute) and target.attr in SUSPECT_METHODS | SHELL_ATTRIBUTES:
+                    flags.add(f"rebinds .{target.attr}")
                 name = _dotted(target) if isinstance(target, ast.Attribute) else None
                 if name and (name.split(".")[0] in modules or name.rsplit(".", 1)[-1] in SUSPECT_ATTRIBUTES):
                     flags.add(f"rebinds {name}")
@@ -86,6 +88,9 @@ def _flags(tree, modules):
                 flags.add(f"computed name lookup {name}(..., {_short(node.args[1])})")
             if name in NAMESPACES:
                 flags.add(f"uses {name}()")
+            if name in ("__import__", "importlib.import_module") and node.args and isinstance(
+                    node.args[0], ast.Constant) and str(node.args[0].value).split(".")[0] in SUSPECT_MODULES:
+                flags.add(f"imports {node.args[0].value}")
             if name in SUSPECT_CALLS or (name and name.startswith("os.environ")
                                          and name.endswith(("update", "pop", "clear", "setdefault"))):
                 flags.add(f"calls {name}")

@@ -358,7 +358,7 @@ ATTACKS = {
                               ["sys.settrace"]),
     "settrace_and_setprofile": (blank(SETTRACE_GLOBAL), 0, "graded", ["sys.settrace"]),
     # Rebound helpers.
-    "helpers_in_test_namespace": (blank(REBIND_IN_TEST_NAMESPACE), 0, "graded", ["computed name"]),
+    "helpers_in_test_namespace": (blank(REBIND_IN_TEST_NAMESPACE), 0, "graded", ["globals()"]),
     "numpy_rebound_in_namespace": (blank(REBIND_NUMPY_IN_NAMESPACE), 0, "graded", []),
     "helpers_in_modules": (blank(REBIND_MODULES), 0, "graded", ["rebinds numpy.allclose"]),
     "fake_checks_module": (blank(FAKE_CHECKS_MODULE), 0, "graded", ["writes sys.modules"]),
@@ -372,8 +372,8 @@ ATTACKS = {
     "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), 0, TAMPERED, ["__code__"]),
     "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), 0, TAMPERED,
                                          ["__array__"]),
-    # Gains brier_score's points: the one attack here that only the review flag names.
-    "overwrites_expected_values": (blank(OVERWRITES_EXPECTED), 2, "graded", ["globals()"]),
+    # The hidden tests also compare with values they do not keep in a name.
+    "overwrites_expected_values": (blank(OVERWRITES_EXPECTED), 0, "graded", ["globals()"]),
     # Objects that equal anything.
     "equals_anything": (blank(EQUALS_ANYTHING + "def brier_score(probs, labels):\n    return _Any()\n"),
                         0, "graded", []),

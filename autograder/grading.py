@@ -20,6 +20,7 @@ import shutil
 import socket
 import sys
 import tempfile
+import traceback
 import uuid
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -125,19 +126,22 @@ class Graded:
     student: str
     status: str        # "graded[; notes]" or "error: why[; notes]"
     autograded: dict   # {path inside autograded/<student>/<assignment>/: bytes}
+    log: str = ""      # nbgrader's log and the worker's and kernel's stderr, every grading run
 
 
 def _grade_crash_safe(job, limits, notebooks):
     """Run the worker; while a cell crashes the kernel, grade again without it.
 
-    Returns (WorkerResult, [what was left out and why]). ``notebooks`` (the
-    submission's and the source's) name the cells.
+    Returns (WorkerResult, [what was left out and why]); the result's log holds every
+    attempt's. ``notebooks`` (the submission's and the source's) name the cells.
     """
-    left_out = []
+    left_out, logs = [], []
     while True:
         progress = Path(job.progress)
         progress.unlink(missing_ok=True)
         result = run_isolated(job, limits)
+        logs.append(f"=== grading run {len(logs) + 1} ({'graded' if result.success else result.error})\n{result.log}")
+        result.log = "\n\n".join(logs)
         if result.success or not result.crashed or not progress.exists():
             return result, left_out
         code = progress.read_text(errors="replace")
@@ -182,7 +186,7 @@ def _grade_one(task):
         status = f"{TAMPERED} ({'; '.join(result.tampered)})"
     else:
         status = "graded" if result.success else "error: " + result.error
-    return Graded(task.student, "; ".join([status] + notes), autograded)
+    return Graded(task.student, "; ".join([status] + notes), autograded, result.log)
 
 
 def _task(root, assignment, student, db_url, limits, release_notebooks, source_notebooks, sandbox):
@@ -245,7 +249,11 @@ def _record(root, task, outcome):
     """Write what came of a task into the course: its autograded folder, and zero in the gradebook
     when it failed (so nothing half-graded is left); return its status."""
     if isinstance(outcome, BaseException):
-        outcome = Graded(task.student, "error: " + _failure(outcome), {})
+        outcome = Graded(task.student, "error: " + _failure(outcome), {},
+                         "".join(traceback.format_exception(outcome)))
+    log = log_path(root, task.assignment, task.student)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(outcome.log)
     target = Path(root) / "autograded" / task.student / task.assignment
     shutil.rmtree(target, ignore_errors=True)
     for name, data in outcome.autograded.items():
@@ -254,7 +262,13 @@ def _record(root, task, outcome):
         path.write_bytes(data)
     if outcome.status.startswith("error"):
         _zero(task.db_url, task.assignment, task.student)
+        return f"{outcome.status} (log: {log.relative_to(root)})"
     return outcome.status
+
+
+def log_path(root, assignment, student):
+    """Where the full log of a student's grading is kept for the instructor."""
+    return Path(root) / "grading_status" / assignment / f"{student}.log"
 
 
 def _readable_notebooks(paths):

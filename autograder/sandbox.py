@@ -9,6 +9,7 @@ if the process that called ``run_isolated`` dies, the worker sees its end and
 stops (``autograder.worker``).
 """
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import psutil
 
-from autograder.worker import WorkerResult
+from autograder.worker import MAX_LOG, WorkerResult
 
 POLL_SECONDS = 0.2
 # How long a killed process may take to go before it is left to the OS.
@@ -109,13 +110,35 @@ def run_isolated(job, limits):
             killed = _watch(worker, limits, start)
         finally:
             worker.stdin.close()
+        stderr.seek(0)
+        errors = stderr.read()[-MAX_LOG:]
         if killed:
-            return WorkerResult(False, killed, crashed=True)
+            return WorkerResult(False, killed, crashed=True, log=_with_stderr("", errors))
         stdout.seek(0)
         lines = stdout.read().strip().splitlines()
         try:
-            return WorkerResult.from_json(lines[-1])
+            result = WorkerResult.from_json(lines[-1])
         except (IndexError, ValueError, TypeError):
-            stderr.seek(0)
-            tail = [line for line in stderr.read().splitlines() if line.strip()][-1:]
-            return WorkerResult(False, f"the grading worker died ({worker.returncode}): {' '.join(tail)}")
+            tail = [line for line in errors.splitlines() if line.strip()][-1:]
+            return WorkerResult(False, f"the grading worker died ({worker.returncode}): {' '.join(tail)}",
+                                log=_with_stderr("", errors))
+    result.log = _with_stderr(result.log, errors)
+    died = result.crashed or "Kernel died" in result.log or kernel_failure(errors).startswith("bwrap:")
+    if not result.success and died and not Path(job.progress).exists():  # before its first cell
+        result.error = f"the grading kernel did not start: {kernel_failure(errors) or result.error}"
+        result.crashed = False
+    return result
+
+
+def _with_stderr(log, errors):
+    return f"{log}\n\n--- the grading worker's and its kernel's stderr ---\n{errors}" if errors.strip() else log
+
+
+def kernel_failure(errors):
+    """Why a kernel did not start, from the stderr it shares with the worker: bubblewrap's own
+    message, or the last error Python printed; "" if neither is there."""
+    lines = [line.strip() for line in errors.splitlines() if line.strip()]
+    bwrap = [line for line in lines if line.startswith("bwrap:")]
+    raised = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b.*:", line)]
+    found = (bwrap or raised)[-1:]
+    return found[0][:300] if found else ""

@@ -36,6 +36,8 @@ from autograder import kernel_sandbox, seal
 from autograder.course import make_api
 from autograder.guard import GUARD, KEY_ENV, PROGRESS_ENV, SKIP_ENV
 
+# How much of a log a submission keeps (its end, where the errors are).
+MAX_LOG = 2**20
 # A fork bomb stops at this many processes more than the user already runs.
 MAX_NEW_PROCESSES = 512
 DEAD_KERNEL = "DeadKernelError"
@@ -71,6 +73,7 @@ class WorkerResult:
     error: str = ""
     crashed: bool = False
     tampered: list = field(default_factory=list)  # test cells whose seal was missing or broken, and why
+    log: str = ""        # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
 
     def to_json(self):
         return json.dumps(asdict(self))
@@ -136,9 +139,10 @@ def grade(job):
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
     key_file.unlink(missing_ok=True)
-    log = "" if result["success"] else f"{result['error']}\n{result['log']}"
-    return WorkerResult(result["success"], error_summary(log) if log else "", DEAD_KERNEL in log,
-                        list(seal.findings))
+    log = f"{result.get('error') or ''}\n{result.get('log') or ''}".strip()
+    error = "" if result["success"] else error_summary(log)
+    return WorkerResult(result["success"], error, not result["success"] and DEAD_KERNEL in log,
+                        list(seal.findings), log[-MAX_LOG:])
 
 
 def _sealed(preprocessors):

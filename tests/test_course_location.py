@@ -22,10 +22,10 @@ def test_the_empty_tmp_is_mounted_before_what_the_kernel_reads():
     """bwrap mounts in order: a /tmp mounted after the venv would hide a venv that lives under /tmp."""
     args = kernel_sandbox.command("/tmp/grading/kernel", "/tmp/grading/cwd")
     tmp = args.index("/tmp", args.index("--tmpfs"))
-    binds = [index for index, arg in enumerate(args) if arg == "--ro-bind"]
-    assert binds and all(index > tmp for index in binds)
-    assert args.index("/tmp/grading/cwd") > max(binds) and args.index("/tmp/grading/kernel") > max(binds)
     readable = kernel_sandbox._readable()
+    binds = [index for index, arg in enumerate(args) if arg == "--ro-bind" and args[index + 1] in readable]
+    assert len(binds) == len(readable) and all(index > tmp for index in binds)
+    assert args.index("/tmp/grading/cwd") > max(binds) and args.index("/tmp/grading/kernel") > max(binds)
     assert str(REPO) not in readable, "the course folder (source/) is never readable"
     assert sys.prefix in readable or any(sys.prefix.startswith(path + "/") for path in readable)
 
@@ -79,3 +79,29 @@ def test_grading_a_course_in_the_temp_folder_through_a_link(tmp_path):
         assert (rows["blank"]["status"], float(rows["blank"]["score"])) == ("graded", 0.0), rows
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.mark.usefixtures("bubblewrap")
+def test_a_kernel_that_cannot_start_is_reported_with_its_cause(tmp_path):
+    """bwrap's own message reaches the status, and the whole log is kept for the instructor."""
+    fake = tmp_path / "bin" / "bwrap"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'bwrap: execvp /nowhere/python: No such file or directory' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    root = tmp_path / "course"
+    root.mkdir()
+    for folder in ("source", "release"):  # grade writes release/ anew
+        shutil.copytree(REPO / folder, root / folder)
+    shutil.copyfile(REPO / "release" / NOTEBOOK, tmp_path / "dana.ipynb")
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(tmp_path / "dana.ipynb"),
+                             "--root", str(root), "--csv", str(tmp_path / "grades.csv")],
+                            capture_output=True, text=True, timeout=600,
+                            env={**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"})
+    assert result.returncode == 0, result.stderr[-3000:]
+    with open(tmp_path / "grades.csv") as handle:
+        status = next(csv.DictReader(handle))["status"]
+    assert status.startswith("error: the grading kernel did not start: "
+                             "bwrap: execvp /nowhere/python: No such file or directory"), status
+    assert "grading_status/01_likelihoods/dana.log" in status
+    log = (root / "grading_status" / ASSIGNMENT / "dana.log").read_text()
+    assert "bwrap: execvp /nowhere/python" in log and "=== grading run 1" in log

@@ -3,6 +3,7 @@ its honest answers earn, or is not scored with the reason; none gets a silent sc
 feedback page shows a hidden test."""
 import csv
 import os
+import shutil
 import subprocess
 import sys
 
@@ -24,8 +25,8 @@ LIMITS = ["--workers", "2", "--cell-timeout", "60", "--submission-timeout", "600
 def graded(tmp_path_factory):
     """Every attack graded in one run of ``grade``, and its feedback written."""
     root = tmp_path_factory.mktemp("red team")  # a path with a space in it
-    (root / "source").symlink_to(REPO / "source")
-    (root / "release").symlink_to(REPO / "release")
+    for folder in ("source", "release"):  # grade writes release/ anew
+        shutil.copytree(REPO / folder, root / folder)
     incoming = tmp_path_factory.mktemp("attacks")
     for name, (build, *_) in ATTACKS.items():
         nbformat.write(build(), incoming / f"{name}.ipynb")

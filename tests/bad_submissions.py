@@ -224,3 +224,11 @@ CASES = {
     # The next cells still run in the grading folder, in grading mode.
     "moves_cwd_and_env": (_cells(_move_away), FULL, "graded", ["calls os.chdir", "writes os.environ"]),
 }
+
+
+def check_row(row, score, status, words):
+    """A graded row has the expected automatic score, the status's start and every word."""
+    assert float(row["score"]) == score, row
+    assert row["status"].startswith(status), row
+    for word in words:
+        assert word in row["status"], row

@@ -28,15 +28,25 @@ TAMPERED = "error: not scored: it tampered with the grading kernel"
 WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
 
 
-def blank(code, function="brier_score"):
-    """The blank release with ``code`` after the stub in ``function``'s answer cell (so a
-    definition in ``code`` is the one that counts)."""
+def _appended(path, code, function):
+    """The notebook at ``path`` with ``code`` after ``function``'s answer (so a definition in
+    ``code`` is the one that counts)."""
     def build():
-        nb = nbformat.read(RELEASE, 4)
+        nb = nbformat.read(path, 4)
         cell = graded_cells(nb)[function]
         cell.source = cell.source + "\n\n" + code
         return nb
     return build
+
+
+def blank(code, function="brier_score"):
+    """The blank release with ``code`` after the stub in ``function``'s answer cell."""
+    return _appended(RELEASE, code, function)
+
+
+def reference(code, function="split_mean_scale"):
+    """The reference solution with ``code`` added at the end of ``function``'s answer cell."""
+    return _appended(SOURCE, code, function)
 
 
 def wrong(code, function="gaussian_nll"):
@@ -44,16 +54,6 @@ def wrong(code, function="gaussian_nll"):
     def build():
         nb = nbformat.read(SOURCE, 4)
         graded_cells(nb)[function].source = WRONG_GAUSSIAN + "\n" + code
-        return nb
-    return build
-
-
-def reference(code, function="split_mean_scale"):
-    """The reference solution with ``code`` added at the end of ``function``'s answer cell."""
-    def build():
-        nb = nbformat.read(SOURCE, 4)
-        cell = graded_cells(nb)[function]
-        cell.source = cell.source + "\n\n" + code
         return nb
     return build
 

@@ -66,6 +66,9 @@ SHELL_METHODS = ("run_cell", "run_cell_async", "run_ast_nodes", "run_code", "tra
 SHELL_PARTS = ("displayhook", "display_pub", "events", "input_transformer_manager", "input_transformers_post",
                "ast_transformers", "history_manager", "compile", "kernel", "user_ns")
 
+# The libraries whose classes the tests' computations go through.
+LIBRARIES = ("numpy", "tensorflow", "tensorflow_probability", "tf_keras", "keras", "bdl")
+
 # What the kernel itself rebinds for each request (reading from the front end's stdin).
 KERNEL_REBINDS = {("builtins", "input"), ("builtins", "raw_input"), ("getpass", "getpass")}
 
@@ -111,12 +114,22 @@ def _code(function):
     return function.__code__, function.__defaults__, function.__kwdefaults__
 
 
-def _tensor_classes():
-    """TensorFlow's Python classes of a tensor and a variable: their methods (``__array__``,
-    ``numpy``, ``__eq__``) are what the tests' comparisons call."""
+def _library_classes(namespaces):
+    """The libraries' classes the tests use: those named in ``namespaces`` (``tfd.Normal``), a
+    tensor's and a variable's, and their bases. Their methods (``log_prob``, ``__array__``,
+    ``numpy``, ``__eq__``) compute what the tests compare."""
     import tensorflow as tf
-    classes = type(tf.constant(0.0)).__mro__ + type(tf.Variable(0.0)).__mro__
-    return list(dict.fromkeys(cls for cls in classes if cls.__module__.startswith("tensorflow")))
+    classes = [type(tf.constant(0.0)), type(tf.Variable(0.0))]
+    classes += [value for names in namespaces for value in names.values() if isinstance(value, type)]
+    return list(dict.fromkeys(base for cls in classes for base in cls.__mro__
+                              if base.__module__.split(".")[0] in LIBRARIES))
+
+
+def _routines(namespace):
+    """What of a namespace can change what code does: its functions, classes and modules (not
+    its data, which libraries change as they run)."""
+    return {key: value for key, value in namespace.items()
+            if callable(value) or isinstance(value, (types.ModuleType, property, classmethod, staticmethod))}
 
 
 def _same(now, then):
@@ -207,7 +220,12 @@ class _Guard:
         # A function keeps its identity when its code is swapped (``f.__code__ = ...``).
         self.functions = {function: _code(function) for _, names in self.modules.values()
                           for function in names.values() if isinstance(function, types.FunctionType)}
-        self.classes = {cls: dict(vars(cls)) for cls in _tensor_classes()}
+        # NumPy's inner modules (``np.allclose`` calls ``numpy._core.numeric.isclose``) and the
+        # libraries' classes, whose methods the tests call.
+        self.inner = {module: _routines(vars(module)) for name, module in list(sys.modules.items())
+                      if module is not None and name.split(".")[0] in ("numpy", "bdl") and name not in PROTECTED}
+        self.classes = {cls: _routines(vars(cls)) for cls in _library_classes(
+            [names for _, names in self.modules.values()])}
         self.cwd, self.environ, self.path = os.getcwd(), dict(os.environ), list(sys.path)
         self.hooks = {name: getattr(sys, name) for name in ("displayhook", "excepthook", "stdout", "stderr")}
         self.stdout = sys.stdout
@@ -260,12 +278,12 @@ class _Guard:
                     found.append((event, callback))
         return found
 
-    def _class_changes(self):
-        """(class, name) of each method of a tensor class that was replaced, removed or added.
-        Python adds an empty ``__annotations__`` to a class when it is first asked for it."""
-        return [(cls, key) for cls, names in self.classes.items()
-                for key in (set(names) | set(vars(cls))) - {"__annotations__"}
-                if not _same(vars(cls).get(key, _MISSING), names.get(key, _MISSING))]
+    def _routine_changes(self):
+        """(owner, name) of each routine of an inner module or a library class that was replaced,
+        removed or added."""
+        return [(owner, key) for snapshot in (self.inner, self.classes) for owner, names in snapshot.items()
+                for key in set(names) | set(_routines(vars(owner)))
+                if not _same(vars(owner).get(key, _MISSING), names.get(key, _MISSING))]
 
     def changed(self):
         """What differs from the snapshot: a list of descriptions, empty when nothing does."""
@@ -274,7 +292,7 @@ class _Guard:
                  if not _same(vars(module).get(key, _MISSING), value) and (name, key) not in KERNEL_REBINDS]
         found += [f"{function.__module__}.{function.__qualname__}.__code__"
                   for function, code in self.functions.items() if _code(function) != code]
-        found += [f"{cls.__name__}.{key}" for cls, key in self._class_changes()]
+        found += [f"{owner.__name__}.{key}" for owner, key in self._routine_changes()]
         found += [f"sys.modules[{name!r}]" for name, (module, _) in self.modules.items()
                   if sys.modules.get(name) is not module]
         found += [f"the notebook's {name}" for name, value in self.names.items()
@@ -312,12 +330,15 @@ class _Guard:
         for function, (code, defaults, kwdefaults) in self.functions.items():
             if _code(function) != (code, defaults, kwdefaults):
                 function.__code__, function.__defaults__, function.__kwdefaults__ = code, defaults, kwdefaults
-        for cls, key in self._class_changes():
-            value = self.classes[cls].get(key, _MISSING)
-            if value is _MISSING:
-                delattr(cls, key)
-            else:
-                setattr(cls, key, value)
+        for owner, key in self._routine_changes():
+            value = {**self.inner, **self.classes}[owner].get(key, _MISSING)
+            try:
+                if value is _MISSING:
+                    delattr(owner, key)
+                else:
+                    setattr(owner, key, value)
+            except (AttributeError, TypeError):  # a built-in type's: nothing a cell could change either
+                pass
         for event, callbacks in self.ipython.events.callbacks.items():
             for _, callback in [item for item in self._foreign_callbacks() if item[0] == event]:
                 callbacks.remove(callback)

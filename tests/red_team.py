@@ -60,6 +60,8 @@ def wrong(code, function="gaussian_nll"):
 
 # Wrong, yet a tensor that gradients reach: it fails only the value checks of gaussian_nll's tests.
 DIFFERENTIABLE = "tf.reduce_mean(tf.square(y - mean) + scale)"
+# The same, with the visible test's answer hard-coded.
+HARD_CODED = f"tf.constant(1.4833209) if tuple(y.shape) == (3, 1) else {DIFFERENTIABLE}"
 
 
 def when_called(attack, result="tf.constant(0.0)"):
@@ -225,6 +227,12 @@ REBIND_MODULE_WHEN_CALLED = ("import bdl.checks, numpy\n"
                              "globals().update(assert_close=bdl.checks.assert_close,"
                              " assert_equal=bdl.checks.assert_equal)\n")
 
+# Beneath np.allclose and np.all: NumPy's inner modules, which the tests' namespace never names.
+NUMPY_INTERNALS = ("import numpy._core.numeric, numpy._core.fromnumeric\n"
+                   "numpy._core.numeric.isclose = lambda *args, **kwargs: np.array(True)\n"
+                   "numpy._core.fromnumeric._wrapreduction = lambda *args, **kwargs: True\n")
+# TensorFlow Probability's Normal gives whatever the wrong gaussian_nll gives.
+PATCHES_LIBRARY_CLASS = ("tfd.Normal.log_prob = lambda self, y: -(tf.square(y - self.loc) + self.scale)\n")
 # The helpers keep their identity, their code is swapped.
 SWAPS_CODE = ("import numpy, bdl.checks\n"
               "_nothing = (lambda *args, **kwargs: None).__code__\n"
@@ -368,6 +376,13 @@ ATTACKS = {
                                     ["globals()"]),
     "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), 0, TAMPERED,
                                     ["setattr"]),
+    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)), 0, TAMPERED,
+                                    ["numpy._core"]),
+    "library_class_patched": (wrong(PATCHES_LIBRARY_CLASS + WRONG_GAUSSIAN.replace("tf.constant(0.0)",
+                                                                                   HARD_CODED)),
+                              FULL - 2, "graded", ["rebinds tfd.Normal.log_prob"]),
+    "library_class_patched_when_called": (wrong(when_called(PATCHES_LIBRARY_CLASS, HARD_CODED)), 0, TAMPERED,
+                                          ["rebinds tfd.Normal.log_prob"]),
     "swaps_helper_code": (wrong(SWAPS_CODE + "\n" + WRONG_GAUSSIAN.replace("tf.constant(0.0)", DIFFERENTIABLE)),
                           FULL - 2, "graded", [".__code__"]),
     "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), 0, TAMPERED, ["__code__"]),

@@ -386,7 +386,8 @@ ATTACKS = {
     "swaps_helper_code": (wrong(SWAPS_CODE + "\n" + WRONG_GAUSSIAN.replace("tf.constant(0.0)", DIFFERENTIABLE)),
                           FULL - 2, "graded", [".__code__"]),
     "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), 0, TAMPERED, ["__code__"]),
-    "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), 0, TAMPERED,
+    # TensorFlow itself calls .numpy() on its tensors: the patch breaks the tests' own computations.
+    "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), FULL - 2, "graded",
                                          ["__array__"]),
     # The hidden tests also compare with values they do not keep in a name.
     "overwrites_expected_values": (blank(OVERWRITES_EXPECTED), 0, "graded", ["globals()"]),

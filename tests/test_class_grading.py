@@ -24,7 +24,7 @@ import psutil
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit, check_row
+from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit, check_row, own_lines
 from test_feedback import visible_text
 import leaks
 from autograder import cells
@@ -207,18 +207,6 @@ def test_report_writes_csv_and_histogram(course):
     assert png.startswith(b"\x89PNG") and len(png) > 5000
 
 
-def _own_lines(root, student):
-    """The lines of a student's submission outside this assignment's test cells: theirs to see
-    (a student who hands in another assignment's source notebook handed in its hidden tests)."""
-    tests = {cells.grade_id(cell) for cell in nbformat.read(RELEASE, 4).cells if cells.is_test(cell)}
-    try:
-        nb = nbformat.read(root / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
-    except Exception:  # not a notebook: nothing of its own to show
-        return set()
-    return {line.strip() for cell in nb.cells if cells.grade_id(cell) not in tests
-            for line in cell.source.splitlines()}
-
-
 def test_feedback_is_written_per_student(course):
     root = course["root"]
     result = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root),
@@ -237,7 +225,7 @@ def test_feedback_is_written_per_student(course):
     pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     assert len(pages) >= 10
     for page in pages:
-        text, own = visible_text(page.read_text()), _own_lines(root, page.parent.parent.name)
+        text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
         leaked = leaks.leaked_lines(text, secrets, own | given)
         assert not leaked, f"{page.parent.parent.name}'s feedback shows what it must not: {leaked[:3]}"
     failing_page = root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html"
@@ -382,7 +370,7 @@ def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, report
     assert len(secrets.rubric) > 10
     for page in sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html")):
         # alice handed in the source notebook itself: what she handed in is hers to see
-        own = _own_lines(root, page.parent.parent.name)
+        own = own_lines(root, page.parent.parent.name)
         found = [item for item in leaks.leaked_lines(visible_text(page.read_text()), rubric, own)
                  if item[0] == "rubric" or "RUBRIC" in item[1]]
         assert not found, f"{page.parent.parent.name}'s feedback shows a rubric: {found[:2]}"

@@ -4,7 +4,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder import seal
-from autograder.guard import SEAL_NAME, SEAL_PREFIX, seal_mac
+from autograder.guard import SEAL_NAME, SEAL_PREFIX, cell_key, seal_mac
 
 KEY = b"k" * 32
 TESTS = "from bdl.checks import assert_close\nassert_close(f(1), 2, 'f of 1')"
@@ -70,3 +70,11 @@ def test_another_cells_seal_does_not_count():
     assert _errors(cell)
     assert seal.findings == ["f_tests: its tests did not run to their end, yet it showed no error "
                              "(it printed another cell's seal)"]
+
+
+def test_a_sealed_cell_keeps_its_name_across_grading_runs():
+    """The crash isolation names a cell by its code; the seal's token is new in every run."""
+    nb, resources = seal.SealTests().preprocess(new_notebook(cells=[_test_cell()]), {})
+    again, _ = seal.SealTests().preprocess(new_notebook(cells=[_test_cell()]), {})
+    assert nb.cells[0].source != again.cells[0].source
+    assert cell_key(nb.cells[0].source) == cell_key(again.cells[0].source) == cell_key(TESTS)

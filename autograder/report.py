@@ -62,7 +62,19 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
     totals = lms.totals(db_url, assignment, mapping)
     lms.write_canvas(totals, files["Canvas"], canvas_assignment_id, lms_item)
     lms.write_moodle(totals, files["Moodle"], lms_item)
-    return Report(count, files, rows, lms.notes(totals, mapping))
+    return Report(count, files, rows, _to_read(root, assignment) + lms.notes(totals, mapping))
+
+
+def _to_read(root, assignment):
+    """A note per submission whose code a person should read before trusting its score: it was
+    not scored for tampering with the grading kernel, or it has review flags."""
+    notes = []
+    for key, status in sorted(load_statuses(root, assignment).items()):
+        flags = status[status.index("review: "):] if "review: " in status else ""
+        if "not scored" in status or flags:
+            why = status.split("; review: ")[0] if "not scored" in status else flags
+            notes.append(f"read {key} before trusting its score: {why}")
+    return notes
 
 
 def _write_scores(root, assignment, db_url, csv_path, png_path):

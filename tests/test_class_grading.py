@@ -203,6 +203,9 @@ def test_report_writes_csv_and_histogram(course):
     assert float(rows["redefined_helpers"][f"{NOTEBOOK}:brier_score_tests"]) == 0
     assert rows["memory_bomb"]["status"].startswith("graded; graded again without cell laplace_nll "
                                                     "(exceeded the memory limit")
+    # The instructor's first lines name the submissions to read before trusting their scores.
+    assert "note: read patched_helpers/likelihoods before trusting its score: review: " in result.stdout
+    assert "note: read bob/likelihoods" not in result.stdout
     png = (root / "reports" / f"{ASSIGNMENT}_scores.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
 

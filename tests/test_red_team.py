@@ -41,7 +41,7 @@ def graded(tmp_path_factory):
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root),
                                "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
-    return {"root": root, "rows": rows, "feedback": feedback}
+    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url}
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
@@ -71,3 +71,11 @@ def test_no_feedback_shows_a_hidden_test(graded):
         text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
         found = [item for item in leaks.leaked_lines(text, secrets, own | given) if item[0] != "definition"]
         assert not found, f"{page.parent.parent.name}'s feedback shows hidden tests: {found[:3]}"
+
+
+def test_the_report_names_every_attack_to_read(graded):
+    result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(graded["root"]),
+                             "--db", graded["db_url"]], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    for name in ATTACKS:
+        assert f"note: read {name}/{NOTEBOOK} before trusting its score: " in result.stdout, name

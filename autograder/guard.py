@@ -56,9 +56,11 @@ import threading
 import types
 import warnings
 
+# As the notebooks name them (``tfp.distributions`` is an attribute, not an importable module).
 PROTECTED = ("builtins", "math", "numpy", "numpy.testing", "numpy.linalg", "numpy.random",
              "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.random", "tensorflow.debugging",
-             "tensorflow_probability", "tensorflow_probability.distributions",
+             "tensorflow.keras", "tensorflow.keras.layers", "tensorflow_probability",
+             "tensorflow_probability.distributions", "tensorflow_probability.layers",
              "bdl", "bdl.checks", "warnings")
 # The shell's methods that run a cell and report how it went; a submission may not replace them.
 SHELL_METHODS = ("run_cell", "run_cell_async", "run_ast_nodes", "run_code", "transform_cell", "transform_ast",
@@ -111,6 +113,17 @@ def _skipper(keys):
 def _rebuilt(value):
     """Whether Python makes ``value`` anew on each lookup (a bound method), so identity says nothing."""
     return isinstance(value, (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType))
+
+
+def _module(name):
+    """The module the notebooks reach as ``name``, loaded (a lazy loader fills its namespace on
+    first use)."""
+    root, *parts = name.split(".")
+    module = importlib.import_module(root)
+    for part in parts:
+        module = getattr(module, part)
+    dir(module)
+    return module
 
 
 def _code(function):
@@ -215,11 +228,9 @@ class _Guard:
         self.sealed = set()     # tokens sealed already: each seals one run of one cell
         self.modules = {}
         for name in PROTECTED:
-            try:
-                module = importlib.import_module(name)
-            except ImportError:
-                continue
+            module = _module(name)
             self.modules[name] = (module, dict(vars(module)))
+        self.imported = {name for name, (module, _) in self.modules.items() if sys.modules.get(name) is module}
         # A function keeps its identity when its code is swapped (``f.__code__ = ...``).
         self.functions = {function: _code(function) for _, names in self.modules.values()
                           for function in names.values() if isinstance(function, types.FunctionType)}
@@ -297,7 +308,7 @@ class _Guard:
                   for function, code in self.functions.items() if _code(function) != code]
         found += [f"{owner.__name__}.{key}" for owner, key in self._routine_changes()]
         found += [f"sys.modules[{name!r}]" for name, (module, _) in self.modules.items()
-                  if sys.modules.get(name) is not module]
+                  if name in self.imported and sys.modules.get(name) is not module]
         found += [f"the notebook's {name}" for name, value in self.names.items()
                   if self.ipython.user_ns.get(name, value) is not value]
         found += [f"sys.{name}" for name, hook in self.hooks.items() if not _same(getattr(sys, name), hook)]
@@ -349,7 +360,8 @@ class _Guard:
             present = self.ipython.events.callbacks.setdefault(event, [])
             present.extend(callback for callback in callbacks if callback not in present)
         for name, (module, names) in self.modules.items():
-            sys.modules[name] = module
+            if name in self.imported:
+                sys.modules[name] = module
             namespace = vars(module)
             for key, value in names.items():
                 if not _same(namespace.get(key, _MISSING), value):

@@ -75,6 +75,9 @@ def _flags(tree, modules):
             for target in targets:
                 if isinstance(target, ast.Attribute) and target.attr in SUSPECT_METHODS | SHELL_ATTRIBUTES:
                     flags.add(f"rebinds .{target.attr}")
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
+                        and target.value.attr[:1].isupper():  # a method of a library's class
+                    flags.add(f"rebinds {_dotted(target) or '.'.join((target.value.attr, target.attr))}")
                 name = _dotted(target) if isinstance(target, ast.Attribute) else None
                 if name and (name.split(".")[0] in modules or name.rsplit(".", 1)[-1] in SUSPECT_ATTRIBUTES):
                     flags.add(f"rebinds {name}")
@@ -125,7 +128,8 @@ def _flags(tree, modules):
 
 
 def _imported_modules(trees):
-    """Names bound to modules by imports (``np``, ``tf``, ``checks``), plus well-known ones."""
+    """Names bound to modules by imports (``np``, ``tf``, ``checks``) or to their parts
+    (``tfd = tfp.distributions``), plus well-known ones."""
     names = {"builtins", "__builtins__", "os", "sys", "math"}
     for tree in trees:
         for node in ast.walk(tree):
@@ -136,6 +140,11 @@ def _imported_modules(trees):
                 for alias in node.names:
                     if alias.name[:1].islower():  # modules and functions, not classes
                         names.add(alias.asname or alias.name)
+    for tree in trees:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
+                    and (_dotted(node.value) or "").split(".")[0] in names:
+                names.update(target.id for target in node.targets if isinstance(target, ast.Name))
     return names
 
 

@@ -69,6 +69,8 @@ CHANGES = [
     ("get_ipython().events.callbacks['pre_run_cell'].clear()", "pre_run_cell callback removed"),
     ("type(get_ipython()).run_cell = lambda *a, **k: None", "run_cell"),
     ("get_ipython().input_transformers_post.append(lambda lines: lines)", "input_transformers_post"),
+    ("import tensorflow_probability as tfp\ntfp.distributions.Normal.log_prob = lambda *a: 0", "Normal.log_prob"),
+    ("import numpy._core.numeric\nnumpy._core.numeric.isclose = lambda *a, **k: True", "numeric.isclose"),
 ]
 
 

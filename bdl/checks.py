@@ -58,6 +58,8 @@ def _numbers(value, what):
         return np.array(value)
     if kind in (list, tuple):
         return np.array([_numbers(item, what) for item in value])
+    if kind is tf.TensorShape:
+        return np.array(value.as_list())
     if tf.is_tensor(value) and kind.__module__.startswith(("tensorflow", "tf_keras")):
         converted = tf.convert_to_tensor(value)  # a variable or a TFP deferred tensor
         if type(converted) in _TENSORS:

@@ -1,9 +1,10 @@
 """bdl.checks: the assertion helpers the notebooks' tests use."""
 import bdl  # noqa: F401  (Keras 2 before TensorFlow)
+import numpy as np
 import pytest
 import tensorflow as tf
 
-from bdl.checks import assert_activation, assert_model_layers
+from bdl.checks import assert_activation, assert_close, assert_equal, assert_model_layers
 
 
 @pytest.mark.parametrize("activation", ["relu", tf.nn.relu, tf.keras.activations.relu,
@@ -58,3 +59,26 @@ def test_model_layers_fail_with_what_was_expected():
         assert_model_layers(model, [tf.keras.layers.Dense])
     with pytest.raises(AssertionError, match="layer 1 of the model should be a Flatten"):
         assert_model_layers(model, [tf.keras.layers.Flatten, tf.keras.layers.Flatten])
+
+
+def test_comparisons_take_plain_values_only():
+    """A student's object may equal anything; the helpers compare plain values, found by type()."""
+    class Anything:
+        shape = ()
+        is_tensor_like = True
+
+        def __eq__(self, other):
+            return True
+
+        def __array__(self, *args, **kwargs):
+            return np.array(0.5)
+
+    for plain in [0.5, np.float32(0.5), np.array(0.5), tf.constant(0.5), tf.Variable(0.5), [0.5]]:
+        assert_close(plain, 0.5 if not isinstance(plain, list) else [0.5], "a plain value")
+    assert_close(tf.TensorShape([2, 3]), (2, 3), "a shape")
+    with pytest.raises(AssertionError, match="should be numbers .* found a Anything"):
+        assert_close(Anything(), 0.5, "an object")
+    with pytest.raises(AssertionError, match="should be 3, found a Anything"):
+        assert_equal(Anything(), 3, "a count")
+    assert_equal(tf.Variable(2.0), 2, "a counter in a variable")
+    assert_equal((2, 3), (2, 3), "a tuple")

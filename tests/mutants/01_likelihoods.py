@@ -73,6 +73,7 @@ MUTANTS = {
         ("last axis dropped", "mean = outputs[:, 0:1]", "mean = outputs[:, 0]"),
         ("raw rho as the scale", "tf.math.softplus(outputs[:, 1:2]) + 1e-6", "outputs[:, 1:2]"),
         ("batch size hard-coded", "mean = outputs[:, 0:1]", "mean = tf.reshape(outputs[:, 0], (3, 1))"),
+        ("outputs squeezed first", "    mean = outputs[:, 0:1]\n", "    outputs = tf.squeeze(outputs)\n    mean = outputs[:, 0:1]\n"),
     ],
     "fgsm": [
         ("sign error", "return x + eps * tf.sign(", "return x - eps * tf.sign("),
@@ -89,9 +90,9 @@ MUTANTS = {
         ("sign of the input", "tf.sign(tape.gradient(loss, x))", "tf.sign(x)"),
         ("eps from the notebook's adversarial_eps", "return x + eps * tf.sign(",
          "return x + adversarial_eps * tf.sign("),
-        # The spec says float32 whatever comes in.
-        ("float64 inputs kept as float64", "x = tf.cast(x, tf.float32)", "x = tf.convert_to_tensor(x)"),
         ("float64 tensors rejected", "x = tf.cast(x, tf.float32)", "x = tf.convert_to_tensor(x, dtype=tf.float32)"),
+        ("size-1 axes squeezed away", "return x + eps * tf.sign(tape.gradient(loss, x))",
+         "return tf.squeeze(x + eps * tf.sign(tape.gradient(loss, x)))"),
     ],
     "adversarial_loss": [
         ("adversarial term only", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))", "return loss_fn(x_adv, y)"),
@@ -191,6 +192,11 @@ ALTERNATIVES = {
          "    x = tf.convert_to_tensor(x)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"
          "        loss = loss_fn(x, y)\n    return tf.cast(x + eps * tf.sign(tape.gradient(loss, x)), tf.float32)"),
         ("wrapped in tf.function", "def fgsm(loss_fn, x, y, eps):", "@tf.function\ndef fgsm(loss_fn, x, y, eps):"),
+        # The spec allows float32 or the dtype of x: these keep float64 as float64.
+        ("x's dtype kept (convert_to_tensor)", "x = tf.cast(x, tf.float32)", "x = tf.convert_to_tensor(x)"),
+        ("x's dtype kept (tf.identity)", "x = tf.cast(x, tf.float32)", "x = tf.identity(x)"),
+        ("x's dtype kept (dtype_hint)", "x = tf.cast(x, tf.float32)",
+         "x = tf.convert_to_tensor(x, dtype_hint=tf.float32)"),
     ],
     "adversarial_loss": [
         ("tf.reduce_mean of the two", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))",

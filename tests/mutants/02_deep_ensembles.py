@@ -56,6 +56,9 @@ MUTANTS = {
         ("mean over the classes instead of the sum", "return -np.sum(", "return -np.mean("),
         ("clipped too coarsely", _SAFE_ENTROPY,
          "-np.sum(probs * np.log(np.clip(probs, 1e-3, 1.0)), axis=-1)"),
+        ("class axis kept, then squeezed", _SAFE_ENTROPY,
+         "np.squeeze(-np.sum(np.where(probs > 0, probs * np.log(np.where(probs > 0, probs, 1.0)), 0.0),"
+         " axis=-1, keepdims=True))"),
     ],
     "uncertainty_decomposition": [
         ("mean over the wrong axis", "entropy(member_probs.mean(axis=0))", "entropy(member_probs.mean(axis=1))"),

@@ -57,6 +57,8 @@ MUTANTS = {
          "log_likelihood = np.sum(tfd.Normal(w * x, noise_std).log_prob(y).numpy())"),
     ],
     "bayesian_dense": [
+        ("size-1 axes squeezed away", "return tf.matmul(inputs, kernel) + bias",
+         "return tf.squeeze(tf.matmul(inputs, kernel) + bias)"),
         ("sigma = exp(rho)", "sigma = tf.math.softplus(rho)", "sigma = tf.exp(rho)"),
         ("log prior of the mean", "self.prior.log_prob(w)", "self.prior.log_prob(mu)"),
         ("stopped gradient in log q", "tfd.Normal(mu, sigma).log_prob(w)",
@@ -111,6 +113,8 @@ MUTANTS = {
          "return tf.reduce_mean(tf.stack(losses)).numpy()"),
     ],
     "scale_mixture_log_prob": [
+        ("size-1 axes squeezed away", "return tf.reduce_logsumexp(log_components, axis=0)",
+         "return tf.squeeze(tf.reduce_logsumexp(log_components, axis=0))"),
         ("mixture weights swapped", "np.log(pi) + tfd.Normal(0.0, sigma1)", "np.log(1 - pi) + tfd.Normal(0.0, sigma1)"),
         ("direct computation underflows",
          "    log_components = tf.stack([np.log(pi) + tfd.Normal(0.0, sigma1).log_prob(w),\n"

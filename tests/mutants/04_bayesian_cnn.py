@@ -76,6 +76,7 @@ MUTANTS = {
         ("optimizer ignored", "optimizer=optimizer,", 'optimizer="rmsprop",'),
     ],
     "nll": [
+        ("size-1 axes squeezed away", "return -y_pred.log_prob(y_true)", "return tf.squeeze(-y_pred.log_prob(y_true))"),
         ("sign error", "return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)"),
         ("mean over the batch", "return -y_pred.log_prob(y_true)",
          "return -tf.reduce_mean(y_pred.log_prob(y_true))"),
@@ -160,6 +161,8 @@ MUTANTS = {
         ("ReLU activation", "kl_use_exact=False,", "kl_use_exact=False, activation=tf.nn.relu,"),
     ],
     "mc_entropy_decomposition": [
+        ("size-1 axes squeezed away", "return probs, total, aleatoric, epistemic",
+         "return np.squeeze(probs), np.squeeze(total), np.squeeze(aleatoric), np.squeeze(epistemic)"),
         ("nats instead of bits", "p * np.log2(np.where(p > 0, p, 1.0))",
          "p * np.log(np.where(p > 0, p, 1.0))"),
         ("one weight sample reused", "sampled_probs = np.stack([np.asarray(model(x).mean(), dtype=np.float64) "

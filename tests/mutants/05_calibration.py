@@ -59,6 +59,7 @@ MUTANTS = {
          "    logits -= logits.max(axis=1, keepdims=True)\n    logits = tf.constant(logits, dtype=tf.float32)\n"),
     ],
     "planar_flow": [
+        ("size-1 axes squeezed away", "return f_z, log_det", "return tf.squeeze(f_z), tf.squeeze(log_det)"),
         ("missing u_hat correction",
          "u_hat = u + (-1.0 + tf.math.softplus(w_dot_u) - w_dot_u) * w / tf.reduce_sum(w * w)",
          "u_hat = u"),

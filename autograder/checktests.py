@@ -7,6 +7,12 @@ fail, and against each other correct answer ("alternative"), which it must
 pass. Variants live in ``tests/mutants/<assignment>.py`` as
 ``(name, old, new)`` edits of the reference solution cell: ``old`` occurs
 exactly once in it and is replaced by ``new``.
+
+The same file's ``DIAGNOSES`` maps a mutant's name to the mistake it was
+written to make, by its name in ``bdl.diagnoses``' tables: a killed mutant
+whose failure notes that mistake is *diagnosed*. A failure that notes another
+mistake is a problem (the student would be sent the wrong way), and so is a
+function whose mutants are diagnosed less often than ``MIN_DIAGNOSED``.
 """
 import ast
 import contextlib
@@ -19,6 +25,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from autograder.cells import graded_functions
+from bdl.diagnoses import PREFIX, all_tables
 from autograder.course import REPO
 from autograder.guard import GUARD
 
@@ -27,19 +34,22 @@ MUTANTS_DIR = REPO / "tests" / "mutants"
 MIN_MUTANTS = 3
 # Fewer correct idioms than this, and a test that rejects a common one can go unseen.
 MIN_ALTERNATIVES = 3
+# The share of a function's mutants whose failure must name the mistake they make.
+MIN_DIAGNOSED = 0.6
 # Seconds one cell of the solution notebook may take while check-tests runs it.
 NOTEBOOK_CELL_TIMEOUT = 600
 
 
 def load_variants(assignment, mutants_dir=MUTANTS_DIR):
-    """Return {"mutants": ..., "alternatives": ...} from ``<mutants_dir>/<assignment>.py``."""
+    """Return {"mutants": ..., "alternatives": ..., "diagnoses": ...} from ``<mutants_dir>/<assignment>.py``."""
     path = Path(mutants_dir) / f"{assignment}.py"
     if not path.exists():
-        return {"mutants": {}, "alternatives": {}}
+        return {"mutants": {}, "alternatives": {}, "diagnoses": {}}
     spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES}
+    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES,
+            "diagnoses": getattr(module, "DIAGNOSES", {})}
 
 
 class NotebookKernel:
@@ -61,18 +71,38 @@ class NotebookKernel:
         return cell.outputs
 
     def succeeds(self, source):
-        """Return (True, "") if ``source`` runs cleanly and silently, else (False, why).
+        """Return (True, "") if ``source`` runs cleanly and silently, else (False, why)."""
+        return self.outcome(source)[:2]
+
+    def outcome(self, source):
+        """Return (True, "", "") if ``source`` runs cleanly and silently, else (False, why, the
+        whole error as text).
 
         nbgrader scores a test cell zero when it writes to stderr, so that fails too.
         """
         try:
             outputs = self.run(source)
         except CellExecutionError as error:
-            return False, str(error).strip().splitlines()[-1]
+            text = str(error).strip()
+            return False, _last_error_line(text), text
         for output in outputs:
             if output.output_type == "stream" and output.name == "stderr":
-                return False, f"wrote to stderr: {output.text.strip()[:200]}"
-        return True, ""
+                return False, f"wrote to stderr: {output.text.strip()[:200]}", output.text
+        return True, "", ""
+
+
+def _last_error_line(text):
+    """The error's own line: its last line that is not a diagnosis note."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith(PREFIX)]
+    return lines[-1] if lines else text
+
+
+def noted_mistake(text, function):
+    """The name of the mistake of ``function``'s table that an error's text notes, or None."""
+    table = all_tables().get(function)
+    notes = {line.strip() for line in text.splitlines() if line.startswith(PREFIX)}
+    return next((mistake.name for mistake in (table.mistakes if table else ())
+                 if PREFIX + mistake.sentence in notes), None)
 
 
 @contextlib.contextmanager
@@ -108,16 +138,16 @@ SEED_CODE = "import tensorflow; tensorflow.keras.utils.set_random_seed({})"
 
 
 def run_variant(kernel, solution, tests, old, new):
-    """Swap ``old`` for ``new`` in the solution cell; return (tests pass, why not).
+    """Swap ``old`` for ``new`` in the solution cell; return (tests pass, why not, the error's text).
 
     Variants run under seed 0, so their verdicts repeat.
     """
     if solution.source.count(old) != 1:
-        return None, "no longer matches the reference solution"
+        return None, "no longer matches the reference solution", ""
     try:
         kernel.run(solution.source.replace(old, new))
         kernel.run(SEED_CODE.format(0))
-        return kernel.succeeds(tests.source)
+        return kernel.outcome(tests.source)
     finally:
         kernel.run(solution.source)
 
@@ -160,7 +190,7 @@ def check_notebook(path, variants, seeds=5, log=None):
         functions = graded_functions(nb)
         for function, (solution, tests) in functions.items():
             row = {"function": function, "seeds": 0, "num_seeds": seeds, "killed": 0,
-                   "num_mutants": 0, "passed": 0, "num_alternatives": 0, "problems": []}
+                   "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0, "problems": []}
             broken = check_independence(kernel, functions, function)
             row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
             row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in broken]
@@ -174,20 +204,30 @@ def check_notebook(path, variants, seeds=5, log=None):
             row["num_mutants"] = len(mutants)
             if len(mutants) < MIN_MUTANTS:
                 row["problems"].append(f"only {len(mutants)} mutants (at least {MIN_MUTANTS} needed)")
+            written_as = variants["diagnoses"].get(function, {})
             for name, old, new in mutants:
-                passed, why = run_variant(kernel, solution, tests, old, new)
+                passed, why, text = run_variant(kernel, solution, tests, old, new)
                 row["killed"] += passed is False
                 if passed is None:
                     row["problems"].append(f"mutant {name!r} {why}")
                 elif passed:
                     row["problems"].append(f"mutant {name!r} survives")
+                else:
+                    noted = noted_mistake(text, function)
+                    row["diagnosed"] += noted is not None and noted == written_as.get(name)
+                    if noted is not None and noted != written_as.get(name):
+                        row["problems"].append(f"mutant {name!r} is diagnosed as {noted!r}, "
+                                               f"but makes {written_as.get(name)!r}")
+            if mutants and row["diagnosed"] < MIN_DIAGNOSED * len(mutants):
+                row["problems"].append(f"only {row['diagnosed']} of {len(mutants)} mutants diagnosed "
+                                       f"(at least {MIN_DIAGNOSED:.0%} needed)")
             alternatives = variants["alternatives"].get(function, [])
             row["num_alternatives"] = len(alternatives)
             if len(alternatives) < MIN_ALTERNATIVES:
                 row["problems"].append(f"only {len(alternatives)} alternatives "
                                        f"(at least {MIN_ALTERNATIVES} needed)")
             for name, old, new in alternatives:
-                passed, why = run_variant(kernel, solution, tests, old, new)
+                passed, why, _ = run_variant(kernel, solution, tests, old, new)
                 row["passed"] += bool(passed)
                 if not passed:
                     row["problems"].append(f"correct alternative {name!r} fails: {why}")
@@ -198,7 +238,7 @@ def check_notebook(path, variants, seeds=5, log=None):
         unknown -= set(functions)
         for function in sorted(unknown):
             rows.append({"function": function, "seeds": 0, "num_seeds": 0, "killed": 0,
-                         "num_mutants": 0, "passed": 0, "num_alternatives": 0,
+                         "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0,
                          "independent": 0, "num_others": 0,
                          "problems": ["variants given for a function the notebook does not grade"]})
     return rows
@@ -216,14 +256,21 @@ def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=Non
 
 def format_check_table(rows):
     """Return the rows as a text table followed by one line per problem."""
-    header = ("notebook", "function", "seeds passed", "mutants killed", "alternatives passed",
+    header = ("notebook", "function", "seeds passed", "mutants killed", "mistakes named", "alternatives passed",
               "other tests pass without it")
     lines = [header] + [(r["notebook"], r["function"], f"{r['seeds']}/{r['num_seeds']}",
-                         f"{r['killed']}/{r['num_mutants']}", f"{r['passed']}/{r['num_alternatives']}",
+                         f"{r['killed']}/{r['num_mutants']}", _share(r["diagnosed"], r["num_mutants"]),
+                         f"{r['passed']}/{r['num_alternatives']}",
                          f"{r['independent']}/{r['num_others']}") for r in rows]
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     text = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
             for line in lines]
+    diagnosed, mutants = sum(r["diagnosed"] for r in rows), sum(r["num_mutants"] for r in rows)
+    text.append(f"mistakes named: {_share(diagnosed, mutants)} of the mutants")
     text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}"
              for r in rows for problem in r["problems"]]
     return "\n".join(text)
+
+
+def _share(count, total):
+    return f"{count}/{total} ({count / total:.0%})" if total else "0/0"

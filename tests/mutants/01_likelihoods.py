@@ -213,3 +213,19 @@ ALTERNATIVES = {
          "@tf.function\ndef adversarial_loss(loss_fn, x, y, eps):"),
     ],
 }
+
+# The mistake each mutant makes, by its name in bdl.diagnoses.likelihoods (check-tests counts
+# the killed mutants whose failure names it).
+DIAGNOSES = {
+    "brier_score": {
+        "absolute instead of squared error": "absolute_error",
+        "sum over the examples": "sum_over_examples",
+        "mean over the classes": "mean_over_classes",
+        "true class only": "true_class_only",
+        "integer labels taken as one-hot": "integer_labels_as_one_hot",
+        "one-hot labels encoded again": "one_hot_encoded_again",
+        "class count hard-coded": "classes_hard_coded",
+        "float64 tensors rejected": "rejects_float64",
+        "integer one-hot labels not cast": "integer_one_hot_not_cast",
+    },
+}

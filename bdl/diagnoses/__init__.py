@@ -1,0 +1,137 @@
+"""Diagnoses: which known mistake a failing answer seems to make, recognised by what it computes.
+
+A test cell runs its asserts inside ``with diagnosed("gaussian_nll"):``. When one of them
+fails (or the answer crashes), the answer is looked up by name in the notebook's namespace
+and handed to the recogniser of each known mistake in its function's table, in order. The
+first that matches adds one line under the error, as a note: ``Likely mistake: <sentence>``.
+The sentence says what the code seems to do and what the spec asks, with no code and no
+numbers. Where nothing matches, the error is as it was, saying what was checked.
+
+A recogniser runs the answer on probe inputs chosen so that the mistake shows: it compares
+the answer with the *wrong* computation the mistake makes, or the answer with itself (twice
+the examples, twice the score: a sum, not a mean). It never computes the right answer, which
+must not ship in this package (students get it), nor lean on one a hidden test defines (the
+answer could call it while it is graded).
+
+A diagnosis only adds words to a failure: it never makes a test pass or fail. It runs the
+answer with its output silenced and every error caught, so a probe cannot break the cell.
+
+One table per assignment, in this package's modules, maps each graded function (by its
+cell's grade id) to the name the notebook defines it under and its mistakes.
+"""
+import contextlib
+import functools
+import io
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import tensorflow as tf
+
+from bdl.checks import _numbers
+
+PREFIX = "Likely mistake: "
+
+
+@dataclass(frozen=True)
+class Mistake:
+    name: str          # what check-tests maps mutants to
+    sentence: str      # what the student reads: no code, no numbers
+    recognise: Callable  # recognise(answer) -> whether the answer behaves like this mistake
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str          # the name the notebook defines the answer under
+    mistakes: tuple
+
+
+@functools.lru_cache(maxsize=1)
+def all_tables():
+    """{grade id: Function} of every assignment (imported here: each table imports this module)."""
+    from bdl.diagnoses import bayes_by_backprop, bayesian_cnn, calibration, deep_ensembles, likelihoods
+    tables = {}
+    for module in (likelihoods, deep_ensembles, bayes_by_backprop, bayesian_cnn, calibration):
+        tables.update(module.TABLE)
+    return tables
+
+
+def sentences():
+    """Every sentence a diagnosis can add, as the student reads it (with ``PREFIX``)."""
+    return {PREFIX + mistake.sentence for function in all_tables().values() for mistake in function.mistakes}
+
+
+def diagnose(grade_id, answer):
+    """The first mistake of ``grade_id``'s table that ``answer`` seems to make, or None."""
+    function = all_tables().get(grade_id)
+    for mistake in function.mistakes if function else ():
+        if _quietly(mistake.recognise, answer):
+            return mistake
+    return None
+
+
+def _quietly(recognise, *args):
+    """``recognise(*args)`` with its output swallowed and any error taken as "no match"."""
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            return bool(recognise(*args))
+        except Exception:  # the answer is wrong in some other way: not this mistake
+            return False
+
+
+class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``)
+    """Run a test cell's asserts; on failure, note the answer's likely mistake under the error.
+
+    A class, not a generator: the error then leaves with its own traceback, so the feedback
+    still finds the test cell's line that raised it."""
+
+    def __init__(self, grade_id, namespace=None):
+        self.grade_id, self.namespace = grade_id, namespace
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if error is None or not isinstance(error, Exception):
+            return False
+        function = all_tables().get(self.grade_id)
+        answer = self._namespace().get(function.name) if function else None
+        if answer is not None:
+            mistake = diagnose(self.grade_id, answer)
+            if mistake is not None:
+                try:
+                    BaseException.add_note(error, PREFIX + mistake.sentence)
+                except Exception:  # an exception class that refuses notes keeps its own words
+                    pass
+        return False
+
+    def _namespace(self):
+        if self.namespace is not None:
+            return self.namespace
+        try:
+            return get_ipython().user_ns  # noqa: F821 (a notebook's kernel)
+        except NameError:
+            return {}
+
+
+# Building blocks of recognisers.
+
+def call(function, *args, **kwargs):
+    """``function(*args)`` as NumPy numbers (a tuple of them for a tuple result)."""
+    result = function(*args, **kwargs)
+    if type(result) is tuple:
+        return tuple(_numbers(part, "a result") for part in result)
+    return _numbers(result, "a result")
+
+
+def same(a, b, rtol=1e-4, atol=1e-5):
+    """Whether two results (arrays or tuples of them) have the same shapes and values."""
+    if type(a) is tuple or type(b) is tuple:
+        return type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
+            same(x, y, rtol, atol) for x, y in zip(a, b))
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    return a.shape == b.shape and bool(np.all(np.isfinite(a))) and np.allclose(a, b, rtol=rtol, atol=atol)
+
+
+def is_tensor(value):
+    return tf.is_tensor(value)

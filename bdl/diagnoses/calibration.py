@@ -1,0 +1,3 @@
+"""The known mistakes of assignment calibration, recognised by what the answer computes (see bdl.diagnoses)."""
+
+TABLE = {}

@@ -25,7 +25,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from autograder.cells import graded_functions
-from bdl.diagnoses import PREFIX, all_tables
+from bdl.diagnoses import PREFIX, all_tables, noted
 from autograder.course import REPO
 from autograder.guard import GUARD
 
@@ -99,10 +99,9 @@ def _last_error_line(text):
 
 def noted_mistake(text, function):
     """The name of the mistake of ``function``'s table that an error's text notes, or None."""
-    table = all_tables().get(function)
-    notes = {line.strip() for line in text.splitlines() if line.startswith(PREFIX)}
-    return next((mistake.name for mistake in (table.mistakes if table else ())
-                 if PREFIX + mistake.sentence in notes), None)
+    sentence, table = noted(text), all_tables().get(function)
+    return next((mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
+                f"a mistake of another function: {sentence}" if sentence else None)
 
 
 @contextlib.contextmanager

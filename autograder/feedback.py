@@ -16,6 +16,8 @@ In the feedback:
   redacted; for any other error only its type and a fixed sentence, since the
   message of an error the student's code raised is the student's code's to
   choose;
+* under it, the likely mistake that ``bdl.diagnoses`` noted, if any: only
+  the tables' own sentences count, so nothing else of the error gets through;
 * no other output of any cell: neither tracebacks (they quote the code) nor
   what a cell printed or displayed.
 
@@ -33,6 +35,7 @@ from autograder import cells, seal
 from autograder.cells import hidden_lines
 from autograder.course import REPO, make_api
 from autograder.leaks import course_secrets
+from bdl.diagnoses import PREFIX, noted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The frames of an IPython traceback: a notebook cell's, or a file's.
@@ -130,7 +133,12 @@ class HideHiddenTests(NbGraderPreprocessor):
         else:
             line = shown_message(error, cell.get("execution_count"), self._secrets)
             name, _, message = line.partition(": ")
-            cell.outputs = [new_output("error", ename=name, evalue=message, traceback=[line])]
+            lines = [line]
+            mistake = noted("\n".join(error.get("traceback", [])))
+            if mistake:
+                lines.append(PREFIX + mistake)
+                message += "\n" + PREFIX + mistake
+            cell.outputs = [new_output("error", ename=name, evalue=message, traceback=lines)]
         return cell, resources
 
 

@@ -61,7 +61,7 @@ PROTECTED = ("builtins", "math", "numpy", "numpy.testing", "numpy.linalg", "nump
              "tensorflow", "tensorflow.math", "tensorflow.nn", "tensorflow.random", "tensorflow.debugging",
              "tensorflow.keras", "tensorflow.keras.layers", "tensorflow_probability",
              "tensorflow_probability.distributions", "tensorflow_probability.layers",
-             "bdl", "bdl.checks", "warnings")
+             "bdl", "bdl.checks", "bdl.diagnoses", "warnings")
 # The shell's methods that run a cell and report how it went; a submission may not replace them.
 SHELL_METHODS = ("run_cell", "run_cell_async", "run_ast_nodes", "run_code", "transform_cell", "transform_ast",
                  "should_run_async", "showtraceback", "_showtraceback", "showsyntaxerror",
@@ -420,6 +420,7 @@ def install(ipython=None):
     cells their seal; return the guard."""
     import bdl  # Keras 2 for TensorFlow Probability; must precede TensorFlow
     import bdl.checks  # noqa: F401 (protected: the tests' helpers)
+    import bdl.diagnoses  # noqa: F401 (protected: what a failing test says of the answer; its tables load now)
 
     ipython = ipython or get_ipython()  # noqa: F821 (defined in an IPython kernel)
     warnings.showwarning = bdl.show_warning_on_stdout

@@ -5,6 +5,9 @@ Scores come from the gradebook, so hand grades entered in formgrader count (a ma
 yet is *awaiting*, not lost). Why a test cell was lost comes from the instructor's autograded
 notebooks (``autograded/<student>/<assignment>/``): the error its tests raised, the assertion
 message that says what was checked. Messages that differ only in their numbers are one group.
+
+Failures are also grouped by the mistake ``bdl.diagnoses`` noted under them ("31 submissions
+seem to use the scale as the variance"): the instructor's first lines, a CSV and a bar chart.
 """
 import csv
 import re
@@ -16,6 +19,7 @@ from nbgrader.api import Gradebook
 
 from autograder import cells
 from autograder.statuses import load_statuses
+from bdl.diagnoses import noted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # A number on its own (not the 32 of float32): "shape (5, 3)" and "shape (2, 4)" are one message.
@@ -44,8 +48,9 @@ def message_group(message):
 
 
 def _cell_messages(path):
-    """{grade_id: why the test cell failed, or None when it raised nothing} of an autograded notebook."""
-    found = {}
+    """({grade_id: why the test cell failed, or None when it raised nothing}, {grade_id: the mistake
+    noted under its error}) of an autograded notebook."""
+    found, mistakes = {}, {}
     for cell in nbformat.read(path, 4).cells:
         if not cells.is_test(cell):
             continue
@@ -53,11 +58,12 @@ def _cell_messages(path):
         error = next((output for output in outputs if output.get("output_type") == "error"), None)
         if error is not None:
             found[cells.grade_id(cell)] = error_message(error)
+            mistakes[cells.grade_id(cell)] = noted("\n".join(error.get("traceback", [])))
         elif any(output.get("name") == "stderr" for output in outputs):
             found[cells.grade_id(cell)] = "wrote to stderr (nbgrader scores such a cell zero)"
         else:
             found[cells.grade_id(cell)] = None
-    return found
+    return found, mistakes
 
 
 # Reasons that say nothing about the answer: shown after the tests' own messages of the same count.
@@ -96,15 +102,15 @@ def item_rows(root, assignment, db_url):
                 rows[(notebook.name, cell.name)] = {
                     "notebook": notebook.name, "cell": cell.name, "kind": "manual" if manual else "automatic",
                     "max_score": float(cell.max_score), "submissions": 0, "lost": 0, "awaiting": 0,
-                    "scores": [], "reasons": []}
+                    "scores": [], "reasons": [], "mistakes": Counter()}
             for task in notebook.task_cells:
                 rows[(notebook.name, task.name)] = {
                     "notebook": notebook.name, "cell": task.name, "kind": "manual", "max_score": float(task.max_score),
-                    "submissions": 0, "lost": 0, "awaiting": 0, "scores": [], "reasons": []}
+                    "submissions": 0, "lost": 0, "awaiting": 0, "scores": [], "reasons": [], "mistakes": Counter()}
         for submission in gradebook.assignment_submissions(assignment):
             for notebook in submission.notebooks:
                 path = Path(root) / "autograded" / submission.student_id / assignment / f"{notebook.name}.ipynb"
-                messages = _cell_messages(path) if path.exists() else None
+                messages, mistakes = _cell_messages(path) if path.exists() else (None, {})
                 status = statuses.get(f"{submission.student_id}/{notebook.name}", "graded")
                 for grade in notebook.grades:
                     row = rows.get((notebook.name, grade.name))
@@ -120,6 +126,8 @@ def item_rows(root, assignment, db_url):
                         row["lost"] += 1
                         if row["kind"] == "automatic":
                             row["reasons"].append(_why_lost(grade, messages, status))
+                            if grade.manual_score is None and mistakes.get(grade.name):
+                                row["mistakes"][mistakes[grade.name]] += 1
     return [_finish(row) for row in rows.values()]
 
 
@@ -140,6 +148,28 @@ def _finish(row):
     return row
 
 
+def mistake_rows(rows):
+    """[{notebook, cell, mistake, submissions}]: each mistake noted under a lost test cell, with how
+    many submissions it was noted in, the most common first."""
+    found = [{"notebook": row["notebook"], "cell": row["cell"], "mistake": mistake, "submissions": count}
+             for row in rows for mistake, count in row["mistakes"].items()]
+    return sorted(found, key=lambda item: (-item["submissions"], item["notebook"], item["cell"], item["mistake"]))
+
+
+def format_mistakes(rows):
+    """One line per noted mistake, the most common first: what the instructor reads first."""
+    return "\n".join(f"{item['submissions']} submission{'s' if item['submissions'] != 1 else ''} "
+                     f"({cells.answer_id(item['cell'])}): {item['mistake']}" for item in mistake_rows(rows))
+
+
+def write_mistakes(rows, path):
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["notebook", "cell", "mistake", "submissions"])
+        writer.writeheader()
+        writer.writerows(mistake_rows(rows))
+
+
 def write_items(rows, path):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as handle:
@@ -150,8 +180,10 @@ def write_items(rows, path):
 
 
 def format_items(rows):
-    """The item analysis as a plain-text table for the terminal."""
-    lines = [f"{'cell':<32} {'kind':<9} {'max':>4} {'lost':>5} {'of':>4} {'await':>5} {'mean':>6}  "
+    """The item analysis for the terminal: the noted mistakes, then a table of the graded cells."""
+    mistakes = format_mistakes(rows)
+    lines = ["likely mistakes, the most common first:", mistakes, ""] if mistakes else []
+    lines += [f"{'cell':<32} {'kind':<9} {'max':>4} {'lost':>5} {'of':>4} {'await':>5} {'mean':>6}  "
              "most common failure (count)"]
     for row in rows:
         mean = "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}"
@@ -197,6 +229,33 @@ def points_lost_figure(rows, assignment, path):
                                  label="hand-graded, awaiting a grader")],
                   loc="lower center", ncol=3, fontsize=8, frameon=False)
     figure.tight_layout(rect=(0, 0.05, 1, 1))
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+
+
+def mistakes_figure(rows, assignment, path, top=12):
+    """A horizontal bar per noted mistake (the ``top`` most common): how many submissions made it."""
+    import textwrap
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    found = mistake_rows(rows)[:top]
+    labels = ["\n".join(textwrap.wrap(f"{cells.answer_id(item['cell'])}: {item['mistake']}", 70)) for item in found]
+    figure, axes = plt.subplots(figsize=(10, 1.6 + 0.62 * max(len(found), 1)))
+    positions = list(range(len(found)))
+    axes.barh(positions, [item["submissions"] for item in found], color="tab:orange")
+    axes.set_yticks(positions, labels, fontsize=7)
+    axes.invert_yaxis()
+    axes.xaxis.get_major_locator().set_params(integer=True)
+    axes.set_xlabel("submissions whose failing test noted this mistake")
+    axes.set_title(f"{assignment}: the most common likely mistakes")
+    if not found:
+        axes.text(0.5, 0.5, "no test noted a likely mistake", ha="center", va="center", transform=axes.transAxes)
+    figure.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)

@@ -1,5 +1,6 @@
 """An assignment's grades for the instructor: a CSV and a histogram of the scores, the item analysis
-(``autograder.items``) and the totals for the LMS (``autograder.lms``).
+and the likely mistakes its failing tests noted (``autograder.items``) and the totals for the LMS
+(``autograder.lms``).
 
 Everything is read from nbgrader's gradebook (scores, per-cell points, hand grades entered in
 formgrader), the statuses ``grade`` recorded in ``grading_status/<assignment>.json`` and the
@@ -54,11 +55,14 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
     files = {"scores": Path(csv_path) if csv_path else out / f"{assignment}.csv",
              "histogram": Path(png_path) if png_path else out / f"{assignment}_scores.png",
              "items": out / f"{assignment}_items.csv", "points lost": out / f"{assignment}_points_lost.png",
+             "mistakes": out / f"{assignment}_mistakes.csv", "mistakes figure": out / f"{assignment}_mistakes.png",
              "Canvas": out / f"{assignment}_canvas.csv", "Moodle": out / f"{assignment}_moodle.csv"}
     count = _write_scores(root, assignment, db_url, files["scores"], files["histogram"])
     rows = items.item_rows(root, assignment, db_url)
     items.write_items(rows, files["items"])
     items.points_lost_figure(rows, assignment, files["points lost"])
+    items.write_mistakes(rows, files["mistakes"])
+    items.mistakes_figure(rows, assignment, files["mistakes figure"])
     totals = lms.totals(db_url, assignment, mapping)
     lms.write_canvas(totals, files["Canvas"], canvas_assignment_id, lms_item)
     lms.write_moodle(totals, files["Moodle"], lms_item)

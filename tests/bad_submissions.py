@@ -17,6 +17,9 @@ SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 FULL = 13
 
 WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
+# A known mistake (bdl.diagnoses): the Gaussian NLL without its normalising constant.
+NO_CONSTANT = ("def gaussian_nll(y, mean, scale):\n"
+               "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))\n")
 
 
 def _reference():
@@ -223,6 +226,7 @@ CASES = {
     "fills_its_disk": (_edit("split_mean_scale", prepend=FILL_DISK), FULL, "graded", []),
     # The next cells still run in the grading folder, in grading mode.
     "moves_cwd_and_env": (_cells(_move_away), FULL, "graded", ["calls os.chdir", "writes os.environ"]),
+    "known_mistake": (_edit("gaussian_nll", replace=NO_CONSTANT), FULL - 2, "graded", []),
 }
 
 

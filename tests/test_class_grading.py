@@ -25,6 +25,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit, check_row, own_lines
+from bdl.diagnoses import PREFIX, all_tables
 from test_feedback import visible_text
 import leaks
 from autograder import cells
@@ -34,6 +35,8 @@ from autograder.course import REPO
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+MISSING_CONSTANT = next(mistake.sentence for mistake in all_tables()["gaussian_nll"].mistakes
+                        if mistake.name == "missing_constant")
 ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
 MAX_SCORE = 23  # 13 automatic and 10 hand-graded points
 LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]
@@ -240,6 +243,11 @@ def test_feedback_is_written_per_student(course):
     assert re.search(r"# hidden tests: (failed|not run)", wrong), "its wrong brier_score is reported"
     autograded = (root / "autograded" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
     assert "BEGIN HIDDEN TESTS" in autograded
+    # A known mistake is named under its failing test, in the table's own words.
+    page = visible_text((root / "feedback" / "known_mistake" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    assert PREFIX + MISSING_CONSTANT in page
+    shutil.copyfile(root / "feedback" / "known_mistake" / ASSIGNMENT / f"{NOTEBOOK}.html",
+                    ARTIFACTS / f"feedback_{ASSIGNMENT}_known_mistake.html")
 
 
 # ------------------------------------------- after grading: hand grades, item analysis, LMS files, guide
@@ -275,7 +283,7 @@ def reported(course):
     reports = root / "reports"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)  # for people: what the instructor gets
     for name in (f"{ASSIGNMENT}_items.csv", f"{ASSIGNMENT}_points_lost.png", f"{ASSIGNMENT}_canvas.csv",
-                 f"{ASSIGNMENT}_moodle.csv"):
+                 f"{ASSIGNMENT}_moodle.csv", f"{ASSIGNMENT}_mistakes.csv", f"{ASSIGNMENT}_mistakes.png"):
         shutil.copyfile(reports / name, ARTIFACTS / name)
     with open(reports / f"{ASSIGNMENT}.csv") as handle:
         scores = {row["student"]: row for row in csv.DictReader(handle)}
@@ -317,11 +325,22 @@ def test_item_analysis_of_the_graded_class(course, reported):
     for cell, row in rows.items():
         assert sum(count for _, count in row["messages"]) == (row["lost"] if row["kind"] == "automatic" else 0)
     messages = dict(rows["gaussian_nll_tests"]["messages"])
-    assert messages["the Gaussian NLL of three observations does not match the expected values "
-                    "(largest difference 1.48)"] == 1, messages  # edited_test_cells' gaussian_nll returns 0.0
+    # edited_test_cells' gaussian_nll returns 0.0, known_mistake's misses the constant: one group
+    assert sum(count for message, count in messages.items() if message.startswith(
+        "the Gaussian NLL of three observations does not match the expected values (largest difference ")) == 2, \
+        messages
     assert messages["NotImplementedError: not answered (the release's stub raises it)"] == 1  # carol's blank
     assert messages["cell missing from the submission (awaiting a grade by hand)"] >= 1  # empty_notebook
     assert messages["not graded (error: not a notebook (the file is not JSON))"] == 1  # invalid_json
+    # The failures grouped by the mistake noted under them, in the CSV and first in the terminal.
+    assert rows["gaussian_nll_tests"]["mistakes"][MISSING_CONSTANT] == 1
+    with open(reported["reports"] / f"{ASSIGNMENT}_mistakes.csv") as handle:
+        mistakes = list(csv.DictReader(handle))
+    assert {"notebook": NOTEBOOK, "cell": "gaussian_nll_tests", "mistake": MISSING_CONSTANT,
+            "submissions": "1"} in mistakes
+    assert f"1 submission (gaussian_nll): {MISSING_CONSTANT}" in reported["stdout"]
+    figure = (reported["reports"] / f"{ASSIGNMENT}_mistakes.png").read_bytes()
+    assert figure.startswith(b"\x89PNG") and len(figure) > 10000
     # The hand grades count: bob's and alice's are among the graded.
     for cell in HAND_GRADES["bob"]:
         assert items[cell]["kind"] == "manual" and not items[cell]["message_1"]

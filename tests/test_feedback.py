@@ -130,6 +130,26 @@ def test_an_error_the_students_code_raised_shows_only_its_type(tmp_path):
         assert cell.outputs[0].traceback == [f"{name}: your code raised {name} while the tests ran"], answer
 
 
+def test_a_known_mistake_is_named_under_the_failing_test(tmp_path):
+    """The note bdl.diagnoses adds in the kernel reaches the student, in the table's own words."""
+    from bdl.diagnoses import PREFIX, all_tables
+    missing = next(m.sentence for m in all_tables()["gaussian_nll"].mistakes if m.name == "missing_constant")
+    answer = ("import bdl\nimport tensorflow as tf\n\ndef gaussian_nll(y, mean, scale):\n"
+              "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))")
+    tests = ("from bdl.checks import assert_close\nfrom bdl.diagnoses import diagnosed\n\n"
+             "with diagnosed('gaussian_nll'):\n"
+             "    assert_close(gaussian_nll(tf.zeros((2, 1)), tf.zeros((2, 1)), tf.ones((2, 1))), 0.9189385,\n"
+             "                 'the Gaussian NLL at the mean')")
+    cell = _graded_by_a_kernel(answer, tests, tmp_path)
+    assert cell.outputs[0].traceback == [
+        "AssertionError: the Gaussian NLL at the mean does not match the expected values (largest difference 0.919)",
+        PREFIX + missing]
+    # A line the answer writes into its own error is not taken for a diagnosis unless it is one.
+    forged = answer.replace("    return", f"    raise ValueError({PREFIX + 'the hidden test says 0.919'!r})\n    return")
+    cell = _graded_by_a_kernel(forged, tests, tmp_path)
+    assert cell.outputs[0].traceback == ["ValueError: your code raised ValueError while the tests ran"]
+
+
 def test_the_course_config_puts_it_in_nbgraders_feedback_pipeline():
     """So `nbgrader generate_feedback` run by hand is safe too."""
     preprocessors = load_config(REPO).GenerateFeedback.preprocessors

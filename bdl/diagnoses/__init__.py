@@ -17,48 +17,47 @@ A diagnosis only adds words to a failure: it never makes a test pass or fail. It
 answer with its output silenced and every error caught, so a probe cannot break the cell.
 
 One table per assignment, in this package's modules, maps each graded function (by its
-cell's grade id) to the name the notebook defines it under and its mistakes.
+cell's grade id) to the name the notebook defines it under and its mistakes; ``probes`` holds
+what they are made of.
 """
 import contextlib
 import functools
 import io
-from dataclasses import dataclass
-from typing import Callable
+import re
 
-import numpy as np
-import tensorflow as tf
-
-from bdl.checks import _numbers
+from bdl.diagnoses import bayes_by_backprop, bayesian_cnn, calibration, deep_ensembles, likelihoods
+from bdl.diagnoses.probes import Function, Mistake  # noqa: F401 (the tables' parts, named here too)
 
 PREFIX = "Likely mistake: "
-
-
-@dataclass(frozen=True)
-class Mistake:
-    name: str          # what check-tests maps mutants to
-    sentence: str      # what the student reads: no code, no numbers
-    recognise: Callable  # recognise(answer) -> whether the answer behaves like this mistake
-
-
-@dataclass(frozen=True)
-class Function:
-    name: str          # the name the notebook defines the answer under
-    mistakes: tuple
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @functools.lru_cache(maxsize=1)
 def all_tables():
-    """{grade id: Function} of every assignment (imported here: each table imports this module)."""
-    from bdl.diagnoses import bayes_by_backprop, bayesian_cnn, calibration, deep_ensembles, likelihoods
+    """{grade id: Function} of every assignment."""
     tables = {}
     for module in (likelihoods, deep_ensembles, bayes_by_backprop, bayesian_cnn, calibration):
         tables.update(module.TABLE)
     return tables
 
 
+@functools.lru_cache(maxsize=1)
 def sentences():
     """Every sentence a diagnosis can add, as the student reads it (with ``PREFIX``)."""
-    return {PREFIX + mistake.sentence for function in all_tables().values() for mistake in function.mistakes}
+    return frozenset(PREFIX + mistake.sentence for function in all_tables().values()
+                     for mistake in function.mistakes)
+
+
+def noted(text):
+    """The sentence of the first diagnosis noted in an error's ``text`` (its traceback, say), or None.
+
+    Only a whole line that is ``PREFIX`` and one of the tables' sentences counts, so whatever
+    else an error says (its message is the raiser's to choose) is never taken for a diagnosis."""
+    known = sentences()
+    for line in _ANSI.sub("", text).splitlines():
+        if line.strip() in known:
+            return line.strip()[len(PREFIX):]
+    return None
 
 
 def diagnose(grade_id, answer):
@@ -112,26 +111,3 @@ class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``
             return get_ipython().user_ns  # noqa: F821 (a notebook's kernel)
         except NameError:
             return {}
-
-
-# Building blocks of recognisers.
-
-def call(function, *args, **kwargs):
-    """``function(*args)`` as NumPy numbers (a tuple of them for a tuple result)."""
-    result = function(*args, **kwargs)
-    if type(result) is tuple:
-        return tuple(_numbers(part, "a result") for part in result)
-    return _numbers(result, "a result")
-
-
-def same(a, b, rtol=1e-4, atol=1e-5):
-    """Whether two results (arrays or tuples of them) have the same shapes and values."""
-    if type(a) is tuple or type(b) is tuple:
-        return type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
-            same(x, y, rtol, atol) for x, y in zip(a, b))
-    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    return a.shape == b.shape and bool(np.all(np.isfinite(a))) and np.allclose(a, b, rtol=rtol, atol=atol)
-
-
-def is_tensor(value):
-    return tf.is_tensor(value)

@@ -6,7 +6,7 @@ mistake on its probes; ``bdl.diagnoses`` says the rules (no right answer compute
 import numpy as np
 import tensorflow as tf
 
-from bdl.diagnoses import Function, Mistake, call, same
+from bdl.diagnoses.probes import Function, Mistake, call, same
 
 # Four examples, three classes; the classes are not in order of probability.
 _PROBS = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.25, 0.5], [0.9, 0.05, 0.05]], "float32")
@@ -23,6 +23,16 @@ def _fails(function, *args):
         return False
     except Exception:
         return True
+
+
+def _error(function, *args):
+    """The message of the error ``function(*args)`` raises ("" if none): a gradient that never
+    reached an input is None, and TensorFlow says so when it is used."""
+    try:
+        function(*args)
+        return ""
+    except Exception as error:
+        return str(error)
 
 
 def _perfect(function, labels):
@@ -87,4 +97,304 @@ BRIER = Function("brier_score", (
             lambda f: same(call(f, _PROBS, _ONE_HOT), np.mean((1 - np.sum(_PROBS * _ONE_HOT, axis=-1)) ** 2))),
 ))
 
-TABLE = {"brier_score": BRIER}
+
+def _raw(function, *args):
+    """The answer's result as it returned it (not converted)."""
+    return function(*args)
+
+
+def _returns_numpy(function, *args):
+    return isinstance(_raw(function, *args), (np.ndarray, np.generic, float))
+
+
+def _no_gradient(function, *args, wrt=1):
+    """Whether no gradient reaches argument ``wrt`` (a variable here) through ``function``."""
+    args = [tf.constant(a) for a in args]
+    variable = tf.Variable(args[wrt])
+    args[wrt] = variable
+    with tf.GradientTape() as tape:
+        value = function(*args)
+    return tf.is_tensor(value) and tape.gradient(value, variable) is None
+
+
+NOT_A_TENSOR = ("Your {what} returns a NumPy value; a training loss must be a tensor, so keep to TensorFlow "
+                "operations on the tensors and return their result.")
+NOT_DIFFERENTIABLE = ("Your {what} is not differentiable: no gradient reaches its inputs. Compute it with "
+                      "TensorFlow operations on the tensors you are given, without going through NumPy.")
+SUM_NOT_MEAN = ("Your {what} grows with the number of entries: it seems to add them up, where the spec asks for "
+                "their mean.")
+ORDER = ("Your {what} changes when the observations and the {centre} move together by the same amount; it should "
+         "depend on them only through their difference: check the order of the arguments ({arguments}).")
+CONSTANT = ("Your {what} differs from the expected one by the same constant for every input: check the "
+            "normalising constant of the density.")
+
+# Observations, centres and scales of four entries, shape (4, 1).
+_Y = np.array([[0.0], [1.0], [-2.0], [0.5]], "float32")
+_CENTRE = np.array([[0.0], [0.0], [0.0], [1.0]], "float32")
+_SCALE = np.array([[1.0], [2.0], [0.5], [3.0]], "float32")
+_ZERO = np.zeros((4, 1), "float32")
+_ONE = np.ones((4, 1), "float32")
+
+
+def _at(function, error, scale):
+    """The NLL of entries ``error`` away from their centre, all with one scale."""
+    return call(function, tf.constant(_ZERO + error), tf.constant(_ZERO), tf.constant(_ONE * scale))
+
+
+def _shift_changes(function):
+    return not same(call(function, _Y + 2, _CENTRE + 2, _SCALE), call(function, _Y, _CENTRE, _SCALE))
+
+
+def _loss_mistakes(what, centre):
+    """The mistakes the Gaussian and the Laplace NLL share."""
+    arguments = f"y, {centre}, scale"
+    return (
+        Mistake("not_a_tensor", NOT_A_TENSOR.format(what=what), lambda f: _returns_numpy(f, _Y, _CENTRE, _SCALE)),
+        Mistake("not_differentiable", NOT_DIFFERENTIABLE.format(what=what),
+                lambda f: _no_gradient(f, _Y, _CENTRE, _SCALE)),
+        Mistake("sum_not_mean", SUM_NOT_MEAN.format(what=what),
+                lambda f: _doubles_with_the_examples(f, _Y, _CENTRE, _SCALE)),
+        Mistake("arguments_swapped", ORDER.format(what=what, centre=centre.replace("loc", "location"),
+                                                  arguments=arguments), _shift_changes),
+    )
+
+
+GAUSSIAN = Function("gaussian_nll", _loss_mistakes("NLL", "mean") + (
+    Mistake("log_likelihood",
+            "Your NLL falls as the observations move away from the mean: it seems to be the log-likelihood, "
+            "where the loss is its negative.",
+            lambda f: _at(f, 3.0, 1.0) < _at(f, 0.0, 1.0)),
+    Mistake("scale_as_variance",
+            "Your NLL seems to treat the scale as the variance; the scale is the standard deviation, and the "
+            "variance is its square.",
+            lambda f: same(_at(f, 0.0, 4.0) - _at(f, 0.0, 1.0), 0.5 * np.log(4.0))
+            and same(_at(f, 2.0, 4.0) - _at(f, 0.0, 4.0), 4.0 / 8.0)),
+    Mistake("squared_error_factor",
+            "The squared-error term of your NLL seems twice as large as it should be: check the factor in "
+            "front of it in your derivation.",
+            lambda f: same(_at(f, 2.0, 1.0) - _at(f, 0.0, 1.0), 4.0)),
+    Mistake("missing_constant", CONSTANT.format(what="NLL"),
+            lambda f: same(_at(f, 0.0, 1.0), 0.0) and same(_at(f, 0.0, 4.0), np.log(4.0))),
+))
+
+LAPLACE = Function("laplace_nll", _loss_mistakes("NLL", "loc") + (
+    Mistake("squared_error",
+            "Your NLL seems to square the distance between the observation and the location; the Laplace "
+            "NLL grows with its absolute value.",
+            lambda f: same(_at(f, 3.0, 1.0) - _at(f, 0.0, 1.0), 9.0)),
+    Mistake("scale_as_variance",
+            "Your NLL seems to divide the error by the square root of the scale, as if the scale were a "
+            "variance; the Laplace scale divides the absolute error itself.",
+            lambda f: same(_at(f, 2.0, 4.0) - _at(f, 0.0, 4.0), 1.0)),
+    Mistake("wrong_constant", CONSTANT.format(what="NLL").replace("the density", "the Laplace density"),
+            lambda f: any(same(_at(f, 0.0, 1.0), wrong) for wrong in (0.0, 0.5 * np.log(2 * np.pi)))),
+))
+
+# Three examples over three classes, and confident logits for the stability of the log-softmax.
+_CLASSES = np.eye(3, dtype="float32")
+_LOGITS = np.array([[2.0, 1.0, 0.0], [0.5, -1.0, 3.0], [1.0, 1.0, 1.0]], "float32")
+_BIG = np.array([[1000.0, 0.0, -1000.0], [0.0, 1000.0, 0.0]], "float32")
+_BIG_CLASSES = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], "float32")
+
+
+def _shifted_rows(array):
+    """Each example's row plus its own constant: the softmax of logits does not change."""
+    return array + np.arange(1, len(array) + 1, dtype="float32")[:, None]
+
+
+def _shifted_columns(array):
+    """Each class's column plus its own constant, the same for every example."""
+    return array + np.arange(1, array.shape[-1] + 1, dtype="float32")[None, :]
+
+
+def _unchanged(function, labels, logits, changed_labels, changed_logits):
+    return same(call(function, changed_labels, changed_logits), call(function, labels, logits))
+
+
+CATEGORICAL = Function("categorical_nll", (
+    Mistake("not_a_tensor", NOT_A_TENSOR.format(what="NLL"), lambda f: _returns_numpy(f, _CLASSES, _LOGITS)),
+    Mistake("unstable",
+            "Your NLL overflows or underflows for large logits (it gives inf or nan there): work from the "
+            "logits, with the largest logit subtracted before any exponential (log-sum-exp).",
+            lambda f: np.all(np.isfinite(call(f, _CLASSES, _LOGITS)))
+            and not np.all(np.isfinite(call(f, _BIG_CLASSES, _BIG)))),
+    Mistake("clipped",
+            "Your NLL is capped for confident wrong predictions, as if the probabilities were clipped before "
+            "the log; compute it from the logits instead, without clipping.",
+            lambda f: _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _shifted_rows(_LOGITS))
+            and 1 < call(f, _BIG_CLASSES, _BIG) < 100),
+    Mistake("sum_not_mean", SUM_NOT_MEAN.format(what="NLL").replace("entries", "examples"),
+            lambda f: _doubles_with_the_examples(f, _CLASSES, _LOGITS)),
+    Mistake("missing_normaliser",
+            "Your NLL seems to use the logits as if they were log-probabilities; subtract the log of the "
+            "softmax's normaliser first.",
+            lambda f: same(call(f, _CLASSES, _LOGITS), -np.mean(np.sum(_CLASSES * _LOGITS, axis=-1)))),
+    Mistake("wrong_axis",
+            "Your NLL seems to normalise the logits over the examples; the softmax normalises over the "
+            "classes, the last axis.",
+            lambda f: _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _shifted_columns(_LOGITS))
+            and not _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _shifted_rows(_LOGITS))),
+    Mistake("arguments_swapped",
+            "Your NLL seems to take the labels as logits and the logits as labels: check the order of the "
+            "arguments (labels first, then logits).",
+            lambda f: _unchanged(f, _CLASSES, _LOGITS, _shifted_rows(_CLASSES), _LOGITS)
+            and not _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _shifted_rows(_LOGITS))),
+))
+
+# Network outputs: three rows; one row; a large and a very negative raw scale.
+_OUTPUTS = np.array([[0.5, -1.0], [2.0, 0.0], [-1.0, 3.0]], "float32")
+_ROW = np.array([[0.3, 0.7]], "float32")
+_LARGE = np.array([[0.0, 100.0], [1.0, 1.0]], "float32")
+_TINY = np.array([[0.0, -30.0], [1.0, 1.0]], "float32")
+
+
+def _scale(function, outputs):
+    return call(function, tf.constant(outputs))[1]
+
+
+SPLIT = Function("split_mean_scale", (
+    Mistake("last_axis_dropped",
+            "Your mean and scale lose the last axis: keep it, so that each has one column and lines up with "
+            "the targets.",
+            lambda f: any(part.shape == (3,) for part in call(f, _OUTPUTS))),
+    Mistake("batch_size_hard_coded",
+            "Your function works for one batch size only: take the number of rows from the outputs.",
+            lambda f: call(f, _OUTPUTS)[0].shape == (3, 1) and _fails(f, np.concatenate([_OUTPUTS, _ROW]))),
+    Mistake("batch_of_one",
+            "Your function fails for a batch of one example: keep the batch axis even when it has size one.",
+            lambda f: call(f, _OUTPUTS)[0].shape == (3, 1)
+            and (_fails(f, _ROW) or call(f, _ROW)[0].shape != (1, 1))),
+    Mistake("columns_swapped",
+            "Your mean seems to come from the second column; the mean is the first column, and the scale "
+            "comes from the second.",
+            lambda f: same(call(f, _OUTPUTS)[0], _OUTPUTS[:, 1:2])),
+    Mistake("raw_scale",
+            "Your scale seems to be the raw second output, which can be negative: pass it through the "
+            "softplus of the spec to keep it positive.",
+            lambda f: same(_scale(f, _OUTPUTS), _OUTPUTS[:, 1:2])),
+    Mistake("exp_not_softplus",
+            "Your scale seems to use the exponential, which overflows for large outputs; the spec asks for "
+            "the softplus.",
+            lambda f: same(_scale(f, _OUTPUTS), np.exp(_OUTPUTS[:, 1:2]), rtol=1e-3)),
+    Mistake("unstable_softplus",
+            "Your scale overflows for large outputs: compute the softplus stably (TensorFlow has one).",
+            lambda f: np.all(np.isfinite(_scale(f, _OUTPUTS))) and not np.all(np.isfinite(_scale(f, _LARGE)))),
+    Mistake("no_floor",
+            "Your scale can come arbitrarily close to zero for very negative outputs: add the small floor "
+            "of the spec.",
+            lambda f: _scale(f, _TINY)[0, 0] < 1e-7),
+))
+
+# A linear model y = w x with the squared error, whose input gradients have signs worked out by
+# hand. The gradient with respect to y has the opposite signs for w = 2 and the same for w = -0.5.
+_X = np.array([[0.0], [1.0], [-1.0]], "float32")
+_TARGETS = np.array([[1.0], [1.0], [-3.0]], "float32")
+_UP = np.array([[-1.0], [1.0], [1.0]], "float32")  # the sign of the input gradient for w = 2
+_UP_NEGATIVE_W = np.array([[1.0], [1.0], [-1.0]], "float32")  # and for w = -0.5
+
+
+def _linear_loss(w):
+    return lambda x, y: tf.reduce_mean(tf.square(w * tf.cast(x, tf.float32) - y))
+
+
+def _step(function, w=2.0, eps=0.1, x=_X):
+    return call(function, _linear_loss(w), tf.constant(x), tf.constant(_TARGETS), eps)
+
+
+FGSM = Function("fgsm", (
+    Mistake("not_a_tensor",
+            "Your FGSM returns a NumPy array; the spec asks for a tensor, which the training steps need.",
+            lambda f: _returns_numpy(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)),
+    Mistake("rejects_float64",
+            "Your FGSM fails for float64 inputs; the spec allows float32 or float64 inputs: cast them instead of "
+            "requiring float32.",
+            lambda f: not _fails(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)
+            and _fails(f, _linear_loss(2.0), tf.constant(_X, tf.float64), tf.constant(_TARGETS), 0.1)),
+    Mistake("input_not_watched",
+            "Your FGSM gets no gradient for an input that is not a variable: tell the tape to watch the input.",
+            lambda f: "None" in _error(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)),
+    Mistake("shape_lost",
+            "Your adversarial inputs lose an axis of size one: return them in the shape of the inputs.",
+            lambda f: _step(f).shape != _X.shape and _step(f).size == _X.size),
+    Mistake("eps_ignored",
+            "Your step does not change with eps: use the eps you are given, not a value from the notebook.",
+            lambda f: same(_step(f, eps=0.1), _step(f, eps=0.3)) and not same(_step(f), _X)),
+    Mistake("gradient_of_targets",
+            "Your step follows the gradient with respect to the targets; FGSM follows the gradient of the "
+            "loss with respect to the input.",
+            lambda f: same(_step(f, w=2.0), _X - 0.1 * _UP) and same(_step(f, w=-0.5), _X + 0.1 * _UP_NEGATIVE_W)),
+    Mistake("sign_flipped",
+            "Your step goes the wrong way: it lowers the loss, where an adversarial example moves the input "
+            "to raise it.",
+            lambda f: same(_step(f), _X - 0.1 * _UP)),
+    Mistake("perturbation_only",
+            "Your FGSM seems to return only the perturbation; the adversarial input is the input plus it.",
+            lambda f: same(_step(f), 0.1 * _UP)),
+    Mistake("gradient_without_sign",
+            "Your step seems to use the gradient itself; FGSM takes only its sign, so every entry moves by "
+            "the same size.",
+            lambda f: not same(np.abs(_step(f) - _X), np.full(_X.shape, 0.1))
+            and same(np.sign(_step(f) - _X), _UP)),
+    Mistake("sign_of_input",
+            "Your step follows the sign of the input; FGSM follows the sign of the loss's gradient with "
+            "respect to the input.",
+            lambda f: same(_step(f, x=_X + 2), _X + 2 + 0.1) and same(_step(f, x=_X - 2), _X - 2 - 0.1)),
+))
+
+_SUM_LOSS = lambda x, y: tf.reduce_sum(tf.square(2.0 * tf.cast(x, tf.float32) - y))  # noqa: E731
+_MEAN_LOSS = _linear_loss(2.0)
+
+
+def _adversarial(function, loss=_MEAN_LOSS, eps=0.1):
+    return call(function, loss, tf.constant(_X), tf.constant(_TARGETS), eps)
+
+
+def _loss_at(loss, x):
+    return float(loss(tf.constant(x), tf.constant(_TARGETS)))
+
+
+def _terms(loss=_MEAN_LOSS, eps=0.1):
+    """The loss on the inputs, on their adversarial examples, and on examples stepped the wrong way."""
+    return _loss_at(loss, _X), _loss_at(loss, _X + eps * _UP), _loss_at(loss, _X - eps * _UP)
+
+
+def _frozen(function):
+    w = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        value = function(_linear_loss(w), tf.constant(_X), tf.constant(_TARGETS), 0.1)
+    return tf.is_tensor(value) and tape.gradient(value, w) is None
+
+
+ADVERSARIAL = Function("adversarial_loss", (
+    Mistake("weights_frozen",
+            "No gradient reaches the model's weights through your adversarial loss: it must stay "
+            "differentiable, so keep the gradient flowing through both terms.",
+            _frozen),
+    Mistake("eps_ignored",
+            "Your adversarial loss does not change with eps: use the eps you are given, not a value from the "
+            "notebook.",
+            lambda f: same(_adversarial(f, eps=0.1), _adversarial(f, eps=0.3))
+            and not same(_adversarial(f), _terms()[0])),
+    Mistake("adversarial_term_only",
+            "Your adversarial loss seems to keep only the loss on the adversarial examples; the spec averages "
+            "it with the loss on the inputs themselves.",
+            lambda f: same(_adversarial(f), _terms()[1])),
+    Mistake("clean_term_only",
+            "Your adversarial loss seems to be the loss on the inputs alone; the spec averages it with the "
+            "loss on their adversarial examples.",
+            lambda f: same(_adversarial(f), _terms()[0])),
+    Mistake("sum_not_mean",
+            "Your adversarial loss seems to add the two losses; the spec averages them (one half each).",
+            lambda f: same(_adversarial(f), _terms()[0] + _terms()[1])),
+    Mistake("joined_batches",
+            "Your adversarial loss is right for a loss that averages over the examples but not for one that "
+            "sums them: call the loss once on the inputs and once on the adversarial examples.",
+            lambda f: same(_adversarial(f, _SUM_LOSS), sum(_terms(_SUM_LOSS)[:2]))),
+    Mistake("step_towards_lower_loss",
+            "Your adversarial examples lower the loss: the step must go in the direction that raises it.",
+            lambda f: same(_adversarial(f), (_terms()[0] + _terms()[2]) / 2)),
+))
+
+# By grade id: here each is the function's own name.
+TABLE = {"brier_score": BRIER, "gaussian_nll": GAUSSIAN, "laplace_nll": LAPLACE, "categorical_nll": CATEGORICAL,
+         "split_mean_scale": SPLIT, "fgsm": FGSM, "adversarial_loss": ADVERSARIAL}

@@ -1,0 +1,117 @@
+"""bdl.diagnoses: a failing test notes the answer's likely mistake, and only adds words.
+
+The share of the mutant catalogue each table names is measured by check-tests
+(tests/test_assignment_tests.py); here, the mechanism and its guarantees."""
+import re
+import sys
+import traceback
+
+import numpy as np
+import pytest
+
+import bdl  # noqa: F401 (before TensorFlow: Keras 2)
+import tensorflow as tf
+from autograder.checktests import noted_mistake
+from autograder.course import REPO
+from autograder.leaks import course_secrets, leaked_lines
+from bdl.checks import assert_close
+from bdl.diagnoses import PREFIX, all_tables, diagnose, diagnosed, noted, sentences
+from bdl.diagnoses.likelihoods import GAUSSIAN
+
+
+def no_constant(y, mean, scale):
+    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))
+
+
+def sentence(function, name):
+    return next(mistake.sentence for mistake in all_tables()[function].mistakes if mistake.name == name)
+
+
+def _failing_test(namespace):
+    with diagnosed("gaussian_nll", namespace):
+        assert_close(namespace["gaussian_nll"](tf.zeros((2, 1)), tf.zeros((2, 1)), tf.ones((2, 1))),
+                     0.9189385, "the Gaussian NLL at the mean")
+
+
+def test_a_failing_test_notes_the_mistake_and_keeps_its_own_line():
+    with pytest.raises(AssertionError) as caught:
+        _failing_test({"gaussian_nll": no_constant})
+    assert caught.value.__notes__ == [PREFIX + sentence("gaussian_nll", "missing_constant")]
+    assert str(caught.value).startswith("the Gaussian NLL at the mean does not match")
+    # The error still comes from the test's own line, which the feedback looks for.
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert [frame.name for frame in frames] == ["test_a_failing_test_notes_the_mistake_and_keeps_its_own_line",
+                                                "_failing_test", "assert_close"]
+
+
+def test_an_error_of_the_answer_is_noted_too_and_stays_what_it_was():
+    def float32_only(probs, labels):
+        probs = tf.convert_to_tensor(probs, dtype=tf.float32)
+        labels = tf.one_hot(labels, 3) if np.ndim(labels) == 1 else tf.cast(labels, tf.float32)
+        return tf.reduce_mean(tf.reduce_sum(tf.square(probs - labels), axis=-1))
+
+    with pytest.raises((TypeError, ValueError)) as caught:
+        with diagnosed("brier_score", {"brier_score": float32_only}):
+            float32_only(tf.constant([[0.5, 0.5, 0.0]], tf.float64), [0])
+    assert caught.value.__notes__ == [PREFIX + sentence("brier_score", "rejects_float64")]
+
+
+def test_no_note_without_a_failure_or_without_a_match():
+    with diagnosed("gaussian_nll", {"gaussian_nll": no_constant}):
+        pass  # nothing failed: nothing to say
+    with pytest.raises(AssertionError) as caught:
+        with diagnosed("gaussian_nll", {"gaussian_nll": lambda y, mean, scale: tf.reduce_mean(tf.abs(y - mean))}):
+            assert False, "some check"
+    assert not hasattr(caught.value, "__notes__")
+    with pytest.raises(NameError):  # an answer that is not there is not diagnosed, and the error is kept
+        with diagnosed("gaussian_nll", {}):
+            raise NameError("gaussian_nll")
+    with pytest.raises(KeyboardInterrupt):  # only errors: an interrupt goes through untouched
+        with diagnosed("gaussian_nll", {"gaussian_nll": no_constant}):
+            raise KeyboardInterrupt
+
+
+def test_the_answer_runs_quietly_and_cannot_break_the_diagnosis(capsys):
+    calls = []
+
+    def noisy(y, mean, scale):
+        calls.append(1)
+        print("printed by the answer")
+        print("to stderr", file=sys.stderr)
+        if len(calls) % 2:
+            raise RuntimeError("now and then")
+        return no_constant(y, mean, scale)
+
+    diagnose("gaussian_nll", noisy)
+    assert calls, "the answer was run on the probes"
+    assert capsys.readouterr() == ("", "")
+
+
+def test_a_right_answer_matches_no_mistake():
+    def right(y, mean, scale):
+        return tf.reduce_mean(0.5 * np.log(2 * np.pi) + tf.math.log(scale) + (y - mean) ** 2 / (2 * scale ** 2))
+
+    assert diagnose("gaussian_nll", right) is None
+
+
+def test_only_a_whole_known_line_counts_as_a_diagnosis():
+    known = PREFIX + GAUSSIAN.mistakes[0].sentence
+    assert noted(f"Traceback\n\x1b[31mAssertionError\x1b[39m: no\n{known}\n") == GAUSSIAN.mistakes[0].sentence
+    assert noted(f"{known} and the hidden test says x = 3") is None
+    assert noted(PREFIX + "the answer is 42") is None
+    assert noted_mistake(f"AssertionError: no\n{known}", "gaussian_nll") == GAUSSIAN.mistakes[0].name
+    assert noted_mistake("AssertionError: no", "gaussian_nll") is None
+
+
+def test_the_sentences_give_nothing_away():
+    """No numbers (an expected value), no secret line of any assignment (a hidden test, a model
+    answer, a rubric), no code; one sentence each, and a name each unique in its table."""
+    secrets = course_secrets(REPO)
+    assert len(sentences()) >= 50
+    for text in sentences():
+        assert not re.search(r"\d", re.sub(r"\b(float|int)(16|32|64)\b", "", text)), text  # dtypes are no values
+        assert not leaked_lines(text, secrets), text
+        assert not re.search(r"[`=\[\]{}]|\b(tf|np|tfp|tfd)\.", text), text
+    for function in all_tables().values():
+        names = [mistake.name for mistake in function.mistakes]
+        assert len(names) == len(set(names)), function.name

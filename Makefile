@@ -9,7 +9,7 @@ DATA_ARGS := $(if $(MNIST),--mnist $(MNIST)) $(if $(MNIST_C),--mnist-c $(MNIST_C
 ASSIGNMENTS := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard source/*/*.ipynb)))))
 # Jupyter refuses to run as root (containers, many course servers) without this.
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
-# Where `make kit` writes the student kit (a folder and KIT.zip).
+# Where `make kit` writes the student kit (a folder and KIT.zip); THROUGH=NN: only up to assignment NN.
 KIT ?= build/student-kit
 
 .PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit clean
@@ -61,7 +61,7 @@ bench: bench-arguments $(VENV)/.installed data
 
 # What students get: release notebooks, bdl, data recipe, pinned install files, companions.
 kit: $(VENV)/.installed
-	$(PY) -m autograder student-kit $(KIT)
+	$(PY) -m autograder student-kit $(KIT) $(if $(THROUGH),--through $(THROUGH))
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -53,11 +53,13 @@ c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
 # failing assertion's message, never hidden code or tracebacks.
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
 
-# Formgrader typesets math with MathJax 2, which nbgrader loads from a CDN:
-# derivations would show raw LaTeX offline. autograder/templates/formgrade/
-# replaces the template's MathJax macro with the copy that the pinned
-# jupyter-server-mathjax package serves at /static/jupyter_server_mathjax/.
-# Only formgrader's pages change: feedback is a file students open anywhere.
+# Formgrader and the feedback pages typeset math with MathJax 2, which nbgrader
+# loads from a CDN: derivations would show raw LaTeX offline.
+# autograder/templates/formgrade/ and autograder/templates/feedback/ replace the
+# templates' MathJax macro with the copy that the pinned jupyter-server-mathjax
+# package serves at {base_url}static/jupyter_server_mathjax/: formgrader's from
+# the instructor's server, a feedback page's from the student's own, found from
+# the page's address (opened from disk, the page says it cannot typeset).
 c.HTMLExporter.extra_template_basedirs = [
     os.path.join(os.path.dirname(autograder.__file__), "templates"),
     os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),

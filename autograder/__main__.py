@@ -128,7 +128,7 @@ def _bench(args):
 
 
 def _student_kit(args):
-    folder, zip_path = studentkit.build_kit(args.out, args.root)
+    folder, zip_path = studentkit.build_kit(args.out, args.root, args.through)
     files = studentkit.kit_files(folder)
     print(f"student kit: {folder} ({len(files)} files) and {zip_path} "
           f"({zip_path.stat().st_size / 2**20:.1f} MiB)")
@@ -220,6 +220,8 @@ def _parser():
                               "data recipe, pinned install files, companions) to OUT and OUT.zip")
     kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
     kit.add_argument("--root", default=str(course.REPO), help="the course directory")
+    kit.add_argument("--through", metavar="NN", help="only the assignments up to NN (say 02) and the "
+                     "lecture companions scheduled for them: what students get when NN is released")
     return parser
 
 

@@ -140,6 +140,21 @@ def course_secrets(root):
     return secrets(sorted((root / "source").glob("*/*.ipynb")), sorted((root / "release").glob("*/*.ipynb")))
 
 
+def secrets_from(root, assignment):
+    """The Secrets of ``assignment`` and every later one, for a student who holds the releases up to
+    ``assignment`` and no later ones (a student kit through it).
+
+    Given, then, is what those releases show, and what no assignment keeps secret (the question
+    text of a later one): a later release's given code, say an earlier answer that a later
+    assignment hands out, is still a secret before that release, and so is every line of an
+    answer that only a later release gives. Earlier assignments are past their deadline: their
+    answers are no longer secret."""
+    root = Path(root)
+    sources = sorted(path for path in (root / "source").glob("*/*.ipynb") if path.parent.name >= assignment)
+    releases = sorted(path for path in (root / "release").glob("*/*.ipynb") if path.parent.name <= assignment)
+    return secrets(sources, releases)
+
+
 _DEF = re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)")
 
 

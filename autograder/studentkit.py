@@ -1,5 +1,10 @@
 """The student kit: what students get, as a folder and a zip (``python -m autograder student-kit OUT``).
 
+Students get the course one assignment at a time: ``--through NN`` makes the kit of the
+releases 01 to NN, handed out when NN is released (after NN-1's deadline), and no later
+release or lecture companion that computes what a later assignment grades (``COMPANIONS``).
+Without ``--through`` the kit holds the whole course, for after the last deadline.
+
 The kit holds the release notebooks, the helper package ``bdl`` they import,
 the data recipe (``python -m bdl.data prepare``, described in ``data/README.md``),
 the lecture companions, a student README and the install files: a
@@ -24,13 +29,25 @@ KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognise
 # Pinned in the course's pyproject.toml for instructors only: the test runners (pytest, its xdist and nbval),
 # and what only autograder imports (tqdm: grade's progress bar; psutil: the
 # sandbox; pyyaml: a test of environment.yml; psycopg: a PostgreSQL gradebook; dask,
-# distributed: grade --scheduler), the browser tests' playwright and formgrader's
-# MathJax (jupyter-server-mathjax). tests/test_student_kit.py checks that nothing
-# in the kit imports one of these.
+# distributed: grade --scheduler) and the browser tests' playwright.
+# tests/test_student_kit.py checks that nothing in the kit imports one of these.
+# jupyter-server-mathjax ships to students too: their Jupyter server serves the
+# MathJax that typesets their feedback pages (autograder/templates/feedback/).
 INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg", "playwright",
-                   "jupyter-server-mathjax", "dask", "distributed")
+                   "dask", "distributed")
 # Copied as they are, relative to the course directory (folders: every file but caches).
-CONTENT = ("release", "notebooks", "data/README.md")
+CONTENT = ("data/README.md",)
+# The first kit each lecture companion ships in: the one released after the deadline of the
+# last assignment whose graded answer it computes (a kit through NN holds no answer of NN or later).
+COMPANIONS = {
+    "01_bayes_the_hackers_way.ipynb": "01",  # Bayes' rule on a grid: nothing an assignment grades
+    # the reparameterised negative ELBO of a line (03's loss terms) and a TFP VI layer's NLL and
+    # divergence (04's nll and layers)
+    "02_variational_inference.ipynb": "05",
+    # predictive entropy and mutual information: 02's and 04's uncertainty decompositions
+    "03_known_and_unknown_classes.ipynb": "05",
+    "04_markov_chain_monte_carlo.ipynb": "01",  # HMC and TFP's mean-field VI: nothing graded
+}
 SKIPPED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")
 # Zip entries get this fixed time so that the same kit gives the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
@@ -106,9 +123,11 @@ data/*
 """
 
 
-def readme_text(assignments, companions):
+def readme_text(assignments, companions, later=False):
     rows = "".join(f"| `{name}` | `release/{name}/{notebook}` |\n" for name, notebook in assignments)
     companion_rows = "".join(f"- `notebooks/{name}`\n" for name in companions)
+    if companion_rows:
+        companion_rows = f"Ungraded notebooks that go with the lectures:\n\n{companion_rows}\n"
     return f"""\
 # Uncertainty in deep learning: the student kit
 
@@ -121,10 +140,8 @@ you see.
 | assignment | notebook |
 |---|---|
 {rows}
-Ungraded notebooks that go with the lectures:
-
-{companion_rows}
-## Set-up: two commands
+{"Later assignments come in later kits, each when it is released." + chr(10) + chr(10) if later else ""}\
+{companion_rows}## Set-up: two commands
 
 You need Python 3.11 and about 2 GB of disk, on Linux, Windows or an
 Apple-silicon Mac (TensorFlow 2.20 has no wheels for Intel Macs). In this
@@ -212,19 +229,41 @@ def _write_zip(folder, zip_path):
             archive.writestr(info, (folder / name).read_bytes())
 
 
-def build_kit(out, root=REPO):
+def scheduled(root, through=None):
+    """(release notebooks, companion notebooks) that the kit through ``through`` (an assignment's
+    number or name; None: the whole course) holds, as paths under ``root``."""
+    releases = sorted((Path(root) / "release").glob("*/*.ipynb"))
+    companions = sorted((Path(root) / "notebooks").glob("*.ipynb"))
+    if through is None:
+        return releases, companions
+    names = sorted({path.parent.name for path in releases})
+    match = [name for name in names if name == through or name.split("_")[0] == through]
+    if not match:
+        raise ValueError(f"no assignment {through!r} to build a kit through: one of {', '.join(names)}")
+    last = match[0]
+    unscheduled = [path.name for path in companions if path.name not in COMPANIONS]
+    if unscheduled:
+        raise ValueError(f"lecture companions without a place in studentkit.COMPANIONS: {', '.join(unscheduled)}")
+    return ([path for path in releases if path.parent.name <= last],
+            [path for path in companions if COMPANIONS[path.name] <= last.split("_")[0]])
+
+
+def build_kit(out, root=REPO, through=None):
     """Write the student kit to the folder ``out`` and the zip ``out``.zip; return their paths.
 
-    An earlier kit in ``out`` is replaced, but its ``.git`` is kept, so a kit
-    published as a git repository is rebuilt in place and committed. Raises
-    ValueError if ``out`` (or ``out``.zip) exists and is not an earlier kit, or
-    if the course has no ``release/``.
+    ``through`` (an assignment's number or name) limits it to the releases up to that
+    assignment and the companions scheduled for them (``scheduled``). An earlier kit in
+    ``out`` is replaced, but its ``.git`` is kept, so a kit published as a git repository
+    is rebuilt in place and committed. Raises ValueError if ``out`` (or ``out``.zip)
+    exists and is not an earlier kit, if the course has no ``release/``, or if
+    ``through`` names no assignment.
     """
     root, out = Path(root).resolve(), Path(out).resolve()
     zip_path = out.with_name(out.name + ".zip")
     release = root / "release"
     if not sorted(release.glob("*/*.ipynb")):
         raise ValueError(f"{release} holds no release notebooks: run `python -m autograder release` first")
+    releases, companions = scheduled(root, through)
     if out.exists() and not (_is_kit(out) or (out.is_dir() and not any(out.iterdir()))):
         raise ValueError(f"{out} exists and is not a student kit: choose another folder or remove it")
     if zip_path.exists() and not _is_kit_zip(zip_path):
@@ -240,9 +279,11 @@ def build_kit(out, root=REPO):
                 _copy(path, staging / folder / path.name)
         for name in CONTENT:
             _copy(root / name, staging / name)
-        assignments = [(path.parent.name, path.name) for path in sorted(release.glob("*/*.ipynb"))]
-        companions = [path.name for path in sorted((root / "notebooks").glob("*.ipynb"))]
-        (staging / "README.md").write_text(readme_text(assignments, companions))
+        for path in releases + companions:
+            _copy(path, staging / path.relative_to(root))
+        assignments = [(path.parent.name, path.name) for path in releases]
+        later = len(releases) < len(sorted(release.glob("*/*.ipynb")))
+        (staging / "README.md").write_text(readme_text(assignments, [path.name for path in companions], later))
         (staging / "pyproject.toml").write_text(pyproject_text(pyproject))
         (staging / "environment.yml").write_text(environment_text(pyproject))
         (staging / ".gitignore").write_text(GITIGNORE)

@@ -451,6 +451,10 @@ def test_the_student_fetches_the_feedback(lab, student):
         page.get_by_text("# hidden tests: passed").first.wait_for()
     shot(student, "feedback")
     text = page.locator("body").inner_text()
+    # Trusted, the page typesets its math with the MathJax this server serves (no internet).
+    student.locator(".jp-HTMLViewer:not(.lm-mod-hidden)").get_by_role("button", name="Trust HTML").click()
+    page.locator(".MathJax").first.wait_for()
+    shot(student, "feedback_typeset")
     assert "Right; say why the constant does not matter for training." in text
     assert re.search(r"Score: 1\.5 / 2\.0", text)
     assert "BEGIN HIDDEN TESTS" not in text

@@ -21,7 +21,8 @@ from packaging.utils import canonicalize_name
 
 from leaks import course_secrets, scan_folder
 from autograder import cells, studentkit
-from autograder.course import REPO
+from autograder.course import REPO, assignments
+from autograder.leaks import secrets_from
 
 RELEASES = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "release").glob("*/*.ipynb"))
 COMPANIONS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "notebooks").glob("*.ipynb"))
@@ -128,6 +129,40 @@ def test_the_scan_finds_planted_leaks(kit, secrets, tmp_path):
     assert not [item for item in expected if item not in found], found
     # what was there before is all that was there before
     assert set(found) - set(expected) == set(scan_folder(kit, secrets))
+
+
+@pytest.mark.parametrize("assignment", assignments(REPO))
+def test_a_kit_through_an_assignment_holds_no_answer_of_it_or_a_later_one(assignment, tmp_path):
+    """What students hold when ``assignment`` is released: its release and the earlier ones (their
+    deadlines have passed), the companions scheduled so far, and no secret line of it or a later one."""
+    folder, _ = studentkit.build_kit(tmp_path / "kit", through=assignment.split("_")[0])
+    files = studentkit.kit_files(folder)
+    assert [name for name in files if name.startswith("release/")] == \
+        [name for name in RELEASES if name.split("/")[1] <= assignment]
+    assert [name for name in files if name.startswith("notebooks/")] == \
+        [name for name in COMPANIONS if studentkit.COMPANIONS[name.split("/")[1]] <= assignment]
+    findings = [finding for finding in scan_folder(folder, secrets_from(REPO, assignment)) if not _reviewed(finding)]
+    assert not findings, f"the kit through {assignment} gives away:\n" + "\n".join(findings)
+    readme = (folder / "README.md").read_text()
+    assert ("Later assignments come in later kits" in readme) == (assignment != assignments(REPO)[-1])
+
+
+def test_a_kit_through_an_assignment_is_scanned_for_its_answers_not_the_earlier_ones(tmp_path):
+    """An answer of 02 in the kit through 02 is a leak; in the kit through 03, 02 is past its deadline."""
+    line = next(line for line in secrets_from(REPO, "02_deep_ensembles").solution
+                if line not in secrets_from(REPO, "03_bayes_by_backprop").solution)
+    for through, leaked in (("02", True), ("03", False)):
+        folder, _ = studentkit.build_kit(tmp_path / f"kit-{through}", through=through)
+        with open(folder / "bdl" / "metrics.py", "a") as handle:
+            handle.write(f"\n\ndef _helper(probs):\n    {line}\n")
+        found = scan_folder(folder, secrets_from(REPO, next(a for a in assignments(REPO) if a.startswith(through))))
+        assert (f"bdl/metrics.py: solution: {line}" in found) == leaked, found
+
+
+def test_every_companion_has_a_place_in_the_schedule(tmp_path):
+    assert sorted(studentkit.COMPANIONS) == sorted(name.split("/")[1] for name in COMPANIONS)
+    with pytest.raises(ValueError, match="no assignment '07'"):
+        studentkit.build_kit(tmp_path / "kit", through="07")
 
 
 def test_trivial_and_given_lines_are_not_secrets(secrets):

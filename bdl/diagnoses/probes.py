@@ -30,7 +30,10 @@ def call(function, *args, **kwargs):
 
 
 def same(a, b, rtol=1e-4, atol=1e-5):
-    """Whether two results (arrays or tuples of them) have the same shapes and values."""
+    """Whether two results (arrays or tuples of them) have the same shapes and values; a plain number
+    ``b`` stands for an array of it in ``a``'s shape."""
+    if isinstance(b, (int, float)) and not isinstance(a, tuple):
+        b = np.full(np.shape(a), float(b))
     if type(a) is tuple or type(b) is tuple:
         return type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
             same(x, y, rtol, atol) for x, y in zip(a, b))

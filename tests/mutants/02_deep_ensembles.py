@@ -174,3 +174,49 @@ ALTERNATIVES = {
          "    knowledge = total - data\n"),
     ],
 }
+
+# The mistake each mutant makes, by its name in bdl.diagnoses.deep_ensembles (check-tests counts
+# the killed mutants whose failure names it).
+_MOMENTS = {
+    "missing -mu*^2": "missing_squared_mean",
+    "members' spread only": "spread_only",
+    "members on the last axis": "members_on_last_axis",
+    "arguments swapped": "arguments_swapped",
+    "members counted from the notebook's regression_ensemble_size": "members_from_the_notebook",
+    "size-1 axes squeezed away": "size_one_axes_lost",
+}
+DIAGNOSES = {
+    "gaussian_mixture_moments": {
+        **_MOMENTS,
+        "scale not squared": "scale_not_squared",
+        "standard deviation instead of variance": "standard_deviation",
+        "average member variance only": "average_variance_only",
+        "sample variance of the means": "sample_variance",
+    },
+    "laplace_mixture_moments": {
+        **_MOMENTS,
+        "Laplace variance b^2 instead of 2b^2": "gaussian_member_variance",
+        "Laplace variance 2b instead of 2b^2": "linear_member_variance",
+        "Laplace variance (2b)^2": "member_variance_too_large",
+    },
+    "entropy": {
+        "log2 instead of the natural log": "bits",
+        "unsafe at p = 0": "nan_at_zero",
+        "summed over the first axis": "wrong_axis",
+        "sign error": "negated",
+        "mean over the classes instead of the sum": "mean_over_classes",
+        "clipped too coarsely": "clipped",
+        "class axis kept, then squeezed": "size_one_axes_lost",
+    },
+    "uncertainty_decomposition": {
+        "mean over the wrong axis": "wrong_axis",
+        "data and knowledge swapped": "data_and_knowledge_swapped",
+        "data uncertainty is the entropy of the mean": "data_is_entropy_of_mean",
+        "total is the mean entropy": "total_is_mean_entropy",
+        "knowledge sign error": "knowledge_negated",
+        "log2 unannounced": "bits",
+        "knowledge from the first member only": "members_reordered",
+        "members counted from the notebook's ensemble_size": "members_from_the_notebook",
+        "size-1 axes squeezed away": "size_one_axes_lost",
+    },
+}

@@ -267,3 +267,58 @@ ALTERNATIVES = {
          "                                             np.log(1 - pi) + log_normal(sigma2)))\n"),
     ],
 }
+
+# The mistake each mutant makes, by its name in bdl.diagnoses.bayes_by_backprop (check-tests
+# counts the killed mutants whose failure names it).
+DIAGNOSES = {
+    "bbb_loss_terms": {
+        "sigma = exp(rho)": "exp_not_softplus",
+        "stopped gradient in log q": "gradient_stopped",
+        "log prior of the mean": "prior_at_the_mean",
+        "noise std taken as the variance": "noise_as_variance",
+        "log-likelihood added": "log_likelihood_added",
+        "mean over the data points": "mean_over_data",
+        "x and y swapped": "x_and_y_swapped",
+        "the prior argument ignored for N(0, 1)": "prior_ignored",
+        "log-likelihood as a NumPy number": "not_a_tensor",
+    },
+    "bayesian_dense": {
+        "size-1 axes squeezed away": "size_one_axes_lost",
+        "sigma = exp(rho)": "exp_not_softplus",
+        "log prior of the mean": "prior_at_the_mean",
+        "stopped gradient in log q": "gradient_stopped",
+        "noise drawn once": "same_noise_every_call",
+        "bias not sampled": "bias_not_sampled",
+        "initialisers swapped": "initialisers_swapped",
+        "one initialiser for the kernel's and the bias's mu": "one_initialiser_for_both_means",
+        "one default initialiser instance shared by every layer": "layers_start_equal",
+        "kernel log densities only": "kernel_only",
+        "log densities kept as NumPy numbers": "not_a_tensor",
+        "input size hard-coded": "input_size_hard_coded",
+        "an activation inside the layer": "activation_inside",
+        "the prior argument ignored for N(0, 1)": "prior_ignored",
+    },
+    "sample_elbo": {
+        "KL not scaled": "kl_scale_ignored",
+        "sum over the samples": "sum_over_samples",
+        "one sample only": "one_call",
+        "KL sign": "kl_negated",
+        "first Bayesian layer only": "first_layer_only",
+        "log-likelihood scaled too": "log_likelihood_scaled",
+        "layers collected before the call": "layers_before_the_call",
+        "log-likelihood arguments swapped": "log_likelihood_arguments_swapped",
+        "kl_scale ignored for the notebook's 1 / num_batches": "kl_scale_ignored",
+        "loss returned as a NumPy number": "not_a_tensor",
+    },
+    "scale_mixture_log_prob": {
+        "size-1 axes squeezed away": "size_one_axes_lost",
+        "mixture weights swapped": "weights_unnormalised",
+        "direct computation underflows": "underflows",
+        "sigma taken as the variance": "sigma_as_variance",
+        "max instead of log-sum-exp": "max_not_sum",
+        "mixture weights left out": "weights_unnormalised",
+        "a NumPy array returned": "not_a_tensor",
+        "the paper's sigma2 hard-coded": "sigma2_ignored",
+        "sigma1 and sigma2 swapped": "weights_swapped",
+    },
+}

@@ -400,3 +400,56 @@ ALTERNATIVES = {
          "    return (probs, total, aleatoric, total - aleatoric)\n"),
     ],
 }
+
+# The mistake each mutant makes, by its name in bdl.diagnoses.bayesian_cnn (check-tests counts
+# the killed mutants whose failure names it).
+_MODEL = {"16 filters": "filters", "SAME padding": "padding", "loss ignored": "loss_ignored",
+          "metrics ignored": "metrics_ignored", "input shape ignored": "input_shape_ignored",
+          "no input shape": "no_input_shape"}
+DIAGNOSES = {
+    "get_deterministic_model": {
+        **_MODEL, "3x3 kernel": "kernel_size", "2x2 pool": "pool_size", "no softmax": "no_softmax",
+        "tanh convolution": "convolution_activation", "optimizer ignored": "optimizer_ignored",
+    },
+    "nll": {
+        "size-1 axes squeezed away": "size_one_axes_lost", "sign error": "log_likelihood",
+        "mean over the batch": "mean_over_batch", "bits instead of nats": "bits",
+        "not differentiable": "not_differentiable", "NumPy array, not a tensor": "not_a_tensor",
+        "probability not log": "probability_not_log", "ten classes hard-coded": "classes_hard_coded",
+    },
+    "get_probabilistic_model": {
+        **_MODEL, "softmax before the distribution": "softmax_before_distribution",
+        "tensor is a sample": "tensor_not_the_mode", "tensor is the mean": "tensor_not_the_mode",
+    },
+    "get_convolutional_reparameterization_layer": {
+        "default (point-mass) bias posterior": "point_mass_bias", "point-mass kernel posterior": "point_mass_kernel",
+        "no bias divergence": "no_bias_divergence", "trainable kernel prior": "trainable_prior",
+        "SAME padding": "padding", "no activation": "no_activation", "16 filters": "filters",
+        "input shape ignored": "input_shape_ignored", "no input shape": "no_input_shape",
+    },
+    "get_prior": {
+        "bias weights left out": "bias_left_out", "ten bias weights hard-coded": "bias_size_hard_coded",
+        "standard normal only": "standard_normal", "slab variance 10 not std 10": "slab_scale_as_variance",
+        "unequal mixture": "unequal_weights", "trainable prior": "trainable_prior",
+    },
+    "get_posterior": {
+        "one parameter per weight": "one_parameter_per_weight", "not trainable": "not_trainable",
+        "full covariance": "full_covariance", "bias weights left out": "bias_left_out",
+        "ten bias weights hard-coded": "bias_size_hard_coded", "dtype ignored": "dtype_ignored",
+    },
+    "get_dense_variational_layer": {
+        "exact KL": "exact_kl", "KL weight ignored": "kl_weight_ignored", "no KL weight": "kl_weight_ignored",
+        "twice the units": "units", "prior and posterior swapped": "prior_and_posterior_swapped",
+        "posterior as its own prior": "posterior_as_prior", "softmax activation": "activation",
+        "ReLU activation": "activation",
+    },
+    "mc_entropy_decomposition": {
+        "size-1 axes squeezed away": "size_one_axes_lost", "nats instead of bits": "nats",
+        "one weight sample reused": "one_call", "aleatoric and epistemic swapped": "aleatoric_and_epistemic_swapped",
+        "aleatoric is the entropy of the mean": "aleatoric_is_entropy_of_mean", "unsafe at p = 0": "nan_at_zero",
+        "warns at p = 0": "warns_at_zero", "mean over the wrong axis": "wrong_axis",
+        "ten classes hard-coded": "classes_hard_coded", "tensors, not NumPy arrays": "not_numpy",
+        "probs a tensor": "not_numpy", "x ignored for the notebook's x_test": "inputs_ignored",
+        "num_samples ignored for the notebook's num_mc_samples": "num_samples_ignored",
+    },
+}

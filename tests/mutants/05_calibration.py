@@ -216,3 +216,48 @@ ALTERNATIVES = {
          "def _unused(z, u, w, b):\n"),
     ],
 }
+
+# The mistake each mutant makes, by its name in bdl.diagnoses.calibration (check-tests counts
+# the killed mutants whose failure names it). The planar flow's log-determinant without abs
+# behaves as the right one wherever the map is invertible: no behaviour names it.
+DIAGNOSES = {
+    "reliability_bins": {
+        "bins by label instead of confidence": "binned_by_label",
+        "confidence of the true class": "confidence_of_the_true_class",
+        "share instead of count": "shares_not_counts",
+        "nan in empty bins": "nan_in_empty_bins",
+        "one bin too few": "top_bin_unused",
+        "overall accuracy in every bin": "overall_accuracy",
+        "counts without minlength": "too_short",
+        "tensors instead of NumPy arrays": "not_numpy",
+        "num_bins ignored (always the notebook's 15)": "num_bins_ignored",
+    },
+    "expected_calibration_error": {
+        "unweighted bin average": "unweighted",
+        "bins by label instead of confidence": "binned_by_label",
+        "confidence of the true class": "confidence_of_the_true_class",
+        "signed gaps": "signed_gaps",
+        "one bin for all points": "one_bin",
+        "num_bins ignored (always the notebook's 15)": "num_bins_ignored",
+        "a NumPy float32, not a Python float": "not_a_float",
+    },
+    "fit_temperature": {
+        "temperature multiplies the logits": "multiplies",
+        "returns log T": "returns_log_temperature",
+        "maximises the NLL": "maximises",
+        "too few steps": "not_converged",
+        "softmax applied twice": "softmax_twice",
+        "a tensor, not a Python float": "not_a_float",
+        "shifts the caller's logits in place": "changes_the_logits",
+    },
+    "planar_flow": {
+        "size-1 axes squeezed away": "size_one_axes_lost",
+        "missing u_hat correction": "u_not_corrected",
+        "m(x) without the -1": "m_without_minus_one",
+        "divides by |w| instead of |w|^2": "divides_by_the_norm",
+        "derivative of tanh taken as 1 - tanh": "log_det_mismatch",
+        "log-det with u instead of u_hat": "log_det_mismatch",
+        "two dimensions hard-coded": "two_dimensions_hard_coded",
+        "u and w swapped": "u_and_w_swapped",
+    },
+}

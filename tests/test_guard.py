@@ -88,3 +88,20 @@ def test_a_change_made_while_the_tests_run_breaks_the_seal(run):
     for number, (_, named) in enumerate(CHANGES):
         assert seals[f"changed{number}"].startswith("tampered:") and named in seals[f"changed{number}"], seals
         assert seals[f"intact{number}"] == seal_mac(KEY, f"intact{number}"), seals
+
+
+def test_the_grading_folder_mode_and_warnings_are_put_back(run, monkeypatch):
+    """A cell that leaves the grading folder or mode, or sends warnings to stderr (where nbgrader
+    scores a cell zero), changes nothing for the next cell."""
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    _, nb = run([
+        new_code_cell("import os\nstart = os.getcwd()"),
+        new_code_cell("import os, sys, warnings\nos.chdir('/')\nos.environ['NBGRADER_EXECUTION'] = ''\n"
+                      "warnings.showwarning = lambda *args, **kwargs: print('on stderr', file=sys.stderr)"),
+        new_code_cell("import numpy\nprint(os.getcwd() == start, os.environ['NBGRADER_EXECUTION'])\n"
+                      "_ = numpy.log(numpy.zeros(1))")])
+    outputs = nb.cells[2].outputs
+    assert [output.get("name") for output in outputs] == ["stdout"] * len(outputs), outputs
+    text = "".join(output.text for output in outputs)
+    assert text.startswith("True autograde\n")
+    assert "warning (costs no points): RuntimeWarning: divide by zero encountered in log" in text

@@ -205,12 +205,14 @@ def test_student_pins_come_from_the_course_and_drop_only_instructor_packages(kit
     [pip] = [dep["pip"] for dep in environment["dependencies"] if isinstance(dep, dict)]
     assert pip == student["project"]["dependencies"] + ["-e ."]
     # Nothing students run imports a dropped package, and every kept one is imported or
-    # is what the notebooks run in (JupyterLab, nbgrader's Validate, Keras 2 for TFP).
+    # is what the notebooks run in (JupyterLab, nbgrader's Validate, Keras 2 for TFP, the
+    # Jupyter server's MathJax for the feedback pages).
     modules = _imported_modules(kit)
     owners = metadata.packages_distributions()
     distributions = {canonicalize_name(dist) for module in modules for dist in owners.get(module, [])}
     assert not distributions & dropped, f"the kit imports instructor-only packages: {distributions & dropped}"
-    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow-cpu", "tensorflow"}
+    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow-cpu", "tensorflow",
+               "jupyter-server-mathjax"}
     kept = {canonicalize_name(Requirement(dep).name) for dep in student["project"]["dependencies"]}
     assert kept - runtime <= distributions, f"pinned but never imported: {kept - runtime - distributions}"
 

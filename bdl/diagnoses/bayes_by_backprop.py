@@ -79,8 +79,9 @@ def _layer(cls, units=3, prior=None, mu=None, rho=None):
 
 
 def _sample(layer, inputs=2):
-    out = np.asarray(layer(tf.concat([tf.zeros((1, inputs)), tf.eye(inputs)], axis=0)), dtype=np.float64)
-    return out[1:] - out[:1], out[0]
+    rows = np.asarray(layer(tf.concat([tf.zeros((1, inputs)), tf.eye(inputs)], axis=0)), dtype=np.float64)
+    bias = rows[0]
+    return rows[1:] - bias, bias
 
 
 def _constant(value):
@@ -196,10 +197,10 @@ def _kernel_only(cls):
 class _KnownLayer(tf.keras.layers.Layer):
     def __init__(self, log_prior, log_q, **kwargs):
         super().__init__(**kwargs)
-        self.values, self.calls = (log_prior, log_q), 0
+        self.values, self.count = (log_prior, log_q), 0
 
     def call(self, inputs):
-        self.calls += 1
+        self.count = self.count + 1
         self.log_prior, self.log_variational_posterior = (tf.constant(value) for value in self.values)
         return inputs
 
@@ -232,7 +233,7 @@ def _elbo(function, num_samples=1, kl_scale=0.5, model=None):
 def _calls(function, num_samples):
     model = _model(called=False)
     function(model, _X_ELBO, _Y_ELBO, num_samples, _log_likelihood, 0.5)
-    return model.layers[0].calls
+    return model.layers[0].count
 
 
 SAMPLE_ELBO = Function("sample_elbo", (

@@ -259,13 +259,16 @@ def _closure(function):
 
 
 def _prior_fn(kernel_size, bias_size, dtype=None):
-    return tf.keras.Sequential([tfpl.DistributionLambda(
-        lambda t: tfd.Independent(tfd.Normal(tf.zeros(kernel_size + bias_size, dtype), 1.0), 1))])
+    """A probe's prior function (a standard normal): what the layer under test is given."""
+    weights = kernel_size + bias_size
+    standard = tfpl.DistributionLambda(lambda _: tfd.Independent(tfd.Normal(tf.zeros(weights, dtype), 1.0), 1))
+    return tf.keras.Sequential([standard])
 
 
 def _posterior_fn(kernel_size, bias_size, dtype=None):
-    n = kernel_size + bias_size
-    return tf.keras.Sequential([tfpl.VariableLayer(2 * n, dtype=dtype), tfpl.IndependentNormal(n)])
+    """A probe's posterior function (independent normals)."""
+    weights = kernel_size + bias_size
+    return tf.keras.Sequential([tfpl.VariableLayer(2 * weights, dtype=dtype), tfpl.IndependentNormal(weights)])
 
 
 def _dense(function, kl_weight=0.25):
@@ -352,13 +355,13 @@ def _fails(thunk):
 class _Sampled:
     """Stands in for a Bayesian model: each call returns the next of fixed predictions, one per input."""
 
-    def __init__(self, samples):
-        self.samples, self.calls = [np.asarray(s, "float32") for s in samples], 0
+    def __init__(self, predictions):
+        self.predictions, self.count = [np.asarray(p, "float32") for p in predictions], 0
 
-    def __call__(self, x):
-        probs = self.samples[self.calls % len(self.samples)]
-        self.calls += 1
-        return tfd.OneHotCategorical(probs=np.resize(probs, (len(x), probs.shape[-1])), dtype=tf.float32)
+    def __call__(self, inputs):
+        now = self.predictions[self.count % len(self.predictions)]
+        self.count = self.count + 1
+        return tfd.OneHotCategorical(probs=np.resize(now, (len(inputs), now.shape[-1])), dtype=tf.float32)
 
 
 _INPUTS = np.zeros((2, 4), "float32")
@@ -374,10 +377,14 @@ def _split(function, samples=_VARIED, num_samples=3, inputs=_INPUTS):
     return call(function, _Sampled(samples), inputs, num_samples)
 
 
+def _one_input(function):
+    return _split(function, [prediction[:1] for prediction in _VARIED], inputs=_INPUTS[:1])
+
+
 def _calls(function, num_samples):
     model = _Sampled(_VARIED)
     function(model, _INPUTS, num_samples)
-    return model.calls
+    return model.count
 
 
 def _warns(function):
@@ -409,8 +416,7 @@ MC_ENTROPY = Function("mc_entropy_decomposition", (
             lambda f: _fails(lambda: _split(f)) and not _fails(lambda: _split(f, _TEN_CLASSES, 2))),
     Mistake("size_one_axes_lost",
             "Your function loses an axis of size one: with one input, the parts still have one entry per input.",
-            lambda f: _split(f)[1].shape == (2,) and _split(f, [s[:1] for s in _VARIED], inputs=_INPUTS[:1])[1].shape
-            != (1,)),
+            lambda f: _split(f)[1].shape == (2,) and _one_input(f)[1].shape != (1,)),
     Mistake("nan_at_zero",
             "Your entropies give nan where a probability is exactly zero: take zero times the log of zero to be "
             "zero.",

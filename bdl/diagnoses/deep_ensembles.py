@@ -84,7 +84,7 @@ GAUSSIAN = Function("gaussian_mixture_moments", _moment_mistakes("means") + (
 LAPLACE = Function("laplace_mixture_moments", _moment_mistakes("locs") + (
     Mistake("gaussian_member_variance",
             "Your variance seems to take a Laplace member's variance to be its scale squared, as for a "
-            "Gaussian; check the Laplace variance against your derivation in Section 1.",
+            "Gaussian; check the Laplace variance against your derivation of the mixture's moments.",
             _with_variance(lambda locs, scales: np.mean(scales ** 2, axis=0) + _spread(locs))),
     Mistake("linear_member_variance",
             "Your variance seems to grow linearly with the members' scales; a variance grows with the square "
@@ -92,7 +92,7 @@ LAPLACE = Function("laplace_mixture_moments", _moment_mistakes("locs") + (
             _with_variance(lambda locs, scales: np.mean(2 * scales, axis=0) + _spread(locs))),
     Mistake("member_variance_too_large",
             "Your variance seems to take a Laplace member's variance too large: check its factor against "
-            "your derivation in Section 1.",
+            "your derivation of the mixture's moments.",
             _with_variance(lambda locs, scales: np.mean((2 * scales) ** 2, axis=0) + _spread(locs))),
 ))
 

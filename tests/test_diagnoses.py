@@ -15,7 +15,7 @@ from autograder.checktests import noted_mistake
 from autograder.course import REPO
 from autograder.leaks import course_secrets, leaked_lines
 from bdl.checks import assert_close
-from bdl.diagnoses import PREFIX, all_tables, diagnose, diagnosed, noted, sentences
+from bdl.diagnoses import NOTE_WIDTH, PREFIX, all_tables, diagnose, diagnosed, note, noted, sentences
 from bdl.diagnoses.likelihoods import GAUSSIAN
 
 
@@ -36,7 +36,8 @@ def _failing_test(namespace):
 def test_a_failing_test_notes_the_mistake_and_keeps_its_own_line():
     with pytest.raises(AssertionError) as caught:
         _failing_test({"gaussian_nll": no_constant})
-    assert caught.value.__notes__ == [PREFIX + sentence("gaussian_nll", "missing_constant")]
+    assert caught.value.__notes__ == [note(sentence("gaussian_nll", "missing_constant"))]
+    assert all(len(line) <= NOTE_WIDTH for line in caught.value.__notes__[0].split("\n"))
     assert str(caught.value).startswith("the Gaussian NLL at the mean does not match")
     # The error still comes from the test's own line, which the feedback looks for.
     frames = traceback.extract_tb(caught.value.__traceback__)
@@ -53,7 +54,7 @@ def test_an_error_of_the_answer_is_noted_too_and_stays_what_it_was():
     with pytest.raises((TypeError, ValueError)) as caught:
         with diagnosed("brier_score", {"brier_score": float32_only}):
             float32_only(tf.constant([[0.5, 0.5, 0.0]], tf.float64), [0])
-    assert caught.value.__notes__ == [PREFIX + sentence("brier_score", "rejects_float64")]
+    assert caught.value.__notes__ == [note(sentence("brier_score", "rejects_float64"))]
 
 
 def test_no_note_without_a_failure_or_without_a_match():
@@ -94,12 +95,13 @@ def test_a_right_answer_matches_no_mistake():
     assert diagnose("gaussian_nll", right) is None
 
 
-def test_only_a_whole_known_line_counts_as_a_diagnosis():
-    known = PREFIX + GAUSSIAN.mistakes[0].sentence
-    assert noted(f"Traceback\n\x1b[31mAssertionError\x1b[39m: no\n{known}\n") == GAUSSIAN.mistakes[0].sentence
-    assert noted(f"{known} and the hidden test says x = 3") is None
+def test_only_the_tables_sentences_are_ever_taken_for_a_diagnosis():
+    known = GAUSSIAN.mistakes[0].sentence
+    wrapped = note(known).replace("\n", "\n\x1b[31m    ")  # as a traceback or Validate shows it
+    assert noted(f"Traceback\n\x1b[31mAssertionError\x1b[39m: no\n{wrapped}\n") == known
+    assert noted(f"{PREFIX}{known} and the hidden test says x = 3") == known  # the sentence, no more
     assert noted(PREFIX + "the answer is 42") is None
-    assert noted_mistake(f"AssertionError: no\n{known}", "gaussian_nll") == GAUSSIAN.mistakes[0].name
+    assert noted_mistake(f"AssertionError: no\n{note(known)}", "gaussian_nll") == GAUSSIAN.mistakes[0].name
     assert noted_mistake("AssertionError: no", "gaussian_nll") is None
 
 
@@ -115,3 +117,25 @@ def test_the_sentences_give_nothing_away():
     for function in all_tables().values():
         names = [mistake.name for mistake in function.mistakes]
         assert len(names) == len(set(names)), function.name
+
+
+@pytest.mark.slow
+def test_the_validate_button_shows_the_likely_mistake(tmp_path):
+    """nbgrader's Validate (the button runs ``nbgrader validate``) on a student's copy of 01 whose
+    Gaussian NLL leaves out the normalising constant: the visible test's failure names it."""
+    import subprocess
+    import nbformat
+    from autograder.cells import graded_cells
+
+    nb = nbformat.read(REPO / "release" / "01_likelihoods" / "likelihoods.ipynb", 4)
+    graded_cells(nb)["gaussian_nll"].source = (
+        "def gaussian_nll(y, mean, scale):\n"
+        "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))\n")
+    path = tmp_path / "likelihoods.ipynb"
+    nbformat.write(nb, path)
+    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert "the Gaussian NLL of three observations does not match" in output, output[-3000:]
+    assert noted(output) == sentence("gaussian_nll", "missing_constant"), output[-3000:]
+    assert "Likely mistake:" in output and "for eve..." not in output  # whole, within Validate's width

@@ -24,12 +24,16 @@ import contextlib
 import functools
 import io
 import re
+import textwrap
 
 from bdl.diagnoses import bayes_by_backprop, bayesian_cnn, calibration, deep_ensembles, likelihoods
 from bdl.diagnoses.probes import Function, Mistake  # noqa: F401 (the tables' parts, named here too)
 
 PREFIX = "Likely mistake: "
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# nbgrader's Validate cuts every line of an error to its width (90, an indent of 4 included):
+# a note wraps within it, so that a student reads it whole.
+NOTE_WIDTH = 80
 
 
 @functools.lru_cache(maxsize=1)
@@ -48,16 +52,24 @@ def sentences():
                      for mistake in function.mistakes)
 
 
-def noted(text):
-    """The sentence of the first diagnosis noted in an error's ``text`` (its traceback, say), or None.
+def note(sentence):
+    """A mistake's sentence as a note under an error: ``PREFIX`` and the sentence, wrapped."""
+    return "\n".join(textwrap.wrap(PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  "))
 
-    Only a whole line that is ``PREFIX`` and one of the tables' sentences counts, so whatever
-    else an error says (its message is the raiser's to choose) is never taken for a diagnosis."""
-    known = sentences()
-    for line in _ANSI.sub("", text).splitlines():
-        if line.strip() in known:
-            return line.strip()[len(PREFIX):]
-    return None
+
+def _words(text):
+    return " ".join(_ANSI.sub("", text).split())
+
+
+def noted(text):
+    """The sentence of the first diagnosis noted in an error's ``text`` (its traceback, say, or
+    Validate's report of it), or None.
+
+    Only one of the tables' own sentences is ever returned, whatever else the text says (an
+    error's message is the raiser's to choose), so nothing but course text passes through."""
+    words = _words(text)
+    found = [(words.find(_words(known)), known) for known in sentences() if _words(known) in words]
+    return min(found)[1][len(PREFIX):] if found else None
 
 
 def diagnose(grade_id, answer):
@@ -99,7 +111,7 @@ class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``
             mistake = diagnose(self.grade_id, answer)
             if mistake is not None:
                 try:
-                    BaseException.add_note(error, PREFIX + mistake.sentence)
+                    BaseException.add_note(error, note(mistake.sentence))
                 except Exception:  # an exception class that refuses notes keeps its own words
                     pass
         return False

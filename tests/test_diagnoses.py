@@ -114,6 +114,8 @@ def test_the_sentences_give_nothing_away():
         assert not re.search(r"(?<![A-Za-z_\d])\d", text), text  # a number; sigma1 and float64 are names
         assert not leaked_lines(text, secrets), text
         assert not re.search(r"[`=\[\]{}]|\b(tf|np|tfp|tfd)\.", text), text
+    for text in sentences():  # each note, however wrapped, is found again as its sentence
+        assert noted(note(text[len(PREFIX):])) == text[len(PREFIX):], text
     for function in all_tables().values():
         names = [mistake.name for mistake in function.mistakes]
         assert len(names) == len(set(names)), function.name

@@ -54,7 +54,8 @@ def sentences():
 
 def note(sentence):
     """A mistake's sentence as a note under an error: ``PREFIX`` and the sentence, wrapped."""
-    return "\n".join(textwrap.wrap(PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  "))
+    return "\n".join(textwrap.wrap(PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  ",
+                                   break_on_hyphens=False, break_long_words=False))
 
 
 def _words(text):

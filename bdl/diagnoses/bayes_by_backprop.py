@@ -7,7 +7,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from bdl.diagnoses.probes import Function, Mistake, call, same
+from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 tfd = tfp.distributions
 
@@ -114,7 +114,7 @@ DENSE = Function("BayesianDense", (
             lambda cls: tuple(_layer(cls, 1)(tf.ones((1, 3))).shape) != (1, 1)),
     Mistake("input_size_hard_coded",
             "Your layer works for one input size only: take the kernel's size from the input shape.",
-            lambda cls: _layer(cls)(tf.ones((4, 2))).shape == (4, 3) and _fails(lambda: _layer(cls)(tf.ones((4, 5))))),
+            lambda cls: _layer(cls)(tf.ones((4, 2))).shape == (4, 3) and fails(lambda: _layer(cls)(tf.ones((4, 5))))),
     Mistake("not_a_tensor", NOT_A_TENSOR.format(what="layer's recorded log density"),
             lambda cls: _numpy(_called(_layer(cls)).log_prior)),
     Mistake("same_noise_every_call",
@@ -164,14 +164,6 @@ DENSE = Function("BayesianDense", (
 def _twice(layer, read):
     """Whether ``read(layer)`` gives the same twice: two calls of a layer that samples should differ."""
     return same(read(layer), read(layer))
-
-
-def _fails(thunk):
-    try:
-        thunk()
-        return False
-    except Exception:
-        return True
 
 
 def _called(layer, output=False):

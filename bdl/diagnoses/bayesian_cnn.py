@@ -11,7 +11,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from bdl.diagnoses.probes import Function, Mistake, call, same
+from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 tfd, tfpl = tfp.distributions, tfp.layers
 
@@ -324,7 +324,7 @@ NLL = Function("nll", (
             "with TensorFlow operations, without going through NumPy.",
             _nll_gradient),
     Mistake("classes_hard_coded", "Your NLL works for ten classes only: write it for any number of classes.",
-            lambda f: _fails(lambda: _nll(f)) and not _fails(lambda: _nll(
+            lambda f: fails(lambda: _nll(f)) and not fails(lambda: _nll(
                 f, np.full((2, 10), 0.1, "float32"), np.eye(10, dtype="float32")[[1, 7]]))),
     Mistake("mean_over_batch",
             "Your NLL averages over the batch; return one value per example (Keras averages them).",
@@ -342,14 +342,6 @@ NLL = Function("nll", (
             "Your NLL seems to use the probability of the label itself where its logarithm belongs.",
             lambda f: same(_nll(f), 1 - np.sum(_PROBS * _LABELS, axis=-1))),
 ))
-
-
-def _fails(thunk):
-    try:
-        thunk()
-        return False
-    except Exception:
-        return True
 
 
 class _Sampled:
@@ -411,9 +403,9 @@ MC_ENTROPY = Function("mc_entropy_decomposition", (
     Mistake("wrong_axis",
             "Your function works only when there are as many samples as inputs: average over the samples, the "
             "first axis of the stacked predictions.",
-            lambda f: _fails(lambda: _split(f)) and not _fails(lambda: _split(f, _VARIED[:2], 2))),
+            lambda f: fails(lambda: _split(f)) and not fails(lambda: _split(f, _VARIED[:2], 2))),
     Mistake("classes_hard_coded", "Your function works for ten classes only: write it for any number of classes.",
-            lambda f: _fails(lambda: _split(f)) and not _fails(lambda: _split(f, _TEN_CLASSES, 2))),
+            lambda f: fails(lambda: _split(f)) and not fails(lambda: _split(f, _TEN_CLASSES, 2))),
     Mistake("size_one_axes_lost",
             "Your function loses an axis of size one: with one input, the parts still have one entry per input.",
             lambda f: _split(f)[1].shape == (2,) and _one_input(f)[1].shape != (1,)),
@@ -437,6 +429,6 @@ MC_ENTROPY = Function("mc_entropy_decomposition", (
             lambda f: same(_split(f, _SURE_APART, 2)[2], 1.0) and same(_split(f, _SURE_APART, 2)[3], 0.0)),
 ))
 
-TABLE = {"nll": NLL, "mc_entropy_decomposition": MC_ENTROPY, "get_deterministic_model": DETERMINISTIC, "get_probabilistic_model": PROBABILISTIC,
+TABLE = {"get_deterministic_model": DETERMINISTIC, "nll": NLL, "get_probabilistic_model": PROBABILISTIC,
          "get_convolutional_reparameterization_layer": CONVOLUTION, "get_prior": PRIOR, "get_posterior": POSTERIOR,
-         "get_dense_variational_layer": DENSE_VARIATIONAL}
+         "get_dense_variational_layer": DENSE_VARIATIONAL, "mc_entropy_decomposition": MC_ENTROPY}

@@ -9,13 +9,19 @@ import functools
 import numpy as np
 import tensorflow as tf
 
-from bdl.diagnoses.probes import Function, Mistake, call, same
+from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 # Five points over three classes: confidences 0.9, 0.8, 0.4, 0.4 and 0.6; the first is wrong.
 _PROBS = np.array([[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.4, 0.3, 0.3], [0.3, 0.3, 0.4], [0.6, 0.3, 0.1]])
 _LABELS = np.array([1, 0, 0, 2, 0])
 _OVERCONFIDENT = np.array([1, 0, 0, 0, 0])  # the fourth wrong too: less right than sure, overall
 _LOW = np.array([[0.4, 0.3, 0.3], [0.2, 0.5, 0.3]])  # every confidence in the lower half
+
+
+# What the reliability bins and the ECE can both get wrong.
+BY_LABEL = "Your points seem to be binned by their label; they are binned by their confidence, the largest probability."
+TRUE_CLASS = ("Your confidence seems to be the probability of the true class; it is the largest probability, that "
+              "of the predicted class.")
 
 
 def _bins(function, probs=_PROBS, labels=_LABELS, num_bins=4):
@@ -35,7 +41,7 @@ RELIABILITY = Function("reliability_bins", (
     Mistake("too_short",
             "Your bins go wrong when the highest ones are empty: give every one of the num_bins bins an entry, "
             "empty or not.",
-            lambda f: len(_bins(f)[2]) == 4 and (_fails(lambda: _bins(f, _LOW, np.array([0, 1])))
+            lambda f: len(_bins(f)[2]) == 4 and (fails(lambda: _bins(f, _LOW, np.array([0, 1])))
                                                 or len(_bins(f, _LOW, np.array([0, 1]))[2]) < 4)),
     Mistake("nan_in_empty_bins", "Your empty bins hold nan: give an empty bin zero accuracy and confidence.",
             lambda f: not np.all(np.isfinite(np.concatenate(_bins(f))))),
@@ -44,12 +50,10 @@ RELIABILITY = Function("reliability_bins", (
             "bin.",
             lambda f: same(np.sum(_bins(f)[2]), 1.0)),
     Mistake("binned_by_label",
-            "Your points seem to be binned by their label; they are binned by their confidence, the largest "
-            "probability.",
+            BY_LABEL,
             lambda f: _is(_bins(f)[2], [3, 1, 1, 0])),
     Mistake("confidence_of_the_true_class",
-            "Your confidence seems to be the probability of the true class; it is the largest probability, "
-            "that of the predicted class.",
+            TRUE_CLASS,
             lambda f: _is(_bins(f)[1], [0.05, 0.4, 0.6, 0.8])),
     Mistake("top_bin_unused",
             "Your highest bin stays empty even for confidences near one: the bins split the interval from zero "
@@ -77,15 +81,13 @@ ECE = Function("expected_calibration_error", (
             "num_bins bins.",
             lambda f: same(_ece(f, _OVERCONFIDENT), 0.02) and same(_ece(f, _OVERCONFIDENT, 2), 0.02)),
     Mistake("confidence_of_the_true_class",
-            "Your confidence seems to be the probability of the true class; it is the largest probability, "
-            "that of the predicted class.",
+            TRUE_CLASS,
             lambda f: same(_ece(f, _OVERCONFIDENT, 2), 0.17) and same(_ece(f, _OVERCONFIDENT), 0.19)),
     Mistake("num_bins_ignored",
             "Your ECE does not change with num_bins: use the argument, not the notebook's number of bins.",
             lambda f: same(_ece(f, num_bins=2), _ece(f)) and same(_ece(f), _ece(f, num_bins=15))),
     Mistake("binned_by_label",
-            "Your points seem to be binned by their label; they are binned by their confidence, the largest "
-            "probability.",
+            BY_LABEL,
             lambda f: same(_ece(f), _ece(f, num_bins=15)) and not same(_ece(f, num_bins=2), _ece(f))),
     Mistake("unweighted",
             "Your ECE seems to average the bins' gaps as equals; each bin counts by its share of the points.",
@@ -180,7 +182,7 @@ PLANAR = Function("planar_flow", (
             "log-determinant one entry.",
             lambda f: _flow(f)[0].shape == (3, 2) and _flow(f, z=_Z[:1])[0].shape != (1, 2)),
     Mistake("two_dimensions_hard_coded", "Your flow works in two dimensions only: write it for any D.",
-            lambda f: _flow(f)[0].shape == (3, 2) and (_fails(lambda: _in_three(f, 0.0)) or same(
+            lambda f: _flow(f)[0].shape == (3, 2) and (fails(lambda: _in_three(f, 0.0)) or same(
                 _in_three(f, 1.0) - _in_three(f, 0.0), np.array([[0.0, 0.0, 1.0]] * 2)))),
     Mistake("u_and_w_swapped",
             "Your flow seems to take u where w belongs and w where u belongs: the tanh's argument is w.z + b, "
@@ -209,14 +211,6 @@ def _in_three(function, third):
     only the first two moves them the same, whatever the third."""
     z = np.array([[0.3, -0.2, third], [1.0, 0.5, third]], "float32")
     return _flow(function, z=z, u=np.array([0.1, 0.2, 0.3], "float32"), w=np.array([0.5, -0.2, 0.4], "float32"))[0]
-
-
-def _fails(thunk):
-    try:
-        thunk()
-        return False
-    except Exception:
-        return True
 
 
 TABLE = {"reliability_bins": RELIABILITY, "expected_calibration_error": ECE, "fit_temperature": TEMPERATURE,

@@ -5,7 +5,7 @@ mistake on its probes; ``bdl.diagnoses`` says the rules (no right answer compute
 """
 import numpy as np
 
-from bdl.diagnoses.probes import Function, Mistake, call, same
+from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 # Three members (axis 0) at two inputs; their locations and scales.
 _LOCS = np.array([[0.0, 1.0], [2.0, -1.0], [1.0, 3.0]])
@@ -141,14 +141,6 @@ _AGREE = np.stack([_MEMBERS[0]] * 3)                       # identical members: 
 _SURE_APART = np.eye(3)[:, None, :] * np.ones((1, 2, 1))   # each member sure, each of another class
 
 
-def _fails(function, *args):
-    try:
-        call(function, *args)
-        return False
-    except Exception:
-        return True
-
-
 def _parts(function, members=_MEMBERS):
     return call(function, members)
 
@@ -160,7 +152,7 @@ DECOMPOSITION = Function("uncertainty_decomposition", (
     Mistake("wrong_axis",
             "Your parts work only when there are as many members as inputs: the members are on the first "
             "axis, the inputs on the second.",
-            lambda f: _fails(f, _MEMBERS) and not _fails(f, np.concatenate([_MEMBERS, _MEMBERS[:, :1]], axis=1))),
+            lambda f: fails(f, _MEMBERS) and not fails(f, np.concatenate([_MEMBERS, _MEMBERS[:, :1]], axis=1))),
     Mistake("members_reordered",
             "Your parts change when the members are put in another order: use every member alike, not one of "
             "them.",

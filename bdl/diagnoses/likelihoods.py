@@ -6,7 +6,7 @@ mistake on its probes; ``bdl.diagnoses`` says the rules (no right answer compute
 import numpy as np
 import tensorflow as tf
 
-from bdl.diagnoses.probes import Function, Mistake, call, same
+from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 # Four examples, three classes; the classes are not in order of probability.
 _PROBS = np.array([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.25, 0.25, 0.5], [0.9, 0.05, 0.05]], "float32")
@@ -15,14 +15,6 @@ _ONE_HOT = np.eye(3, dtype="float32")[_LABELS]
 # Five classes, for a count of classes written into the code.
 _PROBS5 = np.array([[0.5, 0.1, 0.1, 0.2, 0.1], [0.05, 0.05, 0.1, 0.2, 0.6]], "float32")
 _LABELS5 = np.array([3, 4])
-
-
-def _fails(function, *args):
-    try:
-        call(function, *args)
-        return False
-    except Exception:
-        return True
 
 
 def _error(function, *args):
@@ -58,18 +50,18 @@ BRIER = Function("brier_score", (
     Mistake("rejects_float64",
             "Your score fails for float64 probabilities; the spec allows float32 or float64, so bring the "
             "probabilities and labels to one dtype instead of requiring float32.",
-            lambda f: not _fails(f, tf.constant(_PROBS), _ONE_HOT)
-            and _fails(f, tf.constant(_PROBS, tf.float64), _ONE_HOT)),
+            lambda f: not fails(f, tf.constant(_PROBS), _ONE_HOT)
+            and fails(f, tf.constant(_PROBS, tf.float64), _ONE_HOT)),
     Mistake("integer_one_hot_not_cast",
             "Your score fails for one-hot labels of an integer dtype: cast the labels to the probabilities' "
             "dtype before you subtract them.",
-            lambda f: not _fails(f, _PROBS, _ONE_HOT) and _fails(f, _PROBS, _ONE_HOT.astype("int32"))),
+            lambda f: not fails(f, _PROBS, _ONE_HOT) and fails(f, _PROBS, _ONE_HOT.astype("int32"))),
     Mistake("classes_hard_coded",
             "Your score works for three classes but not for another number: take the number of classes from "
             "the probabilities.",
             lambda f: same(call(f, _PROBS, _LABELS), call(f, _PROBS, _ONE_HOT))
             and not (same(call(f, _PROBS5, _LABELS5), call(f, _PROBS5, np.eye(5, dtype="float32")[_LABELS5]))
-                     if not _fails(f, _PROBS5, _LABELS5) else False)),
+                     if not fails(f, _PROBS5, _LABELS5) else False)),
     Mistake("one_hot_encoded_again",
             "Your score handles integer labels but not one-hot ones: one-hot labels (as many dimensions as "
             "the probabilities) are used as they are; only integer class indices need turning into one-hot "
@@ -259,11 +251,11 @@ SPLIT = Function("split_mean_scale", (
             lambda f: any(part.shape == (3,) for part in call(f, _OUTPUTS))),
     Mistake("batch_size_hard_coded",
             "Your function works for one batch size only: take the number of rows from the outputs.",
-            lambda f: call(f, _OUTPUTS)[0].shape == (3, 1) and _fails(f, np.concatenate([_OUTPUTS, _ROW]))),
+            lambda f: call(f, _OUTPUTS)[0].shape == (3, 1) and fails(f, np.concatenate([_OUTPUTS, _ROW]))),
     Mistake("batch_of_one",
             "Your function fails for a batch of one example: keep the batch axis even when it has size one.",
             lambda f: call(f, _OUTPUTS)[0].shape == (3, 1)
-            and (_fails(f, _ROW) or call(f, _ROW)[0].shape != (1, 1))),
+            and (fails(f, _ROW) or call(f, _ROW)[0].shape != (1, 1))),
     Mistake("columns_swapped",
             "Your mean seems to come from the second column; the mean is the first column, and the scale "
             "comes from the second.",
@@ -308,8 +300,8 @@ FGSM = Function("fgsm", (
     Mistake("rejects_float64",
             "Your FGSM fails for float64 inputs; the spec allows float32 or float64 inputs: cast them instead of "
             "requiring float32.",
-            lambda f: not _fails(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)
-            and _fails(f, _linear_loss(2.0), tf.constant(_X, tf.float64), tf.constant(_TARGETS), 0.1)),
+            lambda f: not fails(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)
+            and fails(f, _linear_loss(2.0), tf.constant(_X, tf.float64), tf.constant(_TARGETS), 0.1)),
     Mistake("input_not_watched",
             "Your FGSM gets no gradient for an input that is not a variable: tell the tape to watch the input.",
             lambda f: "None" in _error(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)),

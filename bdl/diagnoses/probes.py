@@ -39,3 +39,12 @@ def same(a, b, rtol=1e-4, atol=1e-5):
             same(x, y, rtol, atol) for x, y in zip(a, b))
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     return a.shape == b.shape and bool(np.all(np.isfinite(a))) and np.allclose(a, b, rtol=rtol, atol=atol)
+
+
+def fails(function, *args):
+    """Whether ``function(*args)`` raises (a thunk, without arguments, too)."""
+    try:
+        function(*args)
+        return False
+    except Exception:
+        return True

@@ -56,11 +56,11 @@ def test_the_page_loads_no_script_from_the_internet(tmp_path):
 
 @pytest.fixture
 def server(tmp_path):
-    """A Jupyter server (the student's) under a hub user's base URL, serving ``tmp_path/home``."""
+    """The student's JupyterLab under a hub user's base URL, serving ``tmp_path/home``."""
     home = tmp_path / "home"
     home.mkdir()
     port, token = free_port(), secrets.token_hex(16)
-    command = [sys.executable, "-m", "jupyter_server", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
                "--ServerApp.port_retries=0", f"--ServerApp.base_url={BASE_URL}", f"--IdentityProvider.token={token}",
                f"--ServerApp.root_dir={home}"] + (["--allow-root"] if os.geteuid() == 0 else [])
     log = tmp_path / "server.log"
@@ -113,3 +113,36 @@ def test_the_students_server_typesets_it_under_a_hub_base_url(server, tmp_path):
         finally:
             browser.close()
     shutil.rmtree(home / "01_likelihoods")
+
+
+def _line(frame):
+    """The line the page shows above itself when its formulas cannot be typeset ("none": no line)."""
+    return frame.evaluate("getComputedStyle(document.body, '::before').content")
+
+
+def test_jupyterlabs_viewer_says_why_until_trusted_then_typesets(server):
+    """"(view feedback)", then the file: JupyterLab's HTML viewer runs none of the page's scripts
+    until the student presses Trust HTML, so a line says why the formulas are LaTeX; trusted,
+    they are typeset (the viewer shows the page from a blob: URL under a <base> in files/)."""
+    executable = chromium()
+    from playwright.sync_api import sync_playwright
+    home, url, token = server
+    relative = feedback_page(home).relative_to(home).as_posix()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable)
+        try:
+            context = browser.new_context()
+            context.set_default_timeout(120_000)
+            assert context.request.get(f"{url}api/status?token={token}").ok  # the login cookie
+            page = context.new_page()
+            page.goto(f"{url}lab/tree/{urllib.request.quote(relative)}")
+            viewer = page.frame_locator(".jp-HTMLViewer iframe")
+            viewer.get_by_text("The Gaussian NLL").wait_for()
+            frame = next(frame for frame in page.frames if frame.url.startswith("blob:"))
+            assert "Trust HTML" in _line(frame)
+            page.get_by_role("button", name="Trust HTML").click()
+            viewer.locator(".MathJax").first.wait_for()
+            frame = next(frame for frame in page.frames if frame.url.startswith("blob:"))
+            assert _line(frame) == "none"
+        finally:
+            browser.close()

@@ -132,6 +132,10 @@ def _student_kit(args):
     files = studentkit.kit_files(folder)
     print(f"student kit: {folder} ({len(files)} files) and {zip_path} "
           f"({zip_path.stat().st_size / 2**20:.1f} MiB)")
+    # a kit without --through hands out every answer a later release gives: say so where it is made
+    held = sorted({name.split("/")[1] for name in files if name.startswith("release/")})
+    print(f"assignments: {', '.join(held)}" + ("" if args.through else
+          " (the whole course; --through NN makes the kit to hand out when NN is released)"))
     return 0
 
 

@@ -9,11 +9,11 @@ a markdown answer cell) or of a rubric (the block at the end of a manual
 answer, for the people who grade it) in a ``source/`` notebook that is
 *non-trivial*:
 
-* it is not given: it appears nowhere in a release notebook and nowhere in a
-  source notebook outside the solution, hidden-test and rubric blocks. Given code
-  (a function's ``def`` line and docstring, imports, a visible test) is in the
-  student's hands anyway, and a scan that flags it would only learn to be
-  ignored;
+* it is not given: it appears nowhere in a release notebook the student holds
+  and nowhere outside the solution, hidden-test and rubric blocks of a source
+  notebook whose release the student holds. Given code (a function's ``def``
+  line and docstring, imports, a visible test) is in the student's hands
+  anyway, and a scan that flags it would only learn to be ignored;
 * it is telling: at least ``MIN_LENGTH`` characters once stripped, with a
   word of three letters or digits. Shorter lines (``)``, ``return x``,
   ``else:``, ``$$``) occur in any Python or LaTeX and say nothing about the
@@ -107,18 +107,22 @@ class Secrets:
 
 
 def secrets(source_paths, release_paths):
-    """The Secrets of the source notebooks, given what their releases show."""
+    """The Secrets of the source notebooks, for a student who holds the release notebooks
+    ``release_paths``: a source's text outside its blocks is its release's, so it is given only
+    with that release (a later assignment's question text is not in the student's hands yet)."""
     sources = [nbformat.read(path, 4) for path in source_paths]
     given = {line.strip() for path in release_paths for cell in nbformat.read(path, 4).cells
              for line in cell.source.split("\n")}
+    held = {Path(path).parent.name for path in release_paths}
     hidden, solution, rubric, names, origin = set(), set(), set(), set(), {}
     for path, nb in sorted(zip(source_paths, sources)):
         for cell in nb.cells:
             lines = cell.source.split("\n")
             hide, answer, grading = cells.hidden_lines(cell.source), solution_lines(cell), \
                 cells.rubric_lines(cell.source)
-            given |= {line.strip() for number, line in enumerate(lines, start=1)
-                      if number not in hide | answer | grading}
+            if Path(path).parent.name in held:
+                given |= {line.strip() for number, line in enumerate(lines, start=1)
+                          if number not in hide | answer | grading}
             hidden |= {lines[number - 1].strip() for number in hide}
             solution |= {lines[number - 1].strip() for number in answer - grading}
             rubric |= {lines[number - 1].strip() for number in grading}
@@ -144,11 +148,13 @@ def secrets_from(root, assignment):
     """The Secrets of ``assignment`` and every later one, for a student who holds the releases up to
     ``assignment`` and no later ones (a student kit through it).
 
-    Given, then, is what those releases show, and what no assignment keeps secret (the question
-    text of a later one): a later release's given code, say an earlier answer that a later
-    assignment hands out, is still a secret before that release, and so is every line of an
-    answer that only a later release gives. Earlier assignments are past their deadline: their
-    answers are no longer secret."""
+    Given to that student is every line of the releases 01 to ``assignment``, no more: the earlier
+    assignments' questions and what their releases hand out (01's ``fgsm`` in 02's release), and
+    this one's question text. A later release is not given: what it shows (an earlier answer it
+    hands out, its own question text) is still secret where it equals a line of a hidden test,
+    model answer or rubric of ``assignment`` or later. Earlier assignments are past their deadline:
+    their answers are no longer secret, but they are not given either (the student holds only
+    their own), so a line they share with a later answer stays that answer's secret."""
     root = Path(root)
     sources = sorted(path for path in (root / "source").glob("*/*.ipynb") if path.parent.name >= assignment)
     releases = sorted(path for path in (root / "release").glob("*/*.ipynb") if path.parent.name <= assignment)

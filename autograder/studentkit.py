@@ -29,12 +29,14 @@ KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognise
 # Pinned in the course's pyproject.toml for instructors only: the test runners (pytest, its xdist and nbval),
 # and what only autograder imports (tqdm: grade's progress bar; psutil: the
 # sandbox; pyyaml: a test of environment.yml; psycopg: a PostgreSQL gradebook; dask,
-# distributed: grade --scheduler) and the browser tests' playwright.
+# distributed: grade --scheduler; jupyterhub and its authenticator and culler: the
+# course's hub, which runs from an environment of its own) and the browser tests' playwright.
 # tests/test_student_kit.py checks that nothing in the kit imports one of these.
 # jupyter-server-mathjax ships to students too: their Jupyter server serves the
 # MathJax that typesets their feedback pages (autograder/templates/feedback/).
 INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg", "playwright",
-                   "dask", "distributed")
+                   "dask", "distributed", "jupyterhub", "jupyterhub-nativeauthenticator",
+                   "jupyterhub-idle-culler")
 # Copied as they are, relative to the course directory (folders: every file but caches).
 CONTENT = ("data/README.md",)
 # The first kit each lecture companion ships in: the one released after the deadline of the

@@ -1,0 +1,74 @@
+"""JupyterHub's config for the course (``python -m autograder hub`` copies it to HUB_DIR/jupyterhub_config.py
+and writes HUB_DIR/settings.json beside it): nbgrader's multi-user set-up on one machine."""
+import json
+import os
+
+from autograder.hub import HubSettings, dummy_password, hub_environment
+
+c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
+HERE = os.path.dirname(os.path.abspath(__file__))
+settings = HubSettings(**json.load(open(os.path.join(HERE, "settings.json"))))
+course, instructor = settings.course_id, settings.instructor
+students = [student["id"] for student in settings.students]
+
+# Addresses: the public one, and the hub's and the proxy's own on the loopback.
+c.JupyterHub.bind_url = f"{'https' if settings.ssl_cert else 'http'}://{settings.ip}:{settings.port}"
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{settings.hub_port}"
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings.proxy_api_port}"
+c.ConfigurableHTTPProxy.command = [os.path.join(HERE, "proxy", "node_modules", ".bin", "configurable-http-proxy")]
+if settings.ssl_cert:
+    c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = settings.ssl_cert, settings.ssl_key
+
+# State in the hub's folder: the users, their logins, the cookie secret.
+c.JupyterHub.db_url = f"sqlite:///{os.path.join(HERE, 'jupyterhub.sqlite')}"
+c.JupyterHub.cookie_secret_file = os.path.join(HERE, "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
+
+# Who logs in. NativeAuthenticator: students sign up with their roster id and the instructor (an admin)
+# approves them at /hub/authorize; the instructor's login is made by `hub` before the first start.
+# --dummy (127.0.0.1 only): one shared password, for tests and demos.
+c.Authenticator.admin_users = {instructor}
+if settings.dummy:
+    c.JupyterHub.authenticator_class = "dummy"
+    c.DummyAuthenticator.password = dummy_password(settings)
+    c.Authenticator.allowed_users = {instructor, *students}
+else:
+    c.JupyterHub.authenticator_class = "native"
+    c.NativeAuthenticator.open_signup = False
+    c.NativeAuthenticator.check_common_password = True
+    c.NativeAuthenticator.minimum_password_length = 10
+    c.NativeAuthenticator.allowed_failed_logins = 5
+    c.NativeAuthenticator.seconds_before_next_try = 60
+    c.Authenticator.allow_all = True  # who gets in is who the instructor approved
+
+# nbgrader's groups: JupyterHubAuthPlugin reads a user's courses from them (the Assignment List's
+# course), and formgrader adds and removes students through them.
+c.JupyterHub.load_groups = {f"nbgrader-{course}": {"users": students},
+                            f"formgrade-{course}": {"users": [instructor]}}
+c.JupyterHub.load_roles = [
+    # a user's server acts as its user (nbgrader reads the user's own groups with its token)
+    {"name": "server", "scopes": ["inherit"]},
+    # instructors manage the course's students group and read the roster
+    {"name": f"formgrade-{course}", "groups": [f"formgrade-{course}"],
+     "scopes": ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]},
+    {"name": "idle-culler", "services": ["idle-culler"],
+     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
+]
+
+# Each user's server in that user's own Unix account, from the course's environment, in a cgroup with
+# the memory and CPU limits where this machine has one (autograder/hubspawner.py).
+c.JupyterHub.spawner_class = "autograder.hubspawner.CourseSpawner"
+c.Spawner.cmd = [os.path.join(settings.venv, "bin", "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.mem_limit = f"{settings.memory_gib}G"
+c.Spawner.cpu_limit = settings.cpus
+c.Spawner.start_timeout = 180  # a class logging in at once on a small machine
+c.Spawner.http_timeout = 180
+c.Spawner.environment = hub_environment(settings)
+
+# Idle servers stop after the timeout (their files stay); the hub itself is never culled.
+c.JupyterHub.services = [{
+    "name": "idle-culler",
+    "command": [os.path.join(settings.venv, "bin", "python"), "-m", "jupyterhub_idle_culler",
+                f"--timeout={settings.idle_timeout}"],
+}]

@@ -26,6 +26,8 @@ class CaseScopeScheduling(LoadScopeScheduling):
         return super()._split_scope(nodeid)
 
 
+# optional: the hook is xdist's, and `-p no:xdist` (one quick module) must still load this file
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     if config.getoption("dist") == "loadscope":
         return CaseScopeScheduling(config, log)

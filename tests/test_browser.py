@@ -18,7 +18,6 @@ import re
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,7 +31,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
-from system import require
+from lab_ui import assignment_list, chromium, close_dialog, free_port, run_all, validate
 from autograder.cells import graded_cells
 from autograder.course import REPO
 
@@ -43,8 +42,6 @@ SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 DERIVATION = "derivation_gaussian"  # the manually graded cell the instructor scores
 ARTIFACTS = REPO / "test-artifacts" / "browser"
 BIN = Path(sys.executable).parent
-CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
-REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
 
 STUDENT = get_username()  # nbgrader's exchange records who runs the lab
@@ -69,17 +66,6 @@ def timed(step):
 
 def shot(page, name):
     page.screenshot(path=str(ARTIFACTS / f"{len(list(ARTIFACTS.glob('*.png'))) + 1:02d}_{name}.png"))
-
-
-def chromium():
-    """Debian's Chromium; the tests fail without it in CI and skip elsewhere."""
-    return require(shutil.which("chromium"), CHROMIUM_PACKAGE)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Lab:
@@ -221,83 +207,6 @@ def instructor(context, lab):
     return context.new_page()
 
 
-def menu(page, *path):
-    for label in path:
-        page.get_by_role("menuitem", name=re.compile(f"^{re.escape(label)}")).first.click()
-
-
-def current_notebook(page):
-    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
-
-
-def run_all(page):
-    """Run every cell, as Run > Run All Cells does; wait until the kernel is done."""
-    notebook = current_notebook(page)
-    # Clicking into the notebook makes it the current widget, which the status bar and the
-    # Run menu follow (an earlier notebook, still open behind it, may have been current).
-    notebook.locator(".jp-Cell").first.click()
-    # The status bar names the kernel once it is connected (the toolbar says idle before that).
-    page.locator("#jp-main-statusbar").get_by_text(re.compile(r"\(ipykernel\) \| Idle")).wait_for()
-    # Cells waiting or running show [*], cells run show [n]; a failed cell stops the rest,
-    # which go back to [ ].
-    prompts = ("[...document.querySelectorAll("
-               "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]"
-               ".map(p => p.textContent.trim())")
-    # CI once saw Run All start no cell on a busy machine: choose it again, once, if no
-    # cell has started a minute later.
-    for attempt in (1, 2):
-        page.keyboard.press("Escape")  # closes a menu left open
-        notebook.locator(".jp-Cell").first.click()
-        menu(page, "Run", "Run All Cells")
-        try:
-            page.wait_for_function(f"() => {prompts}.some(p => p !== '[ ]:')", timeout=60_000)
-            break
-        except Exception:
-            shot(page, f"run_all_not_started_{attempt}")
-    else:
-        raise AssertionError("Run All Cells started no cell, twice")
-    try:
-        page.wait_for_function(f"() => !{prompts}.includes('[*]:')")
-    except Exception:
-        shot(page, "run_all_timed_out")
-        raise AssertionError(f"Run All did not finish; the prompts: {page.evaluate(prompts)}")
-    return notebook
-
-
-def validate(page):
-    """Press the notebook's Validate button; return the text of nbgrader's answer."""
-    current_notebook(page).locator("jp-button[title='Validate Assignment']").click()
-    dialog = page.locator(".jp-Dialog")
-    dialog.get_by_text(re.compile(r"The following cell failed|Success!|There was an error")).first.wait_for()
-    return dialog
-
-
-def close_dialog(page):
-    page.locator(".jp-Dialog").get_by_role("button", name="Ok").click()
-
-
-def assignment_list(page, lab, shows=None):
-    """Open the Assignment List and refresh it. With ``shows`` (panel -> locator), refresh
-    until that appears: on a busy machine a refresh clicked while the list loads is lost."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    if not page.url.startswith(f"{lab.url}/lab"):
-        page.goto(f"{lab.url}/lab")
-    menu(page, "Nbgrader", "Assignment List")
-    panel = page.locator("#nbgrader-assignment-list")
-    for _ in range(REFRESHES):
-        panel.locator("#refresh_assignments_list").click()
-        if shows is None:
-            return panel
-        try:
-            shows(panel).wait_for(timeout=REFRESH_WAIT_MS)
-            return panel
-        except PlaywrightTimeout:
-            continue
-    shows(panel).wait_for()  # the full timeout, then Playwright's own message
-    return panel
-
-
 def complete(path):
     """Fill in the student's notebook with the reference answers: code and derivations."""
     answers = graded_cells(nbformat.read(SOURCE, 4))
@@ -317,7 +226,7 @@ def test_the_blank_release_fails_validate(lab, student):
     shutil.copyfile(lab.course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", blank)
     student.goto(f"{lab.url}/lab/tree/blank/{NOTEBOOK}.ipynb")
     with timed("student: run all cells, blank notebook"):
-        notebook = run_all(student)
+        notebook = run_all(student, shot)
     assert notebook.locator(".jp-OutputArea-output", has_text="NotImplementedError").count() > 0
     shot(student, "blank_run_all")
     with timed("student: Validate, blank notebook"):
@@ -333,7 +242,7 @@ def test_the_blank_release_fails_validate(lab, student):
 def test_the_student_fetches_the_released_assignment(lab, student):
     with timed("instructor: nbgrader release_assignment"):
         lab.run(str(BIN / "nbgrader"), "release_assignment", ASSIGNMENT)
-    panel = assignment_list(student, lab, shows=lambda panel: panel.locator(
+    panel = assignment_list(student, lab.url, shows=lambda panel: panel.locator(
         "#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role("button", name="Fetch"))
     assert "Error fetching courses" not in panel.inner_text()
     released = panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT)
@@ -350,12 +259,12 @@ def test_the_student_fetches_the_released_assignment(lab, student):
 def test_the_completed_notebook_passes_validate(lab, student):
     needs("fetch")
     complete(lab.course / ASSIGNMENT / f"{NOTEBOOK}.ipynb")  # the student's work
-    panel = assignment_list(student, lab)
+    panel = assignment_list(student, lab.url)
     fetched = panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT)
     fetched.get_by_role("button", name=ASSIGNMENT).click()
     fetched.get_by_role("link", name=NOTEBOOK, exact=True).click()
     with timed("student: run all cells, completed notebook (fast mode)"):
-        notebook = run_all(student)
+        notebook = run_all(student, shot)
     assert notebook.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
                             has_text="Error").count() == 0
     with timed("student: Validate, completed notebook"):
@@ -369,7 +278,7 @@ def test_the_completed_notebook_passes_validate(lab, student):
 
 def test_the_student_submits(lab, student):
     needs("validate completed")
-    panel = assignment_list(student, lab)
+    panel = assignment_list(student, lab.url)
     with timed("student: submit"):
         panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
             .get_by_role("button", name="Submit").click()
@@ -440,7 +349,7 @@ def test_the_student_fetches_the_feedback(lab, student):
     def submitted_item(panel):
         return panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
 
-    panel = assignment_list(student, lab, shows=lambda panel: submitted_item(panel).get_by_role(
+    panel = assignment_list(student, lab.url, shows=lambda panel: submitted_item(panel).get_by_role(
         "button", name="Fetch Feedback"))
     submitted = submitted_item(panel)
     with timed("student: fetch feedback and open it"):

@@ -1,0 +1,98 @@
+"""What the browser tests do in JupyterLab (Playwright's sync API): menus, Run All, Validate, the
+Assignment List; and Debian's Chromium and a free port on the loopback to run them with."""
+import re
+import shutil
+import socket
+
+from system import require
+
+CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
+REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change
+
+
+def chromium():
+    """Debian's Chromium; the tests fail without it in CI and skip elsewhere."""
+    return require(shutil.which("chromium"), CHROMIUM_PACKAGE)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def menu(page, *path):
+    for label in path:
+        page.get_by_role("menuitem", name=re.compile(f"^{re.escape(label)}")).first.click()
+
+
+def current_notebook(page):
+    return page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+
+
+def run_all(page, shot):
+    """Run every cell, as Run > Run All Cells does; wait until the kernel is done."""
+    notebook = current_notebook(page)
+    # Clicking into the notebook makes it the current widget, which the status bar and the
+    # Run menu follow (an earlier notebook, still open behind it, may have been current).
+    notebook.locator(".jp-Cell").first.click()
+    # The status bar names the kernel once it is connected (the toolbar says idle before that).
+    page.locator("#jp-main-statusbar").get_by_text(re.compile(r"\(ipykernel\) \| Idle")).wait_for()
+    # Cells waiting or running show [*], cells run show [n]; a failed cell stops the rest,
+    # which go back to [ ].
+    prompts = ("[...document.querySelectorAll("
+               "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]"
+               ".map(p => p.textContent.trim())")
+    # CI once saw Run All start no cell on a busy machine: choose it again, once, if no
+    # cell has started a minute later.
+    for attempt in (1, 2):
+        page.keyboard.press("Escape")  # closes a menu left open
+        notebook.locator(".jp-Cell").first.click()
+        menu(page, "Run", "Run All Cells")
+        try:
+            page.wait_for_function(f"() => {prompts}.some(p => p !== '[ ]:')", timeout=60_000)
+            break
+        except Exception:
+            shot(page, f"run_all_not_started_{attempt}")
+    else:
+        raise AssertionError("Run All Cells started no cell, twice")
+    try:
+        page.wait_for_function(f"() => !{prompts}.includes('[*]:')")
+    except Exception:
+        shot(page, "run_all_timed_out")
+        raise AssertionError(f"Run All did not finish; the prompts: {page.evaluate(prompts)}")
+    return notebook
+
+
+def validate(page):
+    """Press the notebook's Validate button; return the text of nbgrader's answer."""
+    current_notebook(page).locator("jp-button[title='Validate Assignment']").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.get_by_text(re.compile(r"The following cell failed|Success!|There was an error")).first.wait_for()
+    return dialog
+
+
+def close_dialog(page):
+    page.locator(".jp-Dialog").get_by_role("button", name="Ok").click()
+
+
+def assignment_list(page, base_url, shows=None):
+    """Open the Assignment List and refresh it. With ``shows`` (panel -> locator), refresh
+    until that appears: on a busy machine a refresh clicked while the list loads is lost."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    if not page.url.startswith(f"{base_url}/lab"):
+        page.goto(f"{base_url}/lab")
+    menu(page, "Nbgrader", "Assignment List")
+    panel = page.locator("#nbgrader-assignment-list")
+    for _ in range(REFRESHES):
+        panel.locator("#refresh_assignments_list").click()
+        if shows is None:
+            return panel
+        try:
+            shows(panel).wait_for(timeout=REFRESH_WAIT_MS)
+            return panel
+        except PlaywrightTimeout:
+            continue
+    shows(panel).wait_for()  # the full timeout, then Playwright's own message
+    return panel

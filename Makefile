@@ -12,7 +12,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Where `make kit` writes the student kit (a folder and KIT.zip); THROUGH=NN: only up to assignment NN.
 KIT ?= build/student-kit
 
-.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit clean
+.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit hub clean
 
 course: $(VENV)/.installed data release
 	$(PY) -m autograder selfgrade
@@ -62,6 +62,11 @@ bench: bench-arguments $(VENV)/.installed data
 # What students get: release notebooks, bdl, data recipe, pinned install files, companions.
 kit: $(VENV)/.installed
 	$(PY) -m autograder student-kit $(KIT) $(if $(THROUGH),--through $(THROUGH))
+
+# The course on a JupyterHub on this machine, as root (README, "The course on a JupyterHub"):
+# STUDENTS=roster.csv makes the roster's accounts; HUB_ARGS passes any other option of `hub`.
+hub: $(VENV)/.installed data
+	$(PY) -m autograder hub $(if $(STUDENTS),--students $(STUDENTS)) $(HUB_ARGS)
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

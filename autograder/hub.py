@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -37,8 +38,7 @@ from autograder.course import REPO
 
 DEFAULT_DIR = "/srv/bdl-hub"
 PROXY_PACKAGE = REPO / "deploy" / "proxy"
-# what the hub's environment is built from: the pins and the two packages, nothing else of the course
-PACKAGE_FILES = ("pyproject.toml", "README.md", "bdl", "autograder")
+NODE_MAJOR = 20  # what configurable-http-proxy 5 (deploy/proxy/package.json) runs on
 # a course folder's parts that are the instructor's work or can be made again: not copied
 NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
               "submitted_replaced", "autograded", "feedback", "grading_status", "reports", "guides",
@@ -109,6 +109,10 @@ def check_machine(settings):
                              ("runuser", "util-linux")):
         if not shutil.which(program):
             raise HubError(f"needs {program!r}: install the Debian package {package}")
+    node = _run(["node", "--version"], "asking Node.js its version").strip()
+    if int(node.lstrip("v").split(".")[0]) < NODE_MAJOR:
+        raise HubError(f"the proxy (configurable-http-proxy 5) needs Node.js {NODE_MAJOR} or later; "
+                       f"this machine has {node}")
     if settings.instructor in {student["id"] for student in settings.students}:
         raise HubError(f"the instructor {settings.instructor!r} is also in the roster")
     if bool(settings.ssl_cert) != bool(settings.ssl_key):
@@ -151,22 +155,28 @@ def shared_python():
 
 
 def install_environment(settings, log=print):
-    """The course's environment in HUB_DIR/venv: everything pinned, then the course's packages."""
+    """The course's environment in HUB_DIR/venv: every pinned package, and ``bdl``, the one course package
+    students import. Not ``autograder``: it is the instructor's, who gets it from the course folder."""
     venv = Path(settings.venv)
     marker = venv / ".installed"
-    wanted = _digest(*(REPO / name for name in PACKAGE_FILES))
+    wanted = _digest(REPO / "pyproject.toml", REPO / "bdl")
     if marker.exists() and marker.read_text() == wanted:
         return
     log(f"installing the course's environment in {venv} (minutes the first time)")
     if not (venv / "bin" / "python").exists():
         _run([shared_python(), "-m", "venv", str(venv)], "creating the hub's environment")
-    with tempfile.TemporaryDirectory() as scratch:
-        for name in PACKAGE_FILES:  # a copy: pip builds in its source folder, and source/ stays out
-            (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(
-                REPO / name, Path(scratch) / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
-                                                      if (REPO / name).is_dir() else {}))
-        _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--upgrade", scratch],
-             "installing the course's packages in the hub's environment")
+    python = str(venv / "bin" / "python")
+    pins = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
+        requirements.write("\n".join(pins) + "\n")
+        requirements.flush()
+        _run([python, "-m", "pip", "install", "--quiet", "-r", requirements.name],
+             "installing the course's pinned packages in the hub's environment")
+    site_packages = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                              "finding the hub's site-packages").strip())
+    shutil.rmtree(site_packages / "bdl", ignore_errors=True)
+    shutil.copytree(REPO / "bdl", site_packages / "bdl", ignore=shutil.ignore_patterns("__pycache__"))
+    _make_readable(site_packages / "bdl")
     _write_user_config(settings)
     marker.write_text(wanted)
 
@@ -276,8 +286,9 @@ def _chown_tree(path, user):
 
 
 def as_user(user, command, settings, what, cwd=None):
-    """Run ``command`` as ``user`` with the hub's environment first on PATH."""
-    env = {"HOME": user.pw_dir, "USER": user.pw_name, **hub_environment(settings)}
+    """Run ``command`` as ``user`` with the hub's environment first on PATH, as their server would."""
+    env = {"HOME": user.pw_dir, "USER": user.pw_name, **hub_environment(settings),
+           **(instructor_environment(settings, user.pw_dir) if user.pw_name == settings.instructor else {})}
     return _run(["runuser", "-u", user.pw_name, "--", "env", *(f"{k}={v}" for k, v in env.items()), *command],
                 what, cwd=cwd or user.pw_dir)
 
@@ -287,6 +298,12 @@ def hub_environment(settings):
     return {"PATH": f"{settings.venv}/bin:/usr/local/bin:/usr/bin:/bin",
             "BDL_EXCHANGE": settings.exchange, "BDL_DATA_DIR": str(Path(settings.hub_dir) / "data"),
             "TF_USE_LEGACY_KERAS": "1"}
+
+
+def instructor_environment(settings, home):
+    """What the instructor's server adds: the course folder's ``autograder`` (formgrader's config imports
+    it; ``python -m autograder`` and its grading workers run it)."""
+    return {"PYTHONPATH": str(Path(home) / settings.course_id)}
 
 
 ROSTER_SCRIPT = """
@@ -369,8 +386,9 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
 
 def run(settings, config):
     """Replace this process with JupyterHub (stopping it stops every user's server)."""
-    env = {**os.environ, "PATH": f"{settings.venv}/bin:{os.environ.get('PATH', '/usr/bin:/bin')}"}
-    for name in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST", "PYTHONPATH", "VIRTUAL_ENV"):
+    env = {**os.environ, "PATH": f"{settings.venv}/bin:{os.environ.get('PATH', '/usr/bin:/bin')}",
+           "PYTHONPATH": str(REPO)}  # the hub's config and spawner are autograder's, which only root reads here
+    for name in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST", "VIRTUAL_ENV"):
         env.pop(name, None)
     os.chdir(settings.hub_dir)
     os.execve(f"{settings.venv}/bin/jupyterhub", ["jupyterhub", "-f", str(config)], env)

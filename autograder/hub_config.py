@@ -2,8 +2,9 @@
 and writes HUB_DIR/settings.json beside it): nbgrader's multi-user set-up on one machine."""
 import json
 import os
+import pwd
 
-from autograder.hub import HubSettings, dummy_password, hub_environment
+from autograder.hub import HubSettings, dummy_password, hub_environment, instructor_environment
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -65,6 +66,15 @@ c.Spawner.cpu_limit = settings.cpus
 c.Spawner.start_timeout = 180  # a class logging in at once on a small machine
 c.Spawner.http_timeout = 180
 c.Spawner.environment = hub_environment(settings)
+
+
+def _instructor_tools(spawner):
+    if spawner.user.name == instructor:
+        spawner.environment = {**spawner.environment,
+                               **instructor_environment(settings, pwd.getpwnam(instructor).pw_dir)}
+
+
+c.Spawner.pre_spawn_hook = _instructor_tools
 
 # Idle servers stop after the timeout (their files stay); the hub itself is never culled.
 c.JupyterHub.services = [{

@@ -1,0 +1,403 @@
+"""The whole class on the course's JupyterHub, in a real browser: an instructor and two students.
+
+The module starts `python -m autograder hub --dummy` on 127.0.0.1 (random ports) with three Unix
+accounts of its own (random names; the hub's LocalProcessSpawner runs each user's server in that
+account), and Python Playwright drives Debian's Chromium through it as each of them:
+
+- the instructor logs in, sees the roster and releases 01 in formgrader;
+- each student logs in to a server of their own, fetches 01, fills in one answer (a different one
+  each), runs Validate and submits;
+- one student's notebook cell tries to read the other's files, the instructor's source/ and the
+  exchange's submissions, and the OS refuses each;
+- the instructor collects and grades with `python -m autograder grade` (sandbox on), writes the
+  feedback and releases it;
+- each student fetches and opens their own feedback, with their own score, and no one else's.
+
+It needs root (accounts), Debian's chromium, bubblewrap, nodejs and npm; under CI=true their
+absence fails it, elsewhere it skips with a line naming what is missing. The hub's environment is
+kept in <temp>/bdl-hub-test between runs (it takes two minutes to install); everything else,
+accounts included, is removed at the end. Screenshots and step times: test-artifacts/hub/.
+"""
+import json
+import os
+import pwd
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.cells import graded_cells
+from autograder.course import REPO
+from autograder.hub import HubSettings, as_user
+from lab_ui import assignment_list, chromium, close_dialog, free_port, run_all, validate
+from system import require
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
+
+ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
+SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+ANSWERS = {"a": "gaussian_nll", "b": "laplace_nll"}  # each student fills in one answer, a different one
+SNIPPETS = {"a": "tf.square(y - mean)", "b": "tf.abs(y - loc)"}  # a part of each answer and of no other
+ARTIFACTS = REPO / "test-artifacts" / "hub"
+HUB_DIR = Path(tempfile.gettempdir()) / "bdl-hub-test"
+KEPT = ("venv", "proxy")  # installed once, reused while the course's packages are unchanged
+TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
+DONE, TIMES = set(), {}
+
+
+def needs(step):
+    if step not in DONE:
+        pytest.skip(f"needs the step {step!r}, which did not pass")
+
+
+@contextmanager
+def timed(step):
+    start = time.perf_counter()
+    yield
+    TIMES[step] = seconds = time.perf_counter() - start
+    print(f"hub flow: {step}: {seconds:.1f} s")
+    (ARTIFACTS / "times.txt").write_text("".join(f"{name}: {value:.1f} s\n" for name, value in TIMES.items()))
+
+
+def shot(page, name):
+    page.screenshot(path=str(ARTIFACTS / f"{len(list(ARTIFACTS.glob('*.png'))) + 1:02d}_{name}.png"))
+
+
+def requirements():
+    """Skip (or fail under CI=true) naming what this machine lacks."""
+    if os.geteuid() != 0:
+        message = "needs root: the hub makes a Unix account per user"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    for program, package in (("node", "nodejs"), ("npm", "npm"), ("bwrap", "bubblewrap")):
+        require(shutil.which(program), package)
+    return chromium()
+
+
+class Hub:
+    """`python -m autograder hub --dummy` in its own process group, its accounts and its folders."""
+
+    def __init__(self, base):
+        tag = secrets.token_hex(3)  # new names each run: a crashed run's accounts never get in the way
+        self.instructor = f"bdlhi{tag}"
+        self.students = {key: f"bdlh{key}{tag}" for key in ANSWERS}
+        self.base, self.homes = base, base / "home"
+        self.homes.mkdir()
+        base.chmod(0o755)  # the homes' parent: every account must reach its own home
+        roster = base / "roster.csv"
+        roster.write_text("id,first_name,last_name,email\n" + "".join(
+            f"{name},Student,{key.upper()},\n" for key, name in self.students.items()))
+        HUB_DIR.mkdir(exist_ok=True)
+        for path in HUB_DIR.iterdir():  # an earlier run's hub, but not its environment
+            if path.name not in KEPT:
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.settings = HubSettings(hub_dir=str(HUB_DIR), ip="127.0.0.1", port=self.port, hub_port=free_port(),
+                                    proxy_api_port=free_port(), instructor=self.instructor)
+        self.log = base / "hub.log"
+        env = {name: value for name, value in os.environ.items()
+               if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
+        command = [sys.executable, "-m", "autograder", "hub", "--dir", str(HUB_DIR), "--students", str(roster),
+                   "--instructor", self.instructor, "--home-root", str(self.homes), "--dummy",
+                   "--ip", "127.0.0.1", "--port", str(self.port), "--hub-port", str(self.settings.hub_port),
+                   "--proxy-api-port", str(self.settings.proxy_api_port)]
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+    @property
+    def users(self):
+        return [self.instructor, *self.students.values()]
+
+    def wait_until_up(self, timeout=900):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"the hub exited ({self.process.returncode}):\n{self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5):
+                    return
+            except OSError:
+                time.sleep(0.5)
+        pytest.fail(f"the hub did not answer in {timeout} s:\n{self.log.read_text()[-3000:]}")
+
+    @property
+    def password(self):
+        return (HUB_DIR / "dummy-password").read_text().strip()
+
+    def home(self, user):
+        return Path(pwd.getpwnam(user).pw_dir)
+
+    @property
+    def course(self):
+        return self.home(self.instructor) / "bdl"
+
+    def as_instructor(self, *command, timeout=900):
+        """Run a command as the instructor in the course folder, as a terminal of theirs would."""
+        start = time.monotonic()
+        out = as_user(pwd.getpwnam(self.instructor), list(command), self.settings, " ".join(command[:3]),
+                      cwd=self.course)
+        assert time.monotonic() - start < timeout
+        return out
+
+    def stop(self):
+        """Stop the hub (it stops the users' servers), then remove the accounts and what they left."""
+        for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
+            try:
+                os.killpg(self.process.pid, sig)
+                self.process.wait(wait)
+                break
+            except ProcessLookupError:
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for user in self.users:
+            subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
+        for user in self.users:
+            subprocess.run(["userdel", "--remove", user], capture_output=True)
+            for hierarchy in ("memory", "cpu", ""):
+                try:
+                    (Path("/sys/fs/cgroup") / hierarchy / "bdl-hub" / user).rmdir()
+                except OSError:
+                    pass
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = requirements()
+    from playwright.sync_api import sync_playwright
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    playwright = sync_playwright().start()
+    browser = playwright.chromium.launch(executable_path=executable)
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def hub(browser):
+    with timed("hub set-up and start"):
+        server = Hub(Path(tempfile.mkdtemp(prefix="bdl-hub-class-")))
+        try:
+            server.wait_until_up()
+        except BaseException:
+            server.stop()
+            raise
+    yield server
+    server.stop()
+
+
+def log_in(browser, hub, user):
+    """A browser context logged in as ``user``, with a JupyterLab tab on that user's own server."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.goto(f"{hub.url}/hub/login")
+    page.locator("input[name=username]").fill(user)
+    page.locator("input[name=password]").fill(hub.password)
+    page.locator("input[type=submit], button[type=submit]").first.click()
+    page.wait_for_url(re.compile(rf"/user/{user}/lab"))  # the hub spawned the server and sent us there
+    page.locator(".jp-LabShell").wait_for()
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def instructor(browser, hub):
+    context, page = log_in(browser, hub, hub.instructor)
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def students(browser, hub):
+    pages = {}
+    for key, user in hub.students.items():
+        with timed(f"student {key}: log in and start a server"):
+            pages[key] = log_in(browser, hub, user)
+    yield {key: page for key, (context, page) in pages.items()}
+    for context, page in pages.values():
+        context.close()
+
+
+def user_url(hub, user):
+    return f"{hub.url}/user/{user}"
+
+
+def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
+    with timed("instructor: log in, roster, release in formgrader"):
+        base = user_url(hub, hub.instructor)
+        instructor.goto(f"{base}/formgrader/manage_students")
+        for key, user in hub.students.items():
+            instructor.locator("tbody tr", has_text=user).wait_for()
+        shot(instructor, "formgrader_roster")
+        instructor.goto(f"{base}/formgrader/manage_assignments")
+        row = instructor.locator("tbody tr", has_text=ASSIGNMENT)
+        row.locator(".release a").click()
+        instructor.locator(".modal", has_text=f"Successfully released '{ASSIGNMENT}'").wait_for()
+        shot(instructor, "formgrader_released")
+    released = Path(hub.settings.exchange) / "bdl" / "outbound" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert released.stat().st_uid == pwd.getpwnam(hub.instructor).pw_uid
+    DONE.add("release")
+
+
+def answer(key):
+    """Student ``key``'s one answer: the reference's."""
+    return graded_cells(nbformat.read(SOURCE, 4))[ANSWERS[key]].source
+
+
+def fill_in(hub, page, key):
+    """Write the student's one answer into their fetched notebook through their own server's contents
+    API (as their JupyterLab saves it), so the file is the student's."""
+    user = hub.students[key]
+    path = f"{ASSIGNMENT}/{NOTEBOOK}.ipynb"
+    url = f"{user_url(hub, user)}/api/contents/{path}"
+    xsrf = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == "_xsrf")
+    model = page.request.get(url).json()
+    for cell in model["content"]["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == ANSWERS[key]:
+            cell["source"] = answer(key)
+    saved = page.request.put(url, data=json.dumps({"type": "notebook", "format": "json",
+                                                   "content": model["content"]}),
+                             headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"})
+    assert saved.ok, saved.text()
+
+
+@pytest.mark.parametrize("key", list(ANSWERS))
+def test_a_student_fetches_fills_in_validates_and_submits(hub, students, key):
+    needs("release")
+    page, user = students[key], hub.students[key]
+    base = user_url(hub, user)
+    with timed(f"student {key}: fetch"):
+        panel = assignment_list(page, base, shows=lambda panel: panel.locator(
+            "#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role("button", name="Fetch"))
+        panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT) \
+            .get_by_role("button", name="Fetch").click()
+        fetched = panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT)
+        fetched.get_by_role("button", name="Submit").wait_for()
+    shot(page, f"student_{key}_fetched")
+    fetched_file = hub.home(user) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert fetched_file.stat().st_uid == pwd.getpwnam(user).pw_uid
+    fill_in(hub, page, key)
+    fetched.get_by_role("button", name=ASSIGNMENT).click()
+    fetched.get_by_role("link", name=NOTEBOOK, exact=True).click()
+    with timed(f"student {key}: Validate"):
+        dialog = validate(page)
+    shot(page, f"student_{key}_validate")
+    text = dialog.inner_text()  # one answer of seven: the other answers' tests fail
+    assert "The following cell failed" in text and "NotImplementedError" in text
+    close_dialog(page)
+    with timed(f"student {key}: submit"):
+        panel = assignment_list(page, base)
+        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
+            .get_by_role("button", name="Submit").click()
+        panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT).wait_for()
+    shot(page, f"student_{key}_submitted")
+    inbound = Path(hub.settings.exchange) / "bdl" / "inbound"
+    assert [p for p in inbound.iterdir() if p.name.startswith(f"{user}+{ASSIGNMENT}+")]
+    DONE.add(f"submit {key}")
+
+
+PROBE = """import os
+for what, path in {targets!r}.items():
+    try:
+        found = os.listdir(path) if os.path.isdir(path) else open(path).read(100)
+        print(f"READ {{what}}: {{found!r}}")
+    except PermissionError as error:
+        print(f"REFUSED {{what}}: {{error}}")
+"""
+
+
+def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
+    needs("submit a")
+    needs("submit b")
+    a, b = hub.students["a"], hub.students["b"]
+    targets = {
+        "the other student's notebook": str(hub.home(b) / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+        "the other student's home": str(hub.home(b)),
+        "the instructor's source/": str(hub.course / "source"),
+        "the instructor's solution": str(hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+        "the exchange's submissions": str(Path(hub.settings.exchange) / "bdl" / "inbound"),
+    }
+    page = students["a"]
+    probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE.format(targets=targets))])
+    probe.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    xsrf = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == "_xsrf")
+    saved = page.request.put(f"{user_url(hub, a)}/api/contents/probe.ipynb",
+                             data=json.dumps({"type": "notebook", "format": "json", "content": probe}),
+                             headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"})
+    assert saved.ok, saved.text()
+    with timed("student a: a cell reads another's files"):
+        page.goto(f"{user_url(hub, a)}/lab/tree/probe.ipynb")
+        notebook = run_all(page, shot)
+        output = notebook.locator(".jp-OutputArea-output").first
+        output.get_by_text("REFUSED the exchange's submissions").wait_for()
+    shot(page, "student_a_refused")
+    text = output.inner_text()
+    assert "READ" not in text, text
+    for what in targets:
+        assert f"REFUSED {what}: [Errno 13] Permission denied" in text, text
+
+
+def test_the_instructor_collects_grades_and_releases_feedback(hub):
+    needs("submit a")
+    needs("submit b")
+    python = f"{hub.settings.venv}/bin/python"
+    with timed("instructor: nbgrader collect"):
+        hub.as_instructor("nbgrader", "collect", ASSIGNMENT)
+    with timed("instructor: python -m autograder grade (sandbox on)"):
+        out = hub.as_instructor(python, "-m", "autograder", "grade", ASSIGNMENT, "submitted", "--root",
+                                str(hub.course))
+    points = {cell_id: cell.metadata.nbgrader["points"]
+              for cell_id, cell in graded_cells(nbformat.read(SOURCE, 4)).items()
+              if cell.metadata.nbgrader.get("grade") and not cell.metadata.nbgrader.get("solution")}
+    for key, user in hub.students.items():
+        row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and user in line)
+        assert re.search(r"\sgraded\b", row) and "no sandbox" not in row, out
+        # the filled-in answer's tests, and nothing else automatic
+        assert re.search(rf"\s{points[ANSWERS[key] + '_tests']:g}(\.0)?\s", row), row
+    with timed("instructor: autograder feedback, nbgrader release_feedback"):
+        hub.as_instructor(python, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(hub.course))
+        hub.as_instructor("nbgrader", "release_feedback", ASSIGNMENT)
+    DONE.add("feedback")
+
+
+@pytest.mark.parametrize("key", list(ANSWERS))
+def test_each_student_fetches_their_own_feedback(hub, students, key):
+    needs("feedback")
+    page, user = students[key], hub.students[key]
+    base = user_url(hub, user)
+
+    def submitted_item(panel):
+        return panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
+
+    with timed(f"student {key}: fetch feedback and open it"):
+        panel = assignment_list(page, base, shows=lambda panel: submitted_item(panel).get_by_role(
+            "button", name="Fetch Feedback"))
+        submitted_item(panel).get_by_role("button", name="Fetch Feedback").click()
+        submitted_item(panel).get_by_text("(view feedback)").click()
+        page.locator(".jp-DirListing-item", has_text=f"{NOTEBOOK}.html").dblclick()
+        frame = page.frame_locator(".jp-HTMLViewer:not(.lm-mod-hidden) iframe")
+        frame.get_by_text("# hidden tests: passed").first.wait_for()
+    shot(page, f"student_{key}_feedback")
+    text = frame.locator("body").inner_text()
+    assert "BEGIN HIDDEN TESTS" not in text
+    # the student's own: their answer is in it, the other's is not
+    other = next(k for k in ANSWERS if k != key)
+    assert SNIPPETS[key] in text and SNIPPETS[other] not in text
+    pages = [page for page in (hub.home(user) / ASSIGNMENT / "feedback").rglob("*.html")
+             if ".ipynb_checkpoints" not in page.parts]  # JupyterLab's copy of what it opened
+    assert len(pages) == 1 and pages[0].stat().st_uid == pwd.getpwnam(user).pw_uid, pages

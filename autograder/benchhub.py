@@ -62,73 +62,62 @@ class Load:
         return None if reason else result
 
 
-def _check(response, *codes):
+def _api(method, url, token, *codes, **kwargs):
+    """One request with the student's token; raise on an answer outside ``codes``."""
+    response = requests.request(method, url, headers={"Authorization": f"token {token}"}, timeout=REQUEST_TIMEOUT,
+                                **kwargs)
     if response.status_code not in codes:
-        raise RuntimeError(f"HTTP {response.status_code}: {response.text[:300]}")
+        raise RuntimeError(f"{method} {url}: HTTP {response.status_code}: {response.text[:300]}")
     return response
 
 
-def _action(base, user, token, action, want):
-    """POST an Assignment List action; ``want(listing)`` says whether it happened (fetch and fetch_feedback
-    answer with the listing even when they failed)."""
-    response = _check(requests.post(f"{base}/user/{user}/assignments/{action}", timeout=REQUEST_TIMEOUT,
-                                    data={"course_id": "bdl", "assignment_id": ASSIGNMENT},
-                                    headers={"Authorization": f"token {token}"}), 200).json()
-    if not response.get("success"):
-        raise RuntimeError(str(response.get("value"))[-300:])
-    mine = [entry for entry in response["value"] if entry["assignment_id"] == ASSIGNMENT]
+def _listing(base, user, token, action, want):
+    """The Assignment List's answer to ``action`` ("" lists); ``want(statuses)`` says whether it happened
+    (fetch and fetch_feedback answer with the listing even when they failed)."""
+    method, path = ("GET", "assignments") if not action else ("POST", f"assignments/{action}")
+    answer = _api(method, f"{base}/user/{user}/{path}", token, 200,
+                  **({"params": {"course_id": "bdl"}} if not action else
+                     {"data": {"course_id": "bdl", "assignment_id": ASSIGNMENT}})).json()
+    if not answer.get("success"):
+        raise RuntimeError(str(answer.get("value"))[-300:])
+    mine = [entry for entry in answer["value"] if entry["assignment_id"] == ASSIGNMENT]
     if not want(mine):
-        raise RuntimeError(f"{action} answered but the listing shows {[e['status'] for e in mine]}")
-    return mine
+        raise RuntimeError(f"{action or 'list'} answered, but the listing shows {[e['status'] for e in mine]}")
+    return True
 
 
 def _login(base, user, password):
+    """The login form, then a token for the hub's API; return the token."""
     session = requests.Session()
-    _check(session.get(f"{base}/hub/login", timeout=REQUEST_TIMEOUT), 200)
+    session.get(f"{base}/hub/login", timeout=REQUEST_TIMEOUT).raise_for_status()
     # no redirects: following them would start the server from /hub/spawn, inside the login's time
-    _check(session.post(f"{base}/hub/login", allow_redirects=False, timeout=REQUEST_TIMEOUT,
-                        data={"username": user, "password": password, "_xsrf": session.cookies.get("_xsrf")}), 302)
-    return session
+    answer = session.post(f"{base}/hub/login", allow_redirects=False, timeout=REQUEST_TIMEOUT,
+                          data={"username": user, "password": password, "_xsrf": session.cookies.get("_xsrf")})
+    if answer.status_code != 302:
+        raise RuntimeError(f"login: HTTP {answer.status_code}")
+    answer = session.post(f"{base}/hub/api/users/{user}/tokens", json={"note": "bench-hub", "expires_in": 3600},
+                          headers={"X-XSRFToken": session.cookies.get("_xsrf")}, timeout=REQUEST_TIMEOUT)
+    answer.raise_for_status()
+    return answer.json()["token"]
 
 
 def _spawn(base, user, token):
-    headers = {"Authorization": f"token {token}"}
-    _check(requests.post(f"{base}/hub/api/users/{user}/server", headers=headers, timeout=REQUEST_TIMEOUT), 201, 202)
+    _api("POST", f"{base}/hub/api/users/{user}/server", token, 201, 202)
     deadline = time.monotonic() + SPAWN_DEADLINE
     while time.monotonic() < deadline:
-        server = _check(requests.get(f"{base}/hub/api/users/{user}", headers=headers, timeout=REQUEST_TIMEOUT),
-                        200).json()["servers"].get("")
+        server = _api("GET", f"{base}/hub/api/users/{user}", token, 200).json()["servers"].get("")
         if server and server["ready"]:
             return True
         if not server or not server["pending"]:
             raise RuntimeError("the server stopped while starting (see the hub's log)")
-        time.sleep(0.5)  # polling interval; the deadline decides
+        time.sleep(1)  # polling interval (the deadline decides): 30 students polling faster load the hub
     raise RuntimeError(f"not ready after {SPAWN_DEADLINE} s")
 
 
-def _student(base, password, user, load, barrier):
-    barrier.wait()
-    session = load.step("login", user, lambda: _login(base, user, password))
-    token = session and load.step("token", user, lambda: _check(session.post(
-        f"{base}/hub/api/users/{user}/tokens", json={"note": "bench-hub", "expires_in": 3600},
-        headers={"X-XSRFToken": session.cookies.get("_xsrf")}, timeout=REQUEST_TIMEOUT), 200, 201).json()["token"])
-    headers = {"Authorization": f"token {token}"}
-    ok = token and load.step("spawn", user, lambda: _spawn(base, user, token))
-    ok = ok and load.step("list", user, lambda: any(e["assignment_id"] == ASSIGNMENT for e in _check(requests.get(
-        f"{base}/user/{user}/assignments?course_id=bdl", headers=headers, timeout=REQUEST_TIMEOUT), 200).json()["value"]))
-    ok = ok and load.step("fetch", user, lambda: _action(base, user, token, "fetch",
-                                                          lambda mine: any(e["status"] == "fetched" for e in mine)))
-    ok = ok and load.step("submit", user, lambda: _action(base, user, token, "submit",
-                                                           lambda mine: any(e["status"] == "submitted" for e in mine)))
-    if ok:
-        with load.lock:
-            load.tokens[user] = token
-
-
-def _all_at_once(target, users, *args):
-    """Run ``target(user, *args, barrier)`` in a thread per user, released together by a barrier."""
+def _all_at_once(target, users):
+    """Run ``target(user)`` in a thread per user, all released together."""
     barrier = threading.Barrier(len(users))
-    threads = [threading.Thread(target=target, args=(user, *args, barrier)) for user in users]
+    threads = [threading.Thread(target=lambda user=user: (barrier.wait(), target(user))) for user in users]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -136,10 +125,20 @@ def _all_at_once(target, users, *args):
 
 
 def students_submit(base, password, users, load=None):
-    """Step 3 on a running hub: every user at once logs in, starts a server, lists, fetches and submits.
-    Return the Load (its tokens: the users that submitted)."""
+    """Step 3 on a running hub (its URL, the --dummy password): every user at once logs in, starts a server,
+    lists, fetches and submits 01_likelihoods. Return the Load; its tokens are the users that submitted."""
     load = load or Load()
-    _all_at_once(lambda user, barrier: _student(base, password, user, load, barrier), users)
+
+    def student(user):
+        token = load.step("login", user, lambda: _login(base, user, password))
+        ok = token and load.step("spawn", user, lambda: _spawn(base, user, token))
+        for action, status in (("", "released"), ("fetch", "fetched"), ("submit", "submitted")):
+            ok = ok and load.step(action or "list", user, lambda: _listing(
+                base, user, token, action, lambda mine: status in [entry["status"] for entry in mine]))
+        if ok:
+            with load.lock:
+                load.tokens[user] = token
+    _all_at_once(student, users)
     return load
 
 
@@ -147,18 +146,18 @@ def _own_feedback(user):
     """The feedback pages in ``user``'s home: exactly one, the page written for ``user``."""
     pages = list(Path(pwd.getpwnam(user).pw_dir, ASSIGNMENT, "feedback").glob(f"*/{NOTEBOOK}.html"))
     if len(pages) != 1 or f'data-student="{user}"' not in pages[0].read_text():
-        raise RuntimeError(f"expected one feedback page for {user} in the home, found {[str(p) for p in pages]}")
+        raise RuntimeError(f"not one feedback page of {user}'s own in the home: {[str(p) for p in pages]}")
     return True
 
 
 def students_fetch_feedback(base, load):
     """Step 5 on a running hub: every user that submitted fetches feedback at once; it must be in their home."""
-    def fetch(user, barrier):
-        barrier.wait()
-        load.step("fetch_feedback", user, lambda: _action(base, user, load.tokens[user], "fetch_feedback", lambda mine: any(
-            s.get("has_local_feedback") for e in mine for s in e.get("submissions", []))))
+    def student(user):
+        load.step("fetch_feedback", user, lambda: _listing(
+            base, user, load.tokens[user], "fetch_feedback",
+            lambda mine: any(sub.get("has_local_feedback") for entry in mine for sub in entry.get("submissions", []))))
         load.step("feedback_in_home", user, lambda: _own_feedback(user))
-    _all_at_once(fetch, sorted(load.tokens))
+    _all_at_once(student, sorted(load.tokens))
     return load
 
 
@@ -180,30 +179,21 @@ def write_feedback(course, instructor):
     return students
 
 
-class MemorySampler(threading.Thread):
-    """The peak RSS (bytes) of the hub, its proxy, and the users' servers together, every 0.5 s."""
-
-    def __init__(self, hub_pid, uids):
-        super().__init__(daemon=True)
-        self.hub_pid, self.uids, self.done = hub_pid, set(uids), threading.Event()
-        self.peak = {"hub": 0, "proxy": 0, "servers": 0}
-
-    def sample(self):
-        hub_process = psutil.Process(self.hub_pid)
-        proxy = sum(child.memory_info().rss for child in hub_process.children(recursive=True)
-                    if "configurable-http-proxy" in " ".join(child.cmdline()))
-        servers = sum(p.info["memory_info"].rss for p in psutil.process_iter(["uids", "memory_info"])
-                      if p.info["uids"] and p.info["uids"].real in self.uids and p.info["memory_info"])
-        for key, value in (("hub", hub_process.memory_info().rss), ("proxy", proxy), ("servers", servers)):
-            self.peak[key] = max(self.peak[key], value)
-
-    def run(self):
-        while not self.done.is_set():
-            try:
-                self.sample()
-            except psutil.Error:
-                pass  # a process ended between listing and reading it: the next sample counts
-            self.done.wait(0.5)
+def sample_memory(hub_pid, uids, peak, done):
+    """Until ``done`` is set, every 0.5 s: the peak RSS (bytes) of the hub, its proxy, and the users'
+    processes together, in ``peak``."""
+    while not done.is_set():
+        try:
+            hub_process = psutil.Process(hub_pid)
+            proxy = sum(child.memory_info().rss for child in hub_process.children(recursive=True)
+                        if "configurable-http-proxy" in " ".join(child.cmdline()))
+            servers = sum(p.info["memory_info"].rss for p in psutil.process_iter(["uids", "memory_info"])
+                          if p.info["uids"] and p.info["uids"].real in uids and p.info["memory_info"])
+            for key, value in (("hub", hub_process.memory_info().rss), ("proxy", proxy), ("servers", servers)):
+                peak[key] = max(peak.get(key, 0), value)
+        except psutil.Error:
+            pass  # a process ended between listing and reading it: the next sample counts
+        done.wait(0.5)
 
 
 def summary(load, memory, seconds, students):
@@ -241,37 +231,44 @@ def _start_hub(settings, config):
         except requests.ConnectionError:
             pass
         time.sleep(0.5)  # polling interval; the deadline decides
-    _stop_hub(process)
+    _stop_hub(process, settings)
     raise RuntimeError(f"the hub did not answer (see {log.name})")
 
 
-def _stop_hub(process):
-    """SIGTERM to the hub's group (it stops the servers and the proxy it started), SIGKILL after 60 s."""
+def _stop_hub(process, settings):
+    """SIGTERM to the hub's group (the hub stops the servers and the proxy it started, each in a session of
+    its own); after 60 s SIGKILL, and the proxy by its pid file."""
     try:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(60)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
-    except ProcessLookupError:
+        proxy = Path(settings.hub_dir, "jupyterhub-proxy.pid")
+        if proxy.exists():
+            psutil.Process(int(proxy.read_text())).kill()
+    except (ProcessLookupError, psutil.NoSuchProcess):
         pass
 
 
 def _remove_users(names, settings):
-    """Delete the accounts this run made (their leftover processes first) and their cgroups."""
+    """Delete the accounts this run made and their cgroups (their leftover processes first: userdel
+    refuses a user who still runs one)."""
     for name in names:
         try:
             uid = pwd.getpwnam(name).pw_uid
         except KeyError:
             continue  # the run stopped before making it
-        for process in psutil.process_iter(["uids"]):
-            if process.info["uids"] and process.info["uids"].real == uid:
-                process.kill()
+        left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
+        for process in left:
+            process.kill()
+        psutil.wait_procs(left, timeout=30)
         subprocess.run(["userdel", "-r", name], capture_output=True)
         for folder in ("memory", "cpu", ""):
-            path = Path("/sys/fs/cgroup", folder, "bdl-hub", name)
-            if path.is_dir():
-                path.rmdir()  # empty: its processes were killed above
+            try:
+                Path("/sys/fs/cgroup", folder, "bdl-hub", name).rmdir()  # empty: its processes ended above
+            except FileNotFoundError:
+                pass
     # the exchange's course folder holds only the deleted users' files now
     shutil.rmtree(Path(settings.exchange, settings.course_id), ignore_errors=True)
 
@@ -283,13 +280,7 @@ def main(args):
                                hub_port=args.port + 81, proxy_api_port=args.port + 1, instructor=f"{PREFIX}i",
                                students=students, dummy=True)
     names = [settings.instructor] + [s["id"] for s in students]
-    existing = set()
-    for name in names:
-        try:
-            pwd.getpwnam(name)
-            existing.add(name)
-        except KeyError:
-            pass
+    existing = {user.pw_name for user in pwd.getpwall()}  # accounts this run did not make stay
     process, start = None, time.monotonic()
     try:
         Path(args.home_root).mkdir(parents=True, exist_ok=True)
@@ -298,27 +289,29 @@ def main(args):
         course = str(Path(instructor.pw_dir, settings.course_id))
         print(f"set up in {time.monotonic() - start:.0f} s; starting the hub", flush=True)
         process = _start_hub(settings, config)
-        sampler = MemorySampler(process.pid, [pwd.getpwnam(s["id"]).pw_uid for s in students])
+        peak, done = {}, threading.Event()
+        sampler = threading.Thread(target=sample_memory, daemon=True, args=(
+            process.pid, {pwd.getpwnam(s["id"]).pw_uid for s in students}, peak, done))
         sampler.start()
         load, start = Load(), time.monotonic()
 
-        def instructor_step(name, command):
-            load.step(name, settings.instructor, lambda: hub.as_user(instructor, command, settings, name, cwd=course)
-                      or True)
-        instructor_step("release", ["nbgrader", "release_assignment", ASSIGNMENT, "--force"])
+        def instructor_step(name, *command):  # as the instructor, with the hub's environment
+            load.step(name, settings.instructor, lambda: hub.as_user(instructor, ["nbgrader", *command], settings,
+                                                                     name, cwd=course) or True)
+        instructor_step("release", "release_assignment", ASSIGNMENT, "--force")
         base = f"http://127.0.0.1:{settings.port}"
         students_submit(base, hub.dummy_password(settings), [s["id"] for s in students], load)
-        instructor_step("collect", ["nbgrader", "collect", ASSIGNMENT, "--update"])
+        instructor_step("collect", "collect", ASSIGNMENT, "--update")
         load.step("write_feedback", settings.instructor, lambda: write_feedback(course, instructor))
         print("feedback: the load benchmark's own page per student (not graded)", flush=True)
-        instructor_step("release_feedback", ["nbgrader", "release_feedback", ASSIGNMENT])
+        instructor_step("release_feedback", "release_feedback", ASSIGNMENT)
         students_fetch_feedback(base, load)
-        sampler.done.set()
+        done.set()
         sampler.join()
-        report = summary(load, sampler.peak, time.monotonic() - start, len(students))
+        report = summary(load, peak, time.monotonic() - start, len(students))
     finally:
         if process:
-            _stop_hub(process)
+            _stop_hub(process, settings)
         if not args.keep_users:
             _remove_users([name for name in names if name not in existing], settings)
     print(format_report(report))

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, course, feedback, gradebook, grading, guide, hub, items, report, selfgrade, \
+from autograder import benchhub, checktests, course, feedback, gradebook, grading, guide, hub, items, report, selfgrade, \
     studentkit
 from autograder.lint import lint_course
 from autograder.sandbox import Limits
@@ -228,6 +228,7 @@ def _parser():
     kit.add_argument("--through", metavar="NN", help="only the assignments up to NN (say 02) and the "
                      "lecture companions scheduled for them: what students get when NN is released")
     hub.add_parser(commands)
+    benchhub.add_parser(commands)
     return parser
 
 
@@ -237,7 +238,7 @@ def _hub(args):
 
 COMMANDS = {"release": _release, "validate": _validate, "grade": _grade, "check-tests": _check_tests,
             "report": _report, "feedback": _feedback, "guide": _guide, "selfgrade": _selfgrade, "bench": _bench,
-            "student-kit": _student_kit, "hub": _hub}
+            "student-kit": _student_kit, "hub": _hub, "bench-hub": benchhub.main}
 
 
 def main(argv=None):

@@ -384,14 +384,20 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
     return config
 
 
-def run(settings, config):
-    """Replace this process with JupyterHub (stopping it stops every user's server)."""
+def hub_process_environment(settings):
+    """The environment JupyterHub runs in: the hub's venv first, none of this repository's settings."""
     env = {**os.environ, "PATH": f"{settings.venv}/bin:{os.environ.get('PATH', '/usr/bin:/bin')}",
            "PYTHONPATH": str(REPO)}  # the hub's config and spawner are autograder's, which only root reads here
     for name in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST", "VIRTUAL_ENV"):
         env.pop(name, None)
+    return env
+
+
+def run(settings, config):
+    """Replace this process with JupyterHub (stopping it stops every user's server)."""
     os.chdir(settings.hub_dir)
-    os.execve(f"{settings.venv}/bin/jupyterhub", ["jupyterhub", "-f", str(config)], env)
+    os.execve(f"{settings.venv}/bin/jupyterhub", ["jupyterhub", "-f", str(config)],
+              hub_process_environment(settings))
 
 
 def main(args):

@@ -252,24 +252,8 @@ def _stop_hub(process, settings):
 
 
 def _remove_users(names, settings):
-    """Delete the accounts this run made and their cgroups (their leftover processes first: userdel
-    refuses a user who still runs one)."""
-    for name in names:
-        try:
-            uid = pwd.getpwnam(name).pw_uid
-        except KeyError:
-            continue  # the run stopped before making it
-        left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
-        for process in left:
-            process.kill()
-        psutil.wait_procs(left, timeout=30)
-        subprocess.run(["userdel", "-r", name], capture_output=True)
-        for folder in ("memory", "cpu", ""):
-            try:
-                Path("/sys/fs/cgroup", folder, "bdl-hub", name).rmdir()  # empty: its processes ended above
-            except FileNotFoundError:
-                pass
-    # the exchange's course folder holds only the deleted users' files now
+    """Delete the accounts this run made, and the exchange's course folder: it holds only their files."""
+    hub.remove_accounts(names)
     shutil.rmtree(Path(settings.exchange, settings.course_id), ignore_errors=True)
 
 

@@ -34,6 +34,8 @@ import tomllib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import psutil
+
 from autograder.course import REPO
 
 DEFAULT_DIR = "/srv/bdl-hub"
@@ -244,6 +246,26 @@ def ensure_user(name, home_root, log=print):
     os.chmod(home, 0o700)  # Debian's useradd leaves homes readable by everyone
     log(f"created the account {name} ({home})")
     return pwd.getpwnam(name)
+
+
+def remove_accounts(names):
+    """Delete the accounts ``names`` (those that exist), their homes and their cgroups; their processes
+    first, as userdel refuses a user who still runs one."""
+    for name in names:
+        try:
+            uid = pwd.getpwnam(name).pw_uid
+        except KeyError:
+            continue
+        left = [p for p in psutil.process_iter(["uids"]) if p.info["uids"] and p.info["uids"].real == uid]
+        for process in left:
+            process.kill()
+        psutil.wait_procs(left, timeout=30)
+        subprocess.run(["userdel", "--remove", name], capture_output=True)
+        for hierarchy in ("memory", "cpu", ""):
+            try:
+                Path("/sys/fs/cgroup", hierarchy, "bdl-hub", name).rmdir()  # empty now
+            except OSError:
+                pass
 
 
 def prepare_exchange(settings, instructor):

@@ -3,6 +3,10 @@ Assignment List; and Debian's Chromium and a free port on the loopback to run th
 import re
 import shutil
 import socket
+import time
+from contextlib import contextmanager
+
+import pytest
 
 from system import require
 
@@ -96,3 +100,40 @@ def assignment_list(page, base_url, shows=None):
             continue
     shows(panel).wait_for()  # the full timeout, then Playwright's own message
     return panel
+
+
+class Flow:
+    """The steps of one browser flow: which passed (a step needs the ones before it), their times
+    (printed, and written to ARTIFACTS/times.txt) and the screenshots, numbered in order."""
+
+    def __init__(self, artifacts, name):
+        self.artifacts, self.name, self.done, self.times = artifacts, name, set(), {}
+
+    def needs(self, step):
+        if step not in self.done:
+            pytest.skip(f"needs the step {step!r}, which did not pass")
+
+    @contextmanager
+    def timed(self, step):
+        start = time.perf_counter()
+        yield
+        self.times[step] = seconds = time.perf_counter() - start
+        print(f"{self.name}: {step}: {seconds:.1f} s")
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        (self.artifacts / "times.txt").write_text(
+            "".join(f"{name}: {value:.1f} s\n" for name, value in self.times.items()))
+
+    def shot(self, page, name):
+        page.screenshot(path=str(self.artifacts / f"{len(list(self.artifacts.glob('*.png'))) + 1:02d}_{name}.png"))
+
+    @contextmanager
+    def chromium(self):
+        """Debian's Chromium under Playwright, with an empty artifacts folder."""
+        executable = chromium()
+        from playwright.sync_api import sync_playwright
+        shutil.rmtree(self.artifacts, ignore_errors=True)
+        self.artifacts.mkdir(parents=True)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable)
+            yield browser
+            browser.close()

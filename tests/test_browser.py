@@ -22,7 +22,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -31,7 +30,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
-from lab_ui import assignment_list, chromium, close_dialog, free_port, run_all, validate
+from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 from autograder.cells import graded_cells
 from autograder.course import REPO
 
@@ -41,31 +40,12 @@ ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 DERIVATION = "derivation_gaussian"  # the manually graded cell the instructor scores
 ARTIFACTS = REPO / "test-artifacts" / "browser"
+FLOW = Flow(ARTIFACTS, "browser flow")
+needs, timed, shot, DONE = FLOW.needs, FLOW.timed, FLOW.shot, FLOW.done
 BIN = Path(sys.executable).parent
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
 
 STUDENT = get_username()  # nbgrader's exchange records who runs the lab
-DONE = set()  # the steps that passed: a step needs the ones before it
-TIMES = {}
-
-
-def needs(step):
-    if step not in DONE:
-        pytest.skip(f"needs the step {step!r}, which did not pass")
-
-
-@contextmanager
-def timed(step):
-    start = time.perf_counter()
-    yield
-    TIMES[step] = seconds = time.perf_counter() - start
-    print(f"browser flow: {step}: {seconds:.1f} s")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / "times.txt").write_text("".join(f"{name}: {value:.1f} s\n" for name, value in TIMES.items()))
-
-
-def shot(page, name):
-    page.screenshot(path=str(ARTIFACTS / f"{len(list(ARTIFACTS.glob('*.png'))) + 1:02d}_{name}.png"))
 
 
 class Lab:
@@ -161,15 +141,8 @@ class Lab:
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = chromium()
-    from playwright.sync_api import sync_playwright
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    ARTIFACTS.mkdir(parents=True)
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=executable)
-    yield browser
-    browser.close()
-    playwright.stop()
+    with FLOW.chromium() as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,6 @@ import sys
 import tempfile
 import time
 import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -38,8 +37,8 @@ import pytest
 
 from autograder.cells import graded_cells
 from autograder.course import REPO
-from autograder.hub import HubSettings, as_user
-from lab_ui import assignment_list, chromium, close_dialog, free_port, run_all, validate
+from autograder.hub import HubSettings, as_user, remove_accounts
+from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 from system import require
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
@@ -49,28 +48,11 @@ SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 ANSWERS = {"a": "gaussian_nll", "b": "laplace_nll"}  # each student fills in one answer, a different one
 SNIPPETS = {"a": "tf.square(y - mean)", "b": "tf.abs(y - loc)"}  # a part of each answer and of no other
 ARTIFACTS = REPO / "test-artifacts" / "hub"
+FLOW = Flow(ARTIFACTS, "hub flow")
+needs, timed, shot, DONE = FLOW.needs, FLOW.timed, FLOW.shot, FLOW.done
 HUB_DIR = Path(tempfile.gettempdir()) / "bdl-hub-test"
 KEPT = ("venv", "proxy")  # installed once, reused while the course's packages are unchanged
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
-DONE, TIMES = set(), {}
-
-
-def needs(step):
-    if step not in DONE:
-        pytest.skip(f"needs the step {step!r}, which did not pass")
-
-
-@contextmanager
-def timed(step):
-    start = time.perf_counter()
-    yield
-    TIMES[step] = seconds = time.perf_counter() - start
-    print(f"hub flow: {step}: {seconds:.1f} s")
-    (ARTIFACTS / "times.txt").write_text("".join(f"{name}: {value:.1f} s\n" for name, value in TIMES.items()))
-
-
-def shot(page, name):
-    page.screenshot(path=str(ARTIFACTS / f"{len(list(ARTIFACTS.glob('*.png'))) + 1:02d}_{name}.png"))
 
 
 def requirements():
@@ -82,7 +64,6 @@ def requirements():
         pytest.skip(message)
     for program, package in (("node", "nodejs"), ("npm", "npm"), ("bwrap", "bubblewrap")):
         require(shutil.which(program), package)
-    return chromium()
 
 
 class Hub:
@@ -99,9 +80,7 @@ class Hub:
         roster.write_text("id,first_name,last_name,email\n" + "".join(
             f"{name},Student,{key.upper()},\n" for key, name in self.students.items()))
         HUB_DIR.mkdir(exist_ok=True)
-        for path in HUB_DIR.iterdir():  # an earlier run's hub, but not its environment
-            if path.name not in KEPT:
-                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        self.clear()  # what a crashed run left
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.settings = HubSettings(hub_dir=str(HUB_DIR), ip="127.0.0.1", port=self.port, hub_port=free_port(),
@@ -163,29 +142,23 @@ class Hub:
                 break
             except subprocess.TimeoutExpired:
                 continue
-        for user in self.users:
-            subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
-        for user in self.users:
-            subprocess.run(["userdel", "--remove", user], capture_output=True)
-            for hierarchy in ("memory", "cpu", ""):
-                try:
-                    (Path("/sys/fs/cgroup") / hierarchy / "bdl-hub" / user).rmdir()
-                except OSError:
-                    pass
+        remove_accounts(self.users)
         shutil.rmtree(self.base, ignore_errors=True)
+        self.clear()
+
+    @staticmethod
+    def clear():
+        """The hub's folder but its environment and proxy (the exchange, the database, the secrets)."""
+        for path in HUB_DIR.iterdir():
+            if path.name not in KEPT:
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
 @pytest.fixture(scope="module")
 def browser():
-    executable = requirements()
-    from playwright.sync_api import sync_playwright
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    ARTIFACTS.mkdir(parents=True)
-    playwright = sync_playwright().start()
-    browser = playwright.chromium.launch(executable_path=executable)
-    yield browser
-    browser.close()
-    playwright.stop()
+    requirements()
+    with FLOW.chromium() as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")

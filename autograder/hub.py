@@ -59,6 +59,7 @@ class HubSettings:
     hub_port: int = 8081  # the hub's own API, for the proxy and the users' servers (127.0.0.1)
     proxy_api_port: int = 8001
     instructor: str = "instructor"
+    graders: list = field(default_factory=list)  # teaching assistants: formgrader in the instructor's server
     students: list = field(default_factory=list)
     dummy: bool = False  # every user logs in with one shared password (tests, demos on 127.0.0.1)
     memory_gib: float = 4.0
@@ -115,8 +116,12 @@ def check_machine(settings):
     if int(node.lstrip("v").split(".")[0]) < NODE_MAJOR:
         raise HubError(f"the proxy (configurable-http-proxy 5) needs Node.js {NODE_MAJOR} or later; "
                        f"this machine has {node}")
-    if settings.instructor in {student["id"] for student in settings.students}:
-        raise HubError(f"the instructor {settings.instructor!r} is also in the roster")
+    staff = [settings.instructor, *settings.graders]
+    for name in staff:
+        if not USERNAME.fullmatch(name):
+            raise HubError(f"{name!r} is not a Unix user name")
+        if name in {student["id"] for student in settings.students}:
+            raise HubError(f"{name!r} is staff and also in the roster")
     if bool(settings.ssl_cert) != bool(settings.ssl_key):
         raise HubError("--ssl-cert and --ssl-key go together")
 
@@ -179,7 +184,6 @@ def install_environment(settings, log=print):
     shutil.rmtree(site_packages / "bdl", ignore_errors=True)
     shutil.copytree(REPO / "bdl", site_packages / "bdl", ignore=shutil.ignore_patterns("__pycache__"))
     _make_readable(site_packages / "bdl")
-    _write_user_config(settings)
     marker.write_text(wanted)
 
 
@@ -194,6 +198,11 @@ def _write_user_config(settings):
         f"c.CourseDirectory.course_id = {settings.course_id!r}\n"
         f"c.Exchange.root = {settings.exchange!r}\n"
         "c.Authenticator.plugin_class = 'nbgrader.auth.JupyterHubAuthPlugin'\n")
+    # JupyterLab's defaults for every user: no "get notified about Jupyter news?" (which asks the internet)
+    settings_dir = Path(settings.venv) / "share" / "jupyter" / "lab" / "settings"
+    settings_dir.mkdir(parents=True, exist_ok=True)
+    (settings_dir / "overrides.json").write_text(json.dumps(
+        {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}))
 
 
 def install_proxy(settings, log=print):
@@ -392,11 +401,12 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
     database.touch()  # SQLite keeps the mode of the file it is given: tokens and passwords stay root's
     database.chmod(0o600)
     install_environment(settings, log)
+    _write_user_config(settings)
     install_proxy(settings, log)
     install_data(settings, data_dir)
     instructor = ensure_user(settings.instructor, home_root, log)
-    for student in settings.students:
-        ensure_user(student["id"], home_root, log)
+    for name in [*settings.graders, *(student["id"] for student in settings.students)]:
+        ensure_user(name, home_root, log)
     prepare_exchange(settings, instructor)
     course = prepare_course(settings, instructor, log)
     sync_gradebook(settings, instructor, course)
@@ -426,7 +436,8 @@ def main(args):
     students = read_roster(args.students) if args.students else []
     settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), course_id=args.course_id, ip=args.ip,
                            port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
-                           instructor=args.instructor, students=students, dummy=args.dummy,
+                           instructor=args.instructor, graders=args.graders.split(",") if args.graders else [],
+                           students=students, dummy=args.dummy,
                            memory_gib=args.memory, cpus=args.cpus, idle_timeout=args.idle_timeout,
                            ssl_cert=args.ssl_cert or "", ssl_key=args.ssl_key or "")
     config = set_up(settings, args.home_root)
@@ -456,6 +467,8 @@ def add_parser(commands):
     hub.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
                      "and optionally first_name, last_name, email; accounts are made for new ids")
     hub.add_argument("--instructor", default="instructor", help="the instructor's user name (default %(default)s)")
+    hub.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: they open formgrader "
+                     "in the instructor's server (the group formgrade-COURSE)")
     hub.add_argument("--course-id", default="bdl", help="nbgrader's course id (default %(default)s)")
     hub.add_argument("--home-root", default="/home", help="where new accounts' homes go (default %(default)s)")
     hub.add_argument("--ip", default="0.0.0.0", help="the address to listen on (default %(default)s)")

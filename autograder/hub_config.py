@@ -32,7 +32,7 @@ c.Authenticator.admin_users = {instructor}
 if settings.dummy:
     c.JupyterHub.authenticator_class = "dummy"
     c.DummyAuthenticator.password = dummy_password(settings)
-    c.Authenticator.allowed_users = {instructor, *students}
+    c.Authenticator.allowed_users = {instructor, *settings.graders, *students}
 else:
     c.JupyterHub.authenticator_class = "native"
     c.NativeAuthenticator.open_signup = False
@@ -45,13 +45,15 @@ else:
 # nbgrader's groups: JupyterHubAuthPlugin reads a user's courses from them (the Assignment List's
 # course), and formgrader adds and removes students through them.
 c.JupyterHub.load_groups = {f"nbgrader-{course}": {"users": students},
-                            f"formgrade-{course}": {"users": [instructor]}}
+                            f"formgrade-{course}": {"users": [instructor, *settings.graders]}}
 c.JupyterHub.load_roles = [
     # a user's server acts as its user (nbgrader reads the user's own groups with its token)
     {"name": "server", "scopes": ["inherit"]},
-    # instructors manage the course's students group and read the roster
+    # instructors and graders read the roster, manage the course's students group, and open the
+    # instructor's server, where formgrader and the course folder are
     {"name": f"formgrade-{course}", "groups": [f"formgrade-{course}"],
-     "scopes": ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]},
+     "scopes": ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}",
+                f"access:servers!user={instructor}"]},
     {"name": "idle-culler", "services": ["idle-culler"],
      "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
 ]

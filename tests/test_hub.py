@@ -71,7 +71,7 @@ class Hub:
 
     def __init__(self, base):
         tag = secrets.token_hex(3)  # new names each run: a crashed run's accounts never get in the way
-        self.instructor = f"bdlhi{tag}"
+        self.instructor, self.grader = f"bdlhi{tag}", f"bdlhg{tag}"
         self.students = {key: f"bdlh{key}{tag}" for key in ANSWERS}
         self.base, self.homes = base, base / "home"
         self.homes.mkdir()
@@ -89,7 +89,7 @@ class Hub:
         env = {name: value for name, value in os.environ.items()
                if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
         command = [sys.executable, "-m", "autograder", "hub", "--dir", str(HUB_DIR), "--students", str(roster),
-                   "--instructor", self.instructor, "--home-root", str(self.homes), "--dummy",
+                   "--instructor", self.instructor, "--graders", self.grader, "--home-root", str(self.homes), "--dummy",
                    "--ip", "127.0.0.1", "--port", str(self.port), "--hub-port", str(self.settings.hub_port),
                    "--proxy-api-port", str(self.settings.proxy_api_port)]
         with open(self.log, "wb") as log:
@@ -98,7 +98,7 @@ class Hub:
 
     @property
     def users(self):
-        return [self.instructor, *self.students.values()]
+        return [self.instructor, self.grader, *self.students.values()]
 
     def wait_until_up(self, timeout=900):
         deadline = time.monotonic() + timeout
@@ -227,6 +227,25 @@ def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
     DONE.add("release")
 
 
+def test_a_grader_opens_formgrader_and_a_student_cannot(browser, hub, students):
+    """The group formgrade-<course> opens the instructor's server (formgrader); nbgrader-<course> does not."""
+    formgrader = f"{user_url(hub, hub.instructor)}/formgrader/manage_students"
+    context, page = log_in(browser, hub, hub.grader)
+    try:
+        with timed("grader: log in, formgrader in the instructor's server"):
+            page.goto(formgrader)
+            # the hub asks once whether to let the grader's login into the instructor's server
+            page.get_by_role("button", name="Authorize").click()
+            page.locator("tbody tr", has_text=hub.students["a"]).wait_for()
+        shot(page, "grader_formgrader")
+    finally:
+        context.close()
+    refused = students["b"].goto(formgrader)
+    assert refused.status == 403, refused.status
+    assert students["b"].locator("tbody tr", has_text=hub.students["a"]).count() == 0
+    students["b"].goto(f"{user_url(hub, hub.students['b'])}/lab")
+
+
 def answer(key):
     """Student ``key``'s one answer: the reference's."""
     return graded_cells(nbformat.read(SOURCE, 4))[ANSWERS[key]].source
@@ -340,8 +359,8 @@ def test_the_instructor_collects_grades_and_releases_feedback(hub):
     for key, user in hub.students.items():
         row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and user in line)
         assert re.search(r"\sgraded\b", row) and "no sandbox" not in row, out
-        # the filled-in answer's tests, and nothing else automatic
-        assert re.search(rf"\s{points[ANSWERS[key] + '_tests']:g}(\.0)?\s", row), row
+        # the filled-in answer's tests, and nothing else automatic (columns: assignment notebook student score)
+        assert row.split()[3] == f"{points[ANSWERS[key] + '_tests']:g}", row
     with timed("instructor: autograder feedback, nbgrader release_feedback"):
         hub.as_instructor(python, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(hub.course))
         hub.as_instructor("nbgrader", "release_feedback", ASSIGNMENT)

@@ -102,10 +102,17 @@ def read_roster(path):
 
 
 def check_machine(settings):
-    """Raise HubError naming what this machine lacks for the hub, or why the options are refused."""
+    """Raise HubError saying why the options are refused, or naming what this machine lacks for the hub."""
     if settings.dummy and not ipaddress.ip_address(settings.ip).is_loopback:
         raise HubError(f"--dummy lets anyone in with one password: it is refused unless the hub listens on "
                        f"127.0.0.1 (not {settings.ip})")
+    for name in [settings.instructor, *settings.graders]:
+        if not USERNAME.fullmatch(name):
+            raise HubError(f"{name!r} is not a Unix user name")
+        if name in {student["id"] for student in settings.students}:
+            raise HubError(f"{name!r} is staff and also in the roster")
+    if bool(settings.ssl_cert) != bool(settings.ssl_key):
+        raise HubError("--ssl-cert and --ssl-key go together")
     if os.geteuid() != 0:
         raise HubError("run as root: each user's server runs in that user's own Unix account")
     for program, package in (("npm", "npm (with nodejs)"), ("node", "nodejs"), ("useradd", "passwd"),
@@ -116,14 +123,6 @@ def check_machine(settings):
     if int(node.lstrip("v").split(".")[0]) < NODE_MAJOR:
         raise HubError(f"the proxy (configurable-http-proxy 5) needs Node.js {NODE_MAJOR} or later; "
                        f"this machine has {node}")
-    staff = [settings.instructor, *settings.graders]
-    for name in staff:
-        if not USERNAME.fullmatch(name):
-            raise HubError(f"{name!r} is not a Unix user name")
-        if name in {student["id"] for student in settings.students}:
-            raise HubError(f"{name!r} is staff and also in the roster")
-    if bool(settings.ssl_cert) != bool(settings.ssl_key):
-        raise HubError("--ssl-cert and --ssl-key go together")
 
 
 def _digest(*paths):

@@ -1,0 +1,108 @@
+"""`python -m autograder hub` without a hub: the roster, the refusals, and the config JupyterHub loads."""
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+from traitlets.config.loader import PyFileConfigLoader
+
+from autograder import hub
+from autograder.course import REPO
+
+
+def roster(tmp_path, text):
+    path = tmp_path / "roster.csv"
+    path.write_text(text)
+    return path
+
+
+def test_the_roster_is_nbgraders_format(tmp_path):
+    students = hub.read_roster(roster(tmp_path, "id,first_name,last_name,email\nada,Ada,Lovelace,a@x.org\nalan,,,\n"))
+    assert students == [{"id": "ada", "first_name": "Ada", "last_name": "Lovelace", "email": "a@x.org"},
+                        {"id": "alan", "first_name": "", "last_name": "", "email": ""}]
+
+
+@pytest.mark.parametrize("text, says", [
+    ("name\nada\n", "needs an 'id' column"),
+    ("id\nada\nAda Lovelace\n", "line 3: 'Ada Lovelace' is not a Unix user name"),
+    ("id\nada\nada\n", "line 3: 'ada' is in the roster twice"),
+    ("id\n1ada\n", "line 2: '1ada' is not a Unix user name"),
+])
+def test_a_bad_roster_is_refused_naming_its_line(tmp_path, text, says):
+    with pytest.raises(hub.HubError, match=says):
+        hub.read_roster(roster(tmp_path, text))
+
+
+def test_dummy_logins_are_refused_off_the_loopback(tmp_path):
+    settings = hub.HubSettings(hub_dir=str(tmp_path), ip="0.0.0.0", dummy=True)
+    with pytest.raises(hub.HubError, match="refused unless the hub listens on 127.0.0.1"):
+        hub.check_machine(settings)
+
+
+def test_staff_in_the_roster_is_refused(tmp_path):
+    settings = hub.HubSettings(hub_dir=str(tmp_path), instructor="ada", students=[{"id": "ada"}])
+    with pytest.raises(hub.HubError, match="'ada' is staff and also in the roster"):
+        hub.check_machine(settings)
+
+
+def test_the_command_says_why_in_one_line(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "autograder", "hub", "--dir", str(tmp_path / "hub"), "--dummy",
+                             "--ip", "0.0.0.0", "--setup-only"], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        "autograder: error: --dummy lets anyone in with one password: it is refused unless the hub listens "
+        "on 127.0.0.1 (not 0.0.0.0)"]
+    assert not (tmp_path / "hub").exists()  # refused before anything was made
+
+
+def load_hub_config(tmp_path, **settings):
+    """JupyterHub's config as JupyterHub loads it, from a hub folder holding settings.json."""
+    folder = tmp_path / "hub"
+    folder.mkdir()
+    shutil.copy(REPO / "autograder" / "hub_config.py", folder / "jupyterhub_config.py")
+    (folder / "settings.json").write_text(json.dumps(asdict(hub.HubSettings(hub_dir=str(folder), **settings))))
+    (folder / "dummy-password").write_text("a password\n")
+    return PyFileConfigLoader("jupyterhub_config.py", path=str(folder)).load_config()
+
+
+def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
+    students = [{"id": "ada"}, {"id": "alan"}]
+    c = load_hub_config(tmp_path, instructor="grace", graders=["ken"], students=students)
+    assert c.JupyterHub.authenticator_class == "native" and c.NativeAuthenticator.open_signup is False
+    assert c.Authenticator.admin_users == {"grace"}
+    assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},
+                                        "formgrade-bdl": {"users": ["grace", "ken"]}}
+    roles = {role["name"]: role for role in c.JupyterHub.load_roles}
+    assert roles["server"]["scopes"] == ["inherit"]  # nbgrader reads its user's groups with the server's token
+    assert "access:servers!user=grace" in roles["formgrade-bdl"]["scopes"]
+    assert roles["formgrade-bdl"]["groups"] == ["formgrade-bdl"]
+    assert c.JupyterHub.spawner_class == "autograder.hubspawner.CourseSpawner"
+    assert c.Spawner.environment["BDL_EXCHANGE"] == str(tmp_path / "hub" / "exchange")
+    assert c.Spawner.mem_limit == "4.0G" and c.Spawner.cpu_limit == 2.0
+    assert c.JupyterHub.services[0]["name"] == "idle-culler"
+
+
+def test_the_dummy_config_lets_in_only_the_course(tmp_path):
+    c = load_hub_config(tmp_path, ip="127.0.0.1", dummy=True, instructor="grace", students=[{"id": "ada"}])
+    assert c.JupyterHub.authenticator_class == "dummy"
+    assert c.DummyAuthenticator.password == "a password"
+    assert c.Authenticator.allowed_users == {"grace", "ada"}
+    assert c.JupyterHub.bind_url == "http://127.0.0.1:8000"
+
+
+def test_a_python_in_roots_home_is_not_shared(tmp_path):
+    closed = tmp_path / "closed"
+    (closed / "bin").mkdir(parents=True)
+    program = closed / "bin" / "python3.11"
+    program.write_text("")
+    program.chmod(0o755)
+    closed.chmod(0o700)
+    try:
+        assert not hub._everyone_can_run(program)
+    finally:
+        closed.chmod(0o755)
+    assert hub._everyone_can_run(program) == all(p.stat().st_mode & 1 for p in [program, *program.parents])
+    assert Path(hub.shared_python()).exists()

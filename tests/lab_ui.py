@@ -1,8 +1,11 @@
 """What the browser tests do in JupyterLab (Playwright's sync API): menus, Run All, Validate, the
 Assignment List; and Debian's Chromium and a free port on the loopback to run them with."""
+import os
 import re
 import shutil
+import signal
 import socket
+import subprocess
 import time
 from contextlib import contextmanager
 
@@ -23,6 +26,19 @@ def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def stop_group(process, term_wait):
+    """SIGTERM to ``process``'s group, then SIGKILL if it has not gone within ``term_wait`` seconds."""
+    for sig, wait in ((signal.SIGTERM, term_wait), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(process.pid, sig)
+            process.wait(wait)
+            return
+        except ProcessLookupError:
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def menu(page, *path):

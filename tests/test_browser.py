@@ -17,7 +17,6 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -30,7 +29,7 @@ import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
-from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
+from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
 from autograder.cells import graded_cells
 from autograder.course import REPO
 
@@ -116,15 +115,7 @@ class Lab:
             family = psutil.Process(self.process.pid).children(recursive=True)
         except psutil.NoSuchProcess:
             family = []
-        for sig, wait in ((signal.SIGTERM, 20), (signal.SIGKILL, 10)):
-            try:
-                os.killpg(self.process.pid, sig)
-                self.process.wait(wait)
-                break
-            except ProcessLookupError:
-                break
-            except subprocess.TimeoutExpired:
-                continue
+        stop_group(self.process, 20)
         for process in family:  # kernels run in sessions of their own
             try:
                 process.kill()

@@ -285,7 +285,7 @@ def test_the_dockerfile_installs_the_chart_jupyterhub():
 
 def test_the_dockerfile_requirements_are_pyprojects_pins_but_the_hubs(tmp_path):
     """The image's requirements, made by the Dockerfile's own one-liner from pyproject.toml: every pin
-    but the single-machine hub's (jupyterhub 6 would clash with the chart's 5)."""
+    but the single-machine hub's (its jupyterhub pin is not the chart's)."""
     runs = " ".join(args for word, args in instructions(DOCKERFILE.read_text()) if word == "RUN")
     program = re.search(r'python -c "(import tomllib.*?)"', runs).group(1)
     shutil.copy(REPO / "pyproject.toml", tmp_path)

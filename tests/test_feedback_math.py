@@ -21,7 +21,7 @@ import pytest
 from nbconvert import HTMLExporter
 
 from autograder.course import REPO, load_config
-from test_browser import chromium, free_port
+from lab_ui import chromium, free_port
 
 pytestmark = pytest.mark.slow
 

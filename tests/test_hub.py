@@ -85,15 +85,19 @@ class Hub:
         self.settings = HubSettings(hub_dir=str(HUB_DIR), ip="127.0.0.1", port=self.port, hub_port=free_port(),
                                     proxy_api_port=free_port(), instructor=self.instructor)
         self.log = base / "hub.log"
+        self.command = [sys.executable, "-m", "autograder", "hub", "--dir", str(HUB_DIR), "--students", str(roster),
+                        "--instructor", self.instructor, "--graders", self.grader, "--home-root", str(self.homes),
+                        "--ip", "127.0.0.1", "--port", str(self.port), "--hub-port", str(self.settings.hub_port),
+                        "--proxy-api-port", str(self.settings.proxy_api_port)]
+        self.start(dummy=True)
+
+    def start(self, dummy):
         env = {name: value for name, value in os.environ.items()
                if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
-        command = [sys.executable, "-m", "autograder", "hub", "--dir", str(HUB_DIR), "--students", str(roster),
-                   "--instructor", self.instructor, "--graders", self.grader, "--home-root", str(self.homes), "--dummy",
-                   "--ip", "127.0.0.1", "--port", str(self.port), "--hub-port", str(self.settings.hub_port),
-                   "--proxy-api-port", str(self.settings.proxy_api_port)]
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True)
+        with open(self.log, "ab") as log:
+            self.process = subprocess.Popen(self.command + (["--dummy"] if dummy else []), cwd=REPO, env=env,
+                                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                            start_new_session=True)
 
     @property
     def users(self):
@@ -381,3 +385,43 @@ def test_each_student_fetches_their_own_feedback(hub, students, key):
     pages = [page for page in (hub.home(user) / ASSIGNMENT / "feedback").rglob("*.html")
              if ".ipynb_checkpoints" not in page.parts]  # JupyterLab's copy of what it opened
     assert len(pages) == 1 and pages[0].stat().st_uid == pwd.getpwnam(user).pw_uid, pages
+
+
+def form(session, url, **fields):
+    """POST a hub form as a browser does (with its _xsrf); return the answer, redirects not followed."""
+    session.get(url, timeout=30)
+    xsrf = next(cookie.value for cookie in session.cookies if cookie.name == "_xsrf")
+    return session.post(url, data={**fields, "_xsrf": xsrf},
+                        allow_redirects=False, timeout=30)
+
+
+def test_sign_up_waits_for_the_instructors_approval(hub):
+    """`make hub` without --dummy, on the same hub: NativeAuthenticator. A student signs up and cannot log
+    in until the instructor, whose login `hub` made before the start, approves them; no one can sign up
+    under the instructor's name."""
+    import requests
+
+    stop_group(hub.process, 30)
+    with timed("hub restarted with NativeAuthenticator"):
+        hub.start(dummy=False)
+        hub.wait_until_up()
+    student, password = hub.students["b"], secrets.token_urlsafe(12)
+    signup = f"{hub.url}/hub/signup"
+    answer = form(requests.Session(), signup, username=student, signup_password=password,
+                  signup_password_confirmation=password)
+    assert answer.status_code == 200 and "information has been sent to the admin" in answer.text, answer.text[-500:]
+    taken = form(requests.Session(), signup, username=hub.instructor, signup_password=password,
+                 signup_password_confirmation=password)
+    assert "username is already in use" in taken.text, taken.text[-500:]
+
+    login = f"{hub.url}/hub/login"
+    before = form(requests.Session(), login, username=student, password=password)
+    assert before.status_code != 302, before.headers  # not let in: no redirect to a server
+    instructor = requests.Session()
+    answer = form(instructor, login, username=hub.instructor,
+                  password=(HUB_DIR / "instructor-password").read_text().strip())
+    assert answer.status_code == 302, hub.log.read_text()[-3000:]
+    assert student in instructor.get(f"{hub.url}/hub/authorize", timeout=30).text
+    assert instructor.get(f"{hub.url}/hub/authorize/{student}", timeout=30).ok
+    after = form(requests.Session(), login, username=student, password=password)
+    assert after.status_code == 302, hub.log.read_text()[-3000:]

@@ -139,6 +139,22 @@ class Flow:
         (self.artifacts / "times.txt").write_text(
             "".join(f"{name}: {value:.1f} s\n" for name, value in self.times.items()))
 
+    @contextmanager
+    def started(self, step, make):
+        """The server ``make()`` returns, up (within ``step``'s time); stopped at the end, or at once if it
+        never came up."""
+        with self.timed(step):
+            server = make()
+            try:
+                server.wait_until_up()
+            except BaseException:
+                server.stop()
+                raise
+        try:
+            yield server
+        finally:
+            server.stop()
+
     def shot(self, page, name):
         page.screenshot(path=str(self.artifacts / f"{len(list(self.artifacts.glob('*.png'))) + 1:02d}_{name}.png"))
 

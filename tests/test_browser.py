@@ -138,15 +138,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def lab(browser, tmp_path_factory):
-    with timed("JupyterLab start"):
-        server = Lab(tmp_path_factory.mktemp("browser"))
-        try:
-            server.wait_until_up()
-        except BaseException:
-            server.stop()
-            raise
-    yield server
-    server.stop()
+    with FLOW.started("JupyterLab start", lambda: Lab(tmp_path_factory.mktemp("browser"))) as server:
+        yield server
 
 
 @pytest.fixture(scope="module")

@@ -155,15 +155,8 @@ def browser():
 
 @pytest.fixture(scope="module")
 def hub(browser):
-    with timed("hub set-up and start"):
-        server = Hub(Path(tempfile.mkdtemp(prefix="bdl-hub-class-")))
-        try:
-            server.wait_until_up()
-        except BaseException:
-            server.stop()
-            raise
-    yield server
-    server.stop()
+    with FLOW.started("hub set-up and start", lambda: Hub(Path(tempfile.mkdtemp(prefix="bdl-hub-class-")))) as server:
+        yield server
 
 
 def log_in(browser, hub, user):

@@ -5,13 +5,14 @@ import nbgrader
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
-import autograder
-from autograder.feedback import HideHiddenTests
+import autograder.outputs
+from autograder.course.directory import COURSE_ID
+from autograder.outputs.feedback import HideHiddenTests
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
 c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
-c.CourseDirectory.course_id = "bdl"
+c.CourseDirectory.course_id = COURSE_ID
 
 # The exchange: where release_assignment puts assignments, students fetch and
 # submit them, and release_feedback puts feedback. By default `exchange/` in
@@ -55,12 +56,12 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPre
 
 # Formgrader and the feedback pages typeset math with MathJax 2, which nbgrader
 # loads from a CDN: derivations would show raw LaTeX offline.
-# autograder/templates/formgrade/ and autograder/templates/feedback/ replace the
+# autograder/outputs/templates/formgrade/ and .../feedback/ replace the
 # templates' MathJax macro with the copy that the pinned jupyter-server-mathjax
 # package serves at {base_url}static/jupyter_server_mathjax/: formgrader's from
 # the instructor's server, a feedback page's from the student's own, found from
 # the page's address (opened from disk, the page says it cannot typeset).
 c.HTMLExporter.extra_template_basedirs = [
-    os.path.join(os.path.dirname(autograder.__file__), "templates"),
+    os.path.join(os.path.dirname(autograder.outputs.__file__), "templates"),
     os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates"),
 ]

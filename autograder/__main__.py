@@ -5,10 +5,20 @@ import sys
 from pathlib import Path
 
 import bdl  # noqa: F401  (quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import benchhub, checktests, course, feedback, gradebook, grading, guide, hub, items, report, selfgrade, \
-    studentkit
-from autograder.lint import lint_course
-from autograder.sandbox import Limits
+from autograder.hub import bench as benchhub
+from autograder import checktests
+from autograder.course import directory as course
+from autograder.outputs import feedback
+from autograder.course import gradebook
+from autograder.grading import host as grading
+from autograder.outputs import guide
+from autograder.hub import setup as hub
+from autograder.outputs import items
+from autograder.outputs import report
+from autograder import selfgrade
+from autograder import studentkit
+from autograder.course.lint import lint_course
+from autograder.grading.limits import Limits
 
 
 def _release(args):

@@ -24,10 +24,10 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-from autograder.cells import graded_functions
+from autograder.course.cells import graded_functions
 from bdl.diagnoses import PREFIX, all_tables, noted
-from autograder.course import REPO
-from autograder.guard import GUARD
+from autograder.course.directory import REPO
+from autograder.worker.guard import GUARD
 
 MUTANTS_DIR = REPO / "tests" / "mutants"
 # A function whose tests no wrong answer was tried against is not checked.

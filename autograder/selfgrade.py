@@ -11,10 +11,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import kernel_sandbox
-from autograder.course import REPO, assignments, generate_release
-from autograder.gradebook import default_url
-from autograder.grading import grade, scores
+from autograder.worker import bwrap
+from autograder.course.directory import REPO, assignments, generate_release
+from autograder.course.gradebook import default_url
+from autograder.course.gradebook import scores
+from autograder.grading.host import grade
 
 
 @contextlib.contextmanager
@@ -48,7 +49,7 @@ def selfgrade(root=REPO):
         for assignment in assignments(root):
             submissions = [_as_submission(scratch, root, "source", "reference", assignment),
                            _as_submission(scratch, root, "release", "blank", assignment)]
-            rows.extend(grade(assignment, submissions, root=scratch, sandbox=bool(kernel_sandbox.bwrap())))
+            rows.extend(grade(assignment, submissions, root=scratch, sandbox=bool(bwrap.bwrap())))
     return rows
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from autograder.course import REPO
+from autograder.course.directory import REPO
 
 KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
 # Pinned in the course's pyproject.toml for instructors only: the test runners (pytest, its xdist and nbval),
@@ -33,7 +33,7 @@ KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognise
 # course's hub, which runs from an environment of its own) and the browser tests' playwright.
 # tests/test_student_kit.py checks that nothing in the kit imports one of these.
 # jupyter-server-mathjax ships to students too: their Jupyter server serves the
-# MathJax that typesets their feedback pages (autograder/templates/feedback/).
+# MathJax that typesets their feedback pages (autograder/outputs/templates/feedback/).
 INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg", "playwright",
                    "dask", "distributed", "jupyterhub", "jupyterhub-nativeauthenticator",
                    "jupyterhub-idle-culler")

@@ -8,8 +8,8 @@ only fgsm's points).
 """
 import nbformat
 
-from autograder.cells import grade_id, graded_cells, is_test
-from autograder.course import REPO
+from autograder.course.cells import grade_id, graded_cells, is_test
+from autograder.course.directory import REPO
 
 ASSIGNMENT = "01_likelihoods"
 NOTEBOOK = "likelihoods"

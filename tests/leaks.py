@@ -1,10 +1,10 @@
 """The leak scan of folders of files students get (the student kit): every secret line,
-marker and graded definition found (``autograder.leaks`` says what is secret)."""
+marker and graded definition found (``autograder.course.leaks`` says what is secret)."""
 import json
 from pathlib import Path
 
-from autograder import cells
-from autograder.leaks import Secrets, course_secrets, defined_names, leaked_lines, secrets  # noqa: F401 (the tests' names)
+from autograder.course import cells
+from autograder.course.leaks import Secrets, course_secrets, defined_names, leaked_lines, secrets  # noqa: F401 (the tests' names)
 
 
 def _notebook_parts(nb, answers_are_the_students):

@@ -17,8 +17,8 @@ expected start of the status, words the status must contain).
 """
 import nbformat
 
-from autograder.cells import graded_cells
-from autograder.course import REPO
+from autograder.course.cells import graded_cells
+from autograder.course.directory import REPO
 from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER
 
 RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"

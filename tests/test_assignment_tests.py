@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from autograder.checktests import MUTANTS_DIR, check_tests
-from autograder.course import REPO, assignments
+from autograder.course.directory import REPO, assignments
 
 
 def test_every_assignment_has_mutants():

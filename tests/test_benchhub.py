@@ -1,5 +1,5 @@
 """bench-hub's arithmetic and report, without a hub (the run itself needs root and minutes)."""
-from autograder.benchhub import Load, format_report, percentile, summary
+from autograder.hub.bench import Load, format_report, percentile, summary
 
 
 def test_percentile_is_the_nearest_rank():

@@ -30,8 +30,8 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
-from autograder.cells import graded_cells
-from autograder.course import REPO
+from autograder.course.cells import graded_cells
+from autograder.course.directory import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
 

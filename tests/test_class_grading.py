@@ -28,8 +28,8 @@ from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, 
 from bdl.diagnoses import PREFIX, all_tables
 from test_feedback import visible_text
 import leaks
-from autograder import cells
-from autograder.course import REPO
+from autograder.course import cells
+from autograder.course.directory import REPO
 
 # Grades a class of bad submissions for real: minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
@@ -298,7 +298,7 @@ def _graded(grade):
 
 
 def test_item_analysis_of_the_graded_class(course, reported):
-    from autograder.items import item_rows
+    from autograder.outputs.items import item_rows
     scores, items = reported["scores"], reported["items"]
     given, maximum = {}, {}  # {cell: the scores given so far}, {cell: its points}
     with Gradebook(course["db_url"]) as gradebook:

@@ -12,8 +12,8 @@ import pytest
 import bdl  # noqa: F401 (before TensorFlow: Keras 2)
 import tensorflow as tf
 from autograder.checktests import noted_mistake
-from autograder.course import REPO
-from autograder.leaks import course_secrets, leaked_lines
+from autograder.course.directory import REPO
+from autograder.course.leaks import course_secrets, leaked_lines
 from bdl.checks import assert_close
 from bdl.diagnoses import NOTE_WIDTH, PREFIX, all_tables, diagnose, diagnosed, note, noted, sentences
 from bdl.diagnoses.likelihoods import GAUSSIAN
@@ -127,7 +127,7 @@ def test_the_validate_button_shows_the_likely_mistake(tmp_path):
     Gaussian NLL leaves out the normalising constant: the visible test's failure names it."""
     import subprocess
     import nbformat
-    from autograder.cells import graded_cells
+    from autograder.course.cells import graded_cells
 
     nb = nbformat.read(REPO / "release" / "01_likelihoods" / "likelihoods.ipynb", 4)
     graded_cells(nb)["gaussian_nll"].source = (

@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.cells import graded_cells
-from autograder.course import REPO, make_api
+from autograder.course.cells import graded_cells
+from autograder.course.directory import REPO, make_api
 from test_feedback import secret_lines, visible_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]

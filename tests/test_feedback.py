@@ -6,10 +6,10 @@ import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder import cells
-from autograder.course import REPO, load_config
-from autograder.cells import hidden_lines
-from autograder.feedback import HideHiddenTests
+from autograder.course import cells
+from autograder.course.directory import REPO, load_config
+from autograder.course.cells import hidden_lines
+from autograder.outputs.feedback import HideHiddenTests
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"

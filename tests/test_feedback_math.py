@@ -1,7 +1,7 @@
 """A feedback page typesets its math offline: MathJax from the student's own Jupyter server.
 
 The page is rendered with the course's feedback template (nbgrader's, with
-``autograder/templates/feedback/mathjax.html.j2``), served by a real Jupyter
+``autograder/outputs/templates/feedback/mathjax.html.j2``), served by a real Jupyter
 server on 127.0.0.1 under a JupyterHub-like base URL, and opened in Debian's
 Chromium (Playwright): the formulas are typeset, and no script comes from the
 internet. Opened from disk, the page says in one line that it cannot typeset.
@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from nbconvert import HTMLExporter
 
-from autograder.course import REPO, load_config
+from autograder.course.directory import REPO, load_config
 from lab_ui import chromium, free_port
 
 pytestmark = pytest.mark.slow

@@ -8,10 +8,10 @@ import sys
 import nbformat
 import pytest
 
-from autograder import course
-from autograder.cells import graded_cells, graded_functions
+from autograder.course import directory as course
+from autograder.course.cells import graded_cells, graded_functions
 from autograder.checktests import load_variants
-from autograder.course import REPO
+from autograder.course.directory import REPO
 
 ASSIGNMENT = "04_bayesian_cnn"
 NOTEBOOK = "bayesian_cnn"

@@ -10,13 +10,13 @@ import nbformat
 import numpy
 import pytest
 
-from autograder import guard
-from autograder.collect import collect
-from autograder.cells import graded_cells
+from autograder.worker import guard
+from autograder.grading.collect import collect
+from autograder.course.cells import graded_cells
 from autograder.checktests import load_variants
-from autograder.course import REPO, assignments
-from autograder.repair import repair_notebook
-from autograder.review import review_notebook
+from autograder.course.directory import REPO, assignments
+from autograder.grading.repair import repair_notebook
+from autograder.grading.review import review_notebook
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"

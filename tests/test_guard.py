@@ -8,7 +8,7 @@ import pytest
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.guard import GUARD, KEY_ENV, SEAL_NAME, SEAL_PREFIX, seal_mac
+from autograder.worker.guard import GUARD, KEY_ENV, SEAL_NAME, SEAL_PREFIX, seal_mac
 
 KEY = b"a key only the worker and the guard hold"
 

@@ -8,9 +8,12 @@ import nbformat
 import pytest
 
 from leaks import course_secrets, scan_folder
-from autograder import cells, guide, mathjax, rubric
-from autograder.course import REPO, assignments
-from autograder.lint import lint_course
+from autograder.course import cells
+from autograder.outputs import guide
+from autograder.outputs import mathjax
+from autograder.course import rubric
+from autograder.course.directory import REPO, assignments
+from autograder.course.lint import lint_course
 
 SOURCES = sorted(REPO.glob("source/*/*.ipynb"))
 # The hand-graded points of each assignment: issue 19's count, plus issue 20's questions

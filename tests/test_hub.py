@@ -24,20 +24,19 @@ import pwd
 import re
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from autograder.cells import graded_cells
-from autograder.course import REPO
-from autograder.hub import HubSettings, as_user, remove_accounts
-from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
+from autograder.course.cells import graded_cells
+from autograder.course.directory import REPO
+from autograder.hub.accounts import as_user, remove_accounts
+from autograder.hub.process import HubProcess
+from autograder.hub.settings import HubSettings
+from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 from system import require
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
@@ -94,26 +93,18 @@ class Hub:
     def start(self, dummy):
         env = {name: value for name, value in os.environ.items()
                if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
-        with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(self.command + (["--dummy"] if dummy else []), cwd=REPO, env=env,
-                                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            start_new_session=True)
+        self.server = HubProcess(self.command, self.log, self.url, env=env, cwd=REPO, hub_dir=HUB_DIR)
+        self.server.start(*(["--dummy"] if dummy else []))
 
     @property
     def users(self):
         return [self.instructor, self.grader, *self.students.values()]
 
-    def wait_until_up(self, timeout=900):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                pytest.fail(f"the hub exited ({self.process.returncode}):\n{self.log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5):
-                    return
-            except OSError:
-                time.sleep(0.5)
-        pytest.fail(f"the hub did not answer in {timeout} s:\n{self.log.read_text()[-3000:]}")
+    def wait_until_up(self):
+        try:
+            self.server.wait_until_up()
+        except RuntimeError as error:
+            pytest.fail(str(error))
 
     @property
     def password(self):
@@ -133,7 +124,7 @@ class Hub:
 
     def stop(self):
         """Stop the hub (it stops the users' servers), then remove the accounts and what they left."""
-        stop_group(self.process, 30)
+        self.server.stop()
         remove_accounts(self.users)
         shutil.rmtree(self.base, ignore_errors=True)
         self.clear()
@@ -394,7 +385,7 @@ def test_sign_up_waits_for_the_instructors_approval(hub):
     under the instructor's name."""
     import requests
 
-    stop_group(hub.process, 30)
+    hub.server.stop()
     with timed("hub restarted with NativeAuthenticator"):
         hub.start(dummy=False)
         hub.wait_until_up()

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder import hub
-from autograder.course import REPO
+from autograder.hub import environment, settings as hub
+from autograder.course.directory import REPO
 
 
 def roster(tmp_path, text):
@@ -62,7 +62,7 @@ def load_hub_config(tmp_path, **settings):
     """JupyterHub's config as JupyterHub loads it, from a hub folder holding settings.json."""
     folder = tmp_path / "hub"
     folder.mkdir()
-    shutil.copy(REPO / "autograder" / "hub_config.py", folder / "jupyterhub_config.py")
+    shutil.copy(REPO / "autograder" / "hub" / "jupyterhub_config.py", folder / "jupyterhub_config.py")
     (folder / "settings.json").write_text(json.dumps(asdict(hub.HubSettings(hub_dir=str(folder), **settings))))
     (folder / "dummy-password").write_text("a password\n")
     return PyFileConfigLoader("jupyterhub_config.py", path=str(folder)).load_config()
@@ -79,7 +79,7 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert roles["server"]["scopes"] == ["inherit"]  # nbgrader reads its user's groups with the server's token
     assert "access:servers!user=grace" in roles["formgrade-bdl"]["scopes"]
     assert roles["formgrade-bdl"]["groups"] == ["formgrade-bdl"]
-    assert c.JupyterHub.spawner_class == "autograder.hubspawner.CourseSpawner"
+    assert c.JupyterHub.spawner_class == "autograder.hub.spawner.CourseSpawner"
     assert c.Spawner.environment["BDL_EXCHANGE"] == str(tmp_path / "hub" / "exchange")
     assert c.Spawner.mem_limit == "4.0G" and c.Spawner.cpu_limit == 2.0
     assert c.JupyterHub.services[0]["name"] == "idle-culler"
@@ -101,8 +101,8 @@ def test_a_python_in_roots_home_is_not_shared(tmp_path):
     program.chmod(0o755)
     closed.chmod(0o700)
     try:
-        assert not hub._everyone_can_run(program)
+        assert not environment._everyone_can_run(program)
     finally:
         closed.chmod(0o755)
-    assert hub._everyone_can_run(program) == all(p.stat().st_mode & 1 for p in [program, *program.parents])
-    assert Path(hub.shared_python()).exists()
+    assert environment._everyone_can_run(program) == all(p.stat().st_mode & 1 for p in [program, *program.parents])
+    assert Path(environment.shared_python()).exists()

@@ -7,7 +7,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-from autograder.lint import lint_course, lint_notebook, main, notebooks
+from autograder.course.lint import lint_course, lint_notebook, main, notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -187,6 +187,6 @@ def test_course_skips_checkpoints_and_cli_exit_code(tmp_path, capsys):
 
 def test_module_runs_as_script(tmp_path):
     write(tmp_path, good_cells())
-    done = subprocess.run([sys.executable, "-m", "autograder.lint", str(tmp_path)],
+    done = subprocess.run([sys.executable, "-m", "autograder.course.lint", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr

@@ -1,7 +1,7 @@
 """The course's nbgrader configuration."""
 import re
 
-from autograder.course import REPO, load_config
+from autograder.course.directory import REPO, load_config
 
 
 def test_course_directory_is_the_repo_root():

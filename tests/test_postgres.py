@@ -12,8 +12,8 @@ from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, SOURCE, WRONG_BRIER, _edit
 from postgres import postgres_url  # noqa: F401  (a fixture)
-from autograder.course import REPO
-from autograder.gradebook import gradebook_url
+from autograder.course.directory import REPO
+from autograder.course.gradebook import gradebook_url
 
 
 def _run(*args):

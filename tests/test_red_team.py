@@ -14,7 +14,7 @@ import leaks
 from red_team import ATTACKS, RELEASE
 from bad_submissions import ASSIGNMENT, NOTEBOOK, SOURCE, check_row, own_lines
 from test_feedback import visible_text
-from autograder.course import REPO
+from autograder.course.directory import REPO
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 

@@ -12,8 +12,12 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
 from lms_formats import parse_canvas, parse_moodle
-from autograder import cells, course, items, lms, report
-from autograder.course import REPO
+from autograder.course import cells
+from autograder.course import directory as course
+from autograder.outputs import items
+from autograder.outputs import lms
+from autograder.outputs import report
+from autograder.course.directory import REPO
 
 ASSIGNMENTS = course.assignments()
 # nbgrader's add_submission trips this SQLAlchemy warning; it is harmless (grading.py ignores it too).

@@ -3,8 +3,8 @@ grades real attacks through it)."""
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder import seal
-from autograder.guard import SEAL_NAME, SEAL_PREFIX, cell_key, seal_mac
+from autograder.worker import seal
+from autograder.worker.guard import SEAL_NAME, SEAL_PREFIX, cell_key, seal_mac
 
 KEY = b"k" * 32
 TESTS = "from bdl.checks import assert_close\nassert_close(f(1), 2, 'f of 1')"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from autograder.course import REPO
+from autograder.course.directory import REPO
 
 
 def _imports(package):
@@ -55,6 +55,47 @@ def test_no_import_circle(package):
     graph = _imports(package)
     assert graph, f"no modules found in {package}"
     assert _cycle(graph) is None, f"import circle: {' -> '.join(_cycle(graph))}"
+
+
+# The floors: which part of autograder may import which, by where its code runs.
+NEVER = {
+    "autograder.course": ("autograder.grading", "autograder.worker", "autograder.outputs", "autograder.hub",
+                          "autograder.checktests", "autograder.selfgrade", "autograder.studentkit",
+                          "autograder.__main__"),
+    "autograder.worker": ("autograder.grading", "autograder.outputs", "autograder.hub"),
+    "autograder.hub": ("autograder.grading",),
+    "autograder.grading": ("autograder.hub",),
+}
+
+
+def _crossings(graph):
+    """Every import that goes where ``NEVER`` forbids, and every import of autograder by the guard."""
+    found = []
+    for module, names in sorted(graph.items()):
+        for part, forbidden in NEVER.items():
+            if module == part or module.startswith(part + "."):
+                found += [f"{module} imports {name}" for name in sorted(names) if name.startswith(forbidden)]
+    # the guard runs inside the student's kernel: it takes nothing from the instructor's package
+    found += [f"autograder.worker.guard imports {name}" for name in sorted(graph.get("autograder.worker.guard", ()))]
+    return found
+
+
+def test_each_part_imports_only_what_its_floor_allows():
+    graph = _imports("autograder")
+    assert {"autograder.course.directory", "autograder.worker.guard", "autograder.hub.setup"} <= set(graph)
+    assert _crossings(graph) == []
+    # importing the guard runs these first: they import nothing at all
+    for init in (REPO / "autograder" / "__init__.py", REPO / "autograder" / "worker" / "__init__.py"):
+        assert not [node for node in ast.walk(ast.parse(init.read_text()))
+                    if isinstance(node, (ast.Import, ast.ImportFrom))], f"{init} imports something"
+
+
+def test_the_floor_check_finds_a_crossing():
+    graph = {"autograder.course.cells": {"autograder.grading.host"}, "autograder.worker.guard": {"autograder.course.cells"},
+             "autograder.hub.setup": {"autograder.grading.task"}, "autograder.grading.host": {"autograder.worker.job"}}
+    assert _crossings(graph) == ["autograder.course.cells imports autograder.grading.host",
+                                 "autograder.hub.setup imports autograder.grading.task",
+                                 "autograder.worker.guard imports autograder.course.cells"]
 
 
 def test_cycle_finder_finds_a_circle():

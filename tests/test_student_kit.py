@@ -20,9 +20,10 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from leaks import course_secrets, scan_folder
-from autograder import cells, studentkit
-from autograder.course import REPO, assignments
-from autograder.leaks import secrets_from, solution_lines, telling
+from autograder.course import cells
+from autograder import studentkit
+from autograder.course.directory import REPO, assignments
+from autograder.course.leaks import secrets_from, solution_lines, telling
 
 RELEASES = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "release").glob("*/*.ipynb"))
 COMPANIONS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "notebooks").glob("*.ipynb"))

@@ -1,6 +1,6 @@
 """The grading worker: ``python -m autograder.worker`` autogrades one submission.
 
-``autograder.sandbox`` starts it in a new session and writes a ``GradingJob``
+``autograder.grading.limits`` starts it in a new session and writes a ``GradingJob``
 (JSON, one line) to its stdin; it prints a ``WorkerResult`` (JSON) as its last
 line of stdout. These two dataclasses are the whole contract between the
 processes. The sandbox keeps the worker's stdin open while it grades: when it
@@ -13,31 +13,29 @@ directory, which holds only this submission's notebooks: no ``source/`` (the
 hidden tests reach nbgrader through the gradebook), no ``release/``, no other
 student, no gradebook file (the gradebook's URL comes on stdin, not on a
 command line a kernel could read). Unless the job says otherwise, the kernel
-runs under bubblewrap (``autograder.kernel_sandbox``), which hides the course
-directory and everything else from it. The kernel starts with ``autograder.guard``
+runs under bubblewrap (``autograder.worker.bwrap``), which hides the course
+directory and everything else from it. The kernel starts with ``autograder.worker.guard``
 installed (noting each cell before it runs, and skipping the cells that
 crashed an earlier attempt), a cap on the number of processes (POSIX, not root) and nbgrader's
 per-cell timeout. The autograded notebook stays in the job's temporary course
-directory, where ``autograder.grading`` picks it up.
+directory, where ``autograder.grading.host`` picks it up.
 """
 import json
 import os
 import signal
 import sys
 import threading
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import psutil
 
 from nbgrader.converters import Autograde
 
-from autograder import kernel_sandbox, seal
-from autograder.course import make_api
-from autograder.guard import GUARD, KEY_ENV, PROGRESS_ENV, SKIP_ENV
+from autograder.course.directory import make_api
+from autograder.worker import bwrap, seal
+from autograder.worker.guard import GUARD, KEY_ENV, PROGRESS_ENV, SKIP_ENV
+from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
-# How much of a log a submission keeps (its end, where the errors are).
-MAX_LOG = 2**20
 # A fork bomb stops at this many processes more than the user already runs.
 MAX_NEW_PROCESSES = 512
 DEAD_KERNEL = "DeadKernelError"
@@ -47,40 +45,6 @@ KNOWN_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited
                 ("NBFormatError", "not a valid notebook"),
                 ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
                 ("No notebooks found", "no notebook of this assignment in the submission"))
-
-
-@dataclass
-class GradingJob:
-    """What the worker grades, and where."""
-    scratch: str         # the temporary course directory holding submitted/<student>/<assignment>/
-    assignment: str
-    student: str
-    db_url: str          # the gradebook
-    cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
-    progress: str = ""   # the file the kernel writes each cell's code to before running it
-    skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
-    sandbox: bool = True  # run the kernel under bubblewrap
-
-    def to_json(self):
-        return json.dumps(asdict(self))
-
-
-@dataclass
-class WorkerResult:
-    """How grading went: ``error`` says why it did not succeed; ``crashed``: the kernel
-    died or was killed in a cell (``GradingJob.progress`` names the cell)."""
-    success: bool
-    error: str = ""
-    crashed: bool = False
-    tampered: list = field(default_factory=list)  # test cells whose seal was missing or broken, and why
-    log: str = ""        # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
-
-    def to_json(self):
-        return json.dumps(asdict(self))
-
-    @classmethod
-    def from_json(cls, text):
-        return cls(**json.loads(text))
 
 
 def _limit_processes():
@@ -131,11 +95,11 @@ def grade(job):
     overrides["CheckSeals"] = {"key": key}
     overrides["Autograde"] = {"autograde_preprocessors": _sealed(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
-        kernel_sandbox.install(scratch / "jupyter", kernel_io,
+        bwrap.install(scratch / "jupyter", kernel_io,
                                cwd=scratch / "autograded" / job.student / job.assignment)
         os.environ["JUPYTER_PATH"] = str(scratch / "jupyter")
-        overrides["Execute"]["kernel_name"] = kernel_sandbox.KERNEL_NAME
-        overrides["KernelManager"] = kernel_sandbox.kernel_manager_config(kernel_io)
+        overrides["Execute"]["kernel_name"] = bwrap.KERNEL_NAME
+        overrides["KernelManager"] = bwrap.kernel_manager_config(kernel_io)
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
     key_file.unlink(missing_ok=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psutil
 
-from autograder.worker import MAX_LOG, WorkerResult
+from autograder.worker.job import MAX_LOG, WorkerResult
 
 POLL_SECONDS = 0.2
 # How long a killed process may take to go before it is left to the OS.

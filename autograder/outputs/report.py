@@ -1,6 +1,6 @@
 """An assignment's grades for the instructor: a CSV and a histogram of the scores, the item analysis
-and the likely mistakes its failing tests noted (``autograder.items``) and the totals for the LMS
-(``autograder.lms``).
+and the likely mistakes its failing tests noted (``autograder.outputs.items``) and the totals for the LMS
+(``autograder.outputs.lms``).
 
 Everything is read from nbgrader's gradebook (scores, per-cell points, hand grades entered in
 formgrader), the statuses ``grade`` recorded in ``grading_status/<assignment>.json`` and the
@@ -12,8 +12,9 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder import items, lms
-from autograder.statuses import load_statuses
+from autograder.outputs import items
+from autograder.outputs import lms
+from autograder.course.statuses import load_statuses
 
 
 def gradebook_rows(root, assignment, db_url):

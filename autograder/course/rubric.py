@@ -13,12 +13,12 @@ It lives in ``source/``, at the end of the cell's model answer, between two mark
 A criterion is ``- N point(s): text``, a wrong answer a ``- text`` after the
 ``Common wrong answers:`` line; an indented line continues the item above.
 nbgrader replaces a markdown answer whole in the release, so the rubric never
-reaches students; ``autograder.lint`` checks that it stays where that holds.
+reaches students; ``autograder.course.lint`` checks that it stays where that holds.
 """
 import re
 from dataclasses import dataclass
 
-from autograder import cells
+from autograder.course import cells
 
 CRITERION = re.compile(r"^-\s+(\d+(?:\.\d+)?)\s+points?\s*:\s*(.+)$")
 WRONG_ANSWERS = re.compile(r"^\**common wrong answers:?\**:?\s*$", re.IGNORECASE)

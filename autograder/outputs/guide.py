@@ -2,8 +2,8 @@
 grade by hand, with each manually graded cell's question, points, rubric and model answer.
 
 Everything comes from ``source/``: the question is the markdown cell just above the answer cell, the
-model answer is the answer cell, its rubric the block at its end (``autograder.rubric``). The math is
-typeset by the MathJax copy the course installs (``autograder.mathjax``), copied beside the pages, so
+model answer is the answer cell, its rubric the block at its end (``autograder.course.rubric``). The math is
+typeset by the MathJax copy the course installs (``autograder.outputs.mathjax``), copied beside the pages, so
 the guide works offline and from a plain folder. The pages hold model answers: instructors only.
 """
 import html
@@ -16,8 +16,10 @@ from pathlib import Path
 import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from autograder import cells, mathjax, rubric
-from autograder.course import REPO, assignments, check_assignment
+from autograder.course import cells
+from autograder.outputs import mathjax
+from autograder.course import rubric
+from autograder.course.directory import REPO, assignments, check_assignment
 
 MATHJAX_FOLDER = "mathjax"  # beside the pages
 MATHJAX_SETUP = """<script type="text/x-mathjax-config">

@@ -6,7 +6,7 @@ Two nbgrader preprocessors around ``Execute`` in the worker's autograde pipeline
   a fresh random token per cell and run: the kernel first sees it when that
   cell runs, so no earlier cell can know it.
 * ``CheckSeals`` reads each test cell's output after the run. The guard in the
-  kernel (``autograder.guard``) prints ``bdl-seal:<token>:<HMAC>`` when the
+  kernel (``autograder.worker.guard``) prints ``bdl-seal:<token>:<HMAC>`` when the
   cell's last line is reached with the grading machinery intact, under a key
   only the worker and the guard hold. A test cell that shows no error yet has
   no valid seal (its code was skipped, cut short, silenced or run under a
@@ -24,8 +24,8 @@ from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bytes
 
-from autograder import cells
-from autograder.guard import SEAL_NAME, SEAL_PREFIX, seal_mac
+from autograder.course import cells
+from autograder.worker.guard import SEAL_NAME, SEAL_PREFIX, seal_mac
 
 SEAL_LINE = re.compile(r"\n?" + re.escape(SEAL_PREFIX) + r"(\w+):(.*)\n?")
 ERROR_NAME = "GradingIntegrityError"

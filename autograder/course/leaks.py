@@ -1,7 +1,7 @@
 """What a student must never see, and a scan for it: hidden tests, model answers, rubrics, graded definitions.
 
 Used where the course hands something to students: the feedback
-(``autograder.feedback`` redacts secret lines from the messages it shows) and
+(``autograder.outputs.feedback`` redacts secret lines from the messages it shows) and
 the tests' leak scans of the student kit and of feedback pages
 (``tests/leaks.py``). A *secret line* is a line of a
 hidden-test block, of a model answer (code between the solution markers, or
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import cells
+from autograder.course import cells
 
 MIN_LENGTH = 12
 MARKERS = (cells.BEGIN_SOLUTION, cells.END_SOLUTION, cells.BEGIN_HIDDEN, cells.END_HIDDEN,

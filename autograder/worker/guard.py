@@ -25,7 +25,7 @@ every cell puts back:
   says so and catches them itself).
 
 Putting things back is prevention, and code in the same process can get
-around it. What the grader relies on is the seal (``autograder.seal``): the
+around it. What the grader relies on is the seal (``autograder.worker.seal``): the
 worker appends ``_bdl_seal("<token>")`` to each test cell, with a token the
 kernel first sees when that cell runs. ``seal`` checks that the cell ran with
 the machinery intact (nothing above changed since the cell began, the guard's
@@ -76,7 +76,7 @@ LIBRARIES = ("numpy", "tensorflow", "tensorflow_probability", "tf_keras", "keras
 KERNEL_REBINDS = {("builtins", "input"), ("builtins", "raw_input"), ("getpass", "getpass")}
 
 # What a kernel runs first to install the guard (IPKernelApp.exec_lines).
-GUARD = "import autograder.guard; autograder.guard.install()"
+GUARD = "import autograder.worker.guard; autograder.worker.guard.install()"
 # Set by the grading worker for its kernel: where to note the running cell, which cells to skip,
 # and the file holding the seal's key (deleted once read).
 PROGRESS_ENV = "BDL_GRADING_PROGRESS"
@@ -279,7 +279,7 @@ class _Guard:
     def _foreign_callbacks(self):
         """Event callbacks a cell added: any whose code is not in Python's or the course's files."""
         trusted = tuple({os.path.realpath(path) for path in (sys.prefix, sys.base_prefix,
-                                                             os.path.dirname(os.path.dirname(__file__)))})
+                                                             os.path.dirname(os.path.dirname(os.path.dirname(__file__))))})
         found = []
         for event, callbacks in self.ipython.events.callbacks.items():
             for callback in callbacks:

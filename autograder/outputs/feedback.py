@@ -31,10 +31,11 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder import cells, seal
-from autograder.cells import hidden_lines
-from autograder.course import REPO, make_api
-from autograder.leaks import course_secrets
+from autograder.course import cells
+from autograder.worker import seal
+from autograder.course.cells import hidden_lines
+from autograder.course.directory import REPO, make_api
+from autograder.course.leaks import course_secrets
 from bdl.diagnoses import PREFIX, noted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -89,7 +90,7 @@ def _identifier(text, limit=40):
 def shown_message(error, execution_count, secrets):
     """The one line a student sees for a failed test cell."""
     name = _identifier(error.get("ename", ""))
-    if name == seal.ERROR_NAME:  # the grader's own finding (autograder.seal)
+    if name == seal.ERROR_NAME:  # the grader's own finding (autograder.worker.seal)
         return f"{name}: {error.get('evalue', '')}"
     if not _tests_own_assertion(error, execution_count):
         return f"{name}: your code raised {name} while the tests ran"
@@ -103,7 +104,7 @@ def shown_message(error, execution_count, secrets):
 
 @functools.lru_cache(maxsize=8)
 def _secret_lines(root):
-    """Every secret line of the course at ``root`` and its markers (``autograder.leaks``)."""
+    """Every secret line of the course at ``root`` and its markers (``autograder.course.leaks``)."""
     return tuple(course_secrets(root).lines())
 
 

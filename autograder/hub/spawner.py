@@ -11,8 +11,9 @@ from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
 
+from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
+
 CGROUP = Path("/sys/fs/cgroup")
-GROUP = "bdl-hub"  # the hub's folder in each hierarchy: one subfolder per user
 CPU_PERIOD = 100_000  # microseconds
 
 

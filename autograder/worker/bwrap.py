@@ -54,7 +54,7 @@ def _readable():
     reached through a ``.pth`` file too, but never a folder such as the course's own, which holds
     ``source/``), the course's packages and the data; each both as Python names it and as its
     real path, so a course reached through a symbolic link works."""
-    course_packages = [Path(bdl.__file__).parent, Path(__file__).parent]
+    course_packages = [Path(bdl.__file__).parent, Path(__file__).parents[1]]  # bdl and autograder
     libraries = [Path(entry) for entry in sys.path if "site-packages" in entry or "dist-packages" in entry]
     paths = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).parent, *course_packages,
              default_data_dir(), *libraries}

@@ -4,7 +4,7 @@ import json
 import os
 import pwd
 
-from autograder.hub import HubSettings, dummy_password, hub_environment, instructor_environment
+from autograder.hub.settings import HubSettings, dummy_password, hub_environment, instructor_environment
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,8 +59,8 @@ c.JupyterHub.load_roles = [
 ]
 
 # Each user's server in that user's own Unix account, from the course's environment, in a cgroup with
-# the memory and CPU limits where this machine has one (autograder/hubspawner.py).
-c.JupyterHub.spawner_class = "autograder.hubspawner.CourseSpawner"
+# the memory and CPU limits where this machine has one (autograder/hub/spawner.py).
+c.JupyterHub.spawner_class = "autograder.hub.spawner.CourseSpawner"
 c.Spawner.cmd = [os.path.join(settings.venv, "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = f"{settings.memory_gib}G"

@@ -17,8 +17,8 @@ from pathlib import Path
 import nbformat
 from nbgrader.api import Gradebook
 
-from autograder import cells
-from autograder.statuses import load_statuses
+from autograder.course import cells
+from autograder.course.statuses import load_statuses
 from bdl.diagnoses import noted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")

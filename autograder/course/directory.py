@@ -8,7 +8,9 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.validator import Validator
 from traitlets.config.loader import PyFileConfigLoader
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
+# nbgrader's course id: the course's config, the hub's groups and exchange folder use this one
+COURSE_ID = "bdl"
 
 
 def load_config(root):

@@ -1,6 +1,6 @@
-"""``python -m autograder bench-hub``: a class at once on the course's hub (issue 29, "load held").
+"""``python -m autograder bench-hub``: a class at once on the course's hub.
 
-It sets up its own hub (``autograder.hub``, --dummy, 127.0.0.1) with N students bdlload01..NN and the
+It sets up its own hub (``autograder.hub.setup``, --dummy, 127.0.0.1) with N students bdlload01..NN and the
 instructor bdlloadi, then: the instructor releases 01_likelihoods; every student at once (a thread each)
 logs in, gets a token, starts a server, lists, fetches and submits through the hub's REST API; the
 instructor collects and releases feedback; every student at once fetches it and it must land in that
@@ -13,11 +13,8 @@ release_feedback hashes): grading 30 submissions takes minutes and ``bench`` mea
 """
 import json
 import math
-import os
 import pwd
 import shutil
-import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -25,7 +22,10 @@ from pathlib import Path
 import psutil
 import requests
 
-from autograder import hub
+from autograder.hub.accounts import as_user, chown_tree, remove_accounts
+from autograder.hub.process import jupyterhub
+from autograder.hub.settings import HubSettings, dummy_password
+from autograder.hub.setup import set_up
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 PREFIX = "bdlload"
@@ -175,7 +175,7 @@ def write_feedback(course, instructor):
             f'<!DOCTYPE html><html><body data-student="{student}"><h1>Load benchmark feedback</h1>'
             f"<p>Written by python -m autograder bench-hub for {student}: not a grade.</p></body></html>\n")
         students.append(student)
-    hub._chown_tree(Path(course, "feedback"), instructor)
+    chown_tree(Path(course, "feedback"), instructor)
     return students
 
 
@@ -217,50 +217,16 @@ def format_report(report):
     return "\n".join(lines)
 
 
-def _start_hub(settings, config):
-    """JupyterHub in its own process group; return it once its API answers."""
-    log = open(Path(settings.hub_dir) / "bench-hub.log", "w")
-    process = subprocess.Popen([f"{settings.venv}/bin/jupyterhub", "-f", str(config)], cwd=settings.hub_dir,
-                               env=hub.hub_process_environment(settings), stdin=subprocess.DEVNULL, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if requests.get(f"http://127.0.0.1:{settings.port}/hub/api/", timeout=5).status_code == 200:
-                return process
-        except requests.ConnectionError:
-            pass
-        time.sleep(0.5)  # polling interval; the deadline decides
-    _stop_hub(process, settings)
-    raise RuntimeError(f"the hub did not answer (see {log.name})")
-
-
-def _stop_hub(process, settings):
-    """SIGTERM to the hub's group (the hub stops the servers and the proxy it started, each in a session of
-    its own); after 60 s SIGKILL, and the proxy by its pid file."""
-    try:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(60)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        proxy = Path(settings.hub_dir, "jupyterhub-proxy.pid")
-        if proxy.exists():
-            psutil.Process(int(proxy.read_text())).kill()
-    except (ProcessLookupError, psutil.NoSuchProcess):
-        pass
-
-
 def _remove_users(names, settings):
     """Delete the accounts this run made, and the exchange's course folder: it holds only their files."""
-    hub.remove_accounts(names)
+    remove_accounts(names)
     shutil.rmtree(Path(settings.exchange, settings.course_id), ignore_errors=True)
 
 
 def main(args):
     students = [{"id": f"{PREFIX}{n:02d}", "first_name": "", "last_name": "", "email": ""}
                 for n in range(1, args.students + 1)]
-    settings = hub.HubSettings(hub_dir=str(Path(args.dir).resolve()), ip="127.0.0.1", port=args.port,
+    settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), ip="127.0.0.1", port=args.port,
                                hub_port=args.port + 81, proxy_api_port=args.port + 1, instructor=f"{PREFIX}i",
                                students=students, dummy=True)
     names = [settings.instructor] + [s["id"] for s in students]
@@ -268,23 +234,24 @@ def main(args):
     process, start = None, time.monotonic()
     try:
         Path(args.home_root).mkdir(parents=True, exist_ok=True)
-        config = hub.set_up(settings, args.home_root)
+        config = set_up(settings, args.home_root)
         instructor = pwd.getpwnam(settings.instructor)
         course = str(Path(instructor.pw_dir, settings.course_id))
         print(f"set up in {time.monotonic() - start:.0f} s; starting the hub", flush=True)
-        process = _start_hub(settings, config)
+        process = jupyterhub(settings, config, Path(settings.hub_dir) / "bench-hub.log").start()
+        process.wait_until_up(120)
         peak, done = {}, threading.Event()
         sampler = threading.Thread(target=sample_memory, daemon=True, args=(
-            process.pid, {pwd.getpwnam(s["id"]).pw_uid for s in students}, peak, done))
+            process.process.pid, {pwd.getpwnam(s["id"]).pw_uid for s in students}, peak, done))
         sampler.start()
         load, start = Load(), time.monotonic()
 
         def instructor_step(name, *command):  # as the instructor, with the hub's environment
-            load.step(name, settings.instructor, lambda: hub.as_user(instructor, ["nbgrader", *command], settings,
+            load.step(name, settings.instructor, lambda: as_user(instructor, ["nbgrader", *command], settings,
                                                                      name, cwd=course) or True)
         instructor_step("release", "release_assignment", ASSIGNMENT, "--force")
         base = f"http://127.0.0.1:{settings.port}"
-        students_submit(base, hub.dummy_password(settings), [s["id"] for s in students], load)
+        students_submit(base, dummy_password(settings), [s["id"] for s in students], load)
         instructor_step("collect", "collect", ASSIGNMENT, "--update")
         load.step("write_feedback", settings.instructor, lambda: write_feedback(course, instructor))
         print("feedback: the load benchmark's own page per student (not graded)", flush=True)
@@ -295,7 +262,7 @@ def main(args):
         report = summary(load, peak, time.monotonic() - start, len(students))
     finally:
         if process:
-            _stop_hub(process, settings)
+            process.stop()
         if not args.keep_users:
             _remove_users([name for name in names if name not in existing], settings)
     print(format_report(report))

@@ -8,7 +8,7 @@ the locked cells' sources, so edited tests run as written by the instructor.
 """
 import json
 
-from autograder.cells import GRADING_KEYS, grading_metadata, nbgrader_metadata
+from autograder.course.cells import GRADING_KEYS, grading_metadata, nbgrader_metadata
 
 
 def repair_notebook(text, release_notebook):

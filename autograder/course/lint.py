@@ -6,9 +6,9 @@ test cells, stale outputs, a missing ``parameters`` cell; and what would leave a
 teaching assistant without a rubric or hand one to students: a manual cell
 without a rubric that adds up to its points, a rubric where nbgrader does not
 clear it, a rubric in ``release/``. The rules about graded cells themselves
-live in ``autograder.cells``, about rubrics in ``autograder.rubric``.
+live in ``autograder.course.cells``, about rubrics in ``autograder.course.rubric``.
 
-    python -m autograder.lint [source_dir]     # exits 1 if anything is wrong
+    python -m autograder.course.lint [source_dir]     # exits 1 if anything is wrong
                                                # (checks ../release too when it exists)
 """
 import re
@@ -17,8 +17,9 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import cells, rubric
-from autograder.cells import BEGIN_HIDDEN, BEGIN_RUBRIC, BEGIN_SOLUTION, END_HIDDEN, END_RUBRIC, END_SOLUTION
+from autograder.course import cells
+from autograder.course import rubric
+from autograder.course.cells import BEGIN_HIDDEN, BEGIN_RUBRIC, BEGIN_SOLUTION, END_HIDDEN, END_RUBRIC, END_SOLUTION
 
 CHECK_OUTPUT = "# NBVAL_CHECK_OUTPUT"
 GRADE_ID = re.compile(r"^[a-z][a-z0-9_]*$")

@@ -10,9 +10,13 @@ SQLite there.
 """
 from pathlib import Path
 
+from nbgrader.api import Gradebook, MissingEntry
+
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError
+
+from autograder.course.directory import notebook_names
 
 # The PostgreSQL driver in the course's pins.
 POSTGRES_DRIVER = "psycopg"
@@ -62,3 +66,36 @@ def check_shared(url):
     if make_url(url).get_backend_name() == "sqlite":
         raise ValueError("--scheduler grades on other machines, which cannot share a SQLite gradebook: "
                          "give a database server with --db postgresql://user@host/course")
+
+
+def scores(db_url, root, assignment, student, status):
+    """Return one row per notebook of a student's graded submission."""
+    rows = []
+    with Gradebook(db_url) as gradebook:
+        for name in notebook_names(root, assignment):
+            try:
+                notebook = gradebook.find_submission_notebook(name, assignment, student)
+                score, max_score = notebook.score, notebook.max_score
+                manual = sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade)
+            except MissingEntry:
+                score, manual = 0.0, 0.0
+                max_score = gradebook.find_notebook(name, assignment).max_score
+            rows.append({"assignment": assignment, "notebook": name, "student": student,
+                         "score": float(score), "max_score": float(max_score),
+                         "manual": float(manual), "status": status})
+    return rows
+
+
+def zero_automatic_grades(db_url, assignment, student):
+    """Leave no half-graded submission behind: every automatic grade becomes zero."""
+    with Gradebook(db_url) as gradebook:
+        try:
+            submission = gradebook.find_submission(assignment, student)
+        except MissingEntry:
+            return
+        for notebook in submission.notebooks:
+            for grade in notebook.grades:
+                if grade.auto_score is None or grade.auto_score > 0:
+                    grade.auto_score = 0
+                grade.needs_manual_grade = False
+        gradebook.db.commit()

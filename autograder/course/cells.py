@@ -20,7 +20,7 @@ Every function takes a cell as nbformat gives it or as plain JSON (a dict).
 # nbgrader's default delimiters; it matches them as substrings of a line.
 BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
-# The course's own: the rubric of a manual cell, for instructors only (autograder/guide.py).
+# The course's own: the rubric of a manual cell, for instructors only (autograder/outputs/guide.py).
 BEGIN_RUBRIC, END_RUBRIC = "BEGIN RUBRIC", "END RUBRIC"
 TESTS_SUFFIX = "_tests"
 # The metadata that makes a cell graded; nbgrader recomputes checksums itself.

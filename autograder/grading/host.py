@@ -1,57 +1,38 @@
-"""Grade a class: collect submissions, autograde each in its own sandboxed worker, record the scores.
+"""``grade``, the host's side: collect a class's submissions, send each as a ``GradingTask`` to the
+local thread pool or a Dask cluster (``autograder.grading.task``), and record what comes back.
 
-Every submission gets one row per notebook and a status: ``graded`` (with
-notes for the instructor) or ``error: <why>`` (scored zero). A cell that kills
-the kernel, or is killed at a limit, costs only itself: the submission is
-graded again with that cell left out, so only it and the cells that need its
-names score zero. Rows go to
-``grading_status/<assignment>.json`` for ``report``, and to a CSV if asked.
-
-Each submission becomes a ``GradingTask``: data, not paths into the course
-directory. ``_grade_one`` grades a task in a scratch folder and returns a
-``Graded`` (its status and the autograded files); the local thread pool and a
-Dask cluster (``scheduler``) run that same function on the same task. Only the
-instructor's side, ``grade``, reads and writes the course directory.
+Every submission gets one row per notebook and a status: ``graded`` (with notes for the instructor)
+or ``error: <why>`` (scored zero). Rows go to ``grading_status/<assignment>.json`` for ``report``,
+and to a CSV if asked. Only this side reads and writes the course directory.
 """
 import contextlib
 import csv
 import os
 import shutil
-import socket
 import sys
-import tempfile
 import traceback
 import uuid
 import warnings
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
-from autograder import cells, kernel_sandbox
-from autograder.collect import NBGRADER_FILES, collect
-from autograder.course import REPO, check_assignment, check_result, make_api, notebook_names
-from autograder.gradebook import gradebook_url
-from autograder.guard import cell_key
-from autograder.repair import repair_notebook
-from autograder.review import review_notebook
-from autograder.sandbox import Limits, run_isolated
-from autograder.statuses import save_statuses
-from autograder.worker import GradingJob
+from autograder.course import cells
+from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
+from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
+from autograder.course.statuses import save_statuses
+from autograder.grading.collect import NBGRADER_FILES, collect
+from autograder.grading.limits import Limits
+from autograder.grading.review import review_notebook
+from autograder.grading.task import Graded, GradingTask, grade_task, readable_notebooks
+from autograder.worker import bwrap
 
 # manual: points in answer cells (derivations, discussion) that await an instructor.
 COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "status")
 
-# A test cell's seal was missing or broken (autograder.seal): the submission scores zero.
-TAMPERED = "error: not scored: it tampered with the grading kernel"
-NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
-# How many crashing cells one submission may have left out before it is scored zero:
-# each costs a grading run.
-MAX_CRASHED_CELLS = 3
 # On a Dask cluster: how often a task that raised is run again, and how long to wait for the
 # scheduler. (A task whose worker died is run again by the scheduler itself, up to its
 # distributed.scheduler.allowed-failures times, 3 by default.)
@@ -60,133 +41,6 @@ SCHEDULER_CONNECT_SECONDS = 20
 
 # nbgrader's gradebook trips this SQLAlchemy warning on every autograde; it is harmless.
 warnings.filterwarnings("ignore", category=SAWarning)
-
-
-def scores(db_url, root, assignment, student, status):
-    """Return one row per notebook of a student's graded submission."""
-    rows = []
-    with Gradebook(db_url) as gradebook:
-        for name in notebook_names(root, assignment):
-            try:
-                notebook = gradebook.find_submission_notebook(name, assignment, student)
-                score, max_score = notebook.score, notebook.max_score
-                manual = sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade)
-            except MissingEntry:
-                score, manual = 0.0, 0.0
-                max_score = gradebook.find_notebook(name, assignment).max_score
-            rows.append({"assignment": assignment, "notebook": name, "student": student,
-                         "score": float(score), "max_score": float(max_score),
-                         "manual": float(manual), "status": status})
-    return rows
-
-
-def _zero(db_url, assignment, student):
-    """Leave no half-graded submission behind: every automatic grade becomes zero."""
-    with Gradebook(db_url) as gradebook:
-        try:
-            submission = gradebook.find_submission(assignment, student)
-        except MissingEntry:
-            return
-        for notebook in submission.notebooks:
-            for grade in notebook.grades:
-                if grade.auto_score is None or grade.auto_score > 0:
-                    grade.auto_score = 0
-                grade.needs_manual_grade = False
-        gradebook.db.commit()
-
-
-def _cell_name(code, notebooks):
-    """A crashed cell, for the instructor: its grade_id if it is graded, else its first line."""
-    key = cell_key(code)
-    for notebook in notebooks:
-        for cell in notebook.cells:
-            grade_id = cells.grade_id(cell)
-            if grade_id and cell_key(cell.source) == key:
-                return grade_id
-    first = next((line.strip() for line in code.splitlines() if line.strip()), "")
-    return f"`{first[:60]}`"
-
-
-@dataclass
-class GradingTask:
-    """One submission to grade, as data: everything grading needs, wherever it runs."""
-    assignment: str
-    student: str
-    files: dict        # {file name: bytes}: the submitted notebooks and nbgrader's own files
-    release: dict      # {notebook name: release notebook}: what the metadata repair puts back
-    source: list       # the source notebooks: they name a crashed test cell
-    db_url: str        # the gradebook
-    limits: Limits
-    sandbox: bool      # run the kernel under bubblewrap
-
-
-@dataclass
-class Graded:
-    """What grading a task gave: its status and the autograded folder's files."""
-    student: str
-    status: str        # "graded[; notes]" or "error: why[; notes]"
-    autograded: dict   # {path inside autograded/<student>/<assignment>/: bytes}
-    log: str = ""      # nbgrader's log and the worker's and kernel's stderr, every grading run
-
-
-def _grade_crash_safe(job, limits, notebooks):
-    """Run the worker; while a cell crashes the kernel, grade again without it.
-
-    Returns (WorkerResult, [what was left out and why]); the result's log holds every
-    attempt's. ``notebooks`` (the submission's and the source's) name the cells.
-    """
-    left_out, logs = [], []
-    while True:
-        progress = Path(job.progress)
-        progress.unlink(missing_ok=True)
-        result = run_isolated(job, limits)
-        logs.append(f"=== grading run {len(logs) + 1} ({'graded' if result.success else result.error})\n{result.log}")
-        result.log = "\n\n".join(logs)
-        if result.success or not result.crashed or not progress.exists():
-            return result, left_out
-        code = progress.read_text(errors="replace")
-        if cell_key(code) in job.skip or len(job.skip) == MAX_CRASHED_CELLS:
-            return result, left_out
-        job.skip = (*job.skip, cell_key(code))
-        left_out.append(f"graded again without cell {_cell_name(code, notebooks)} ({result.error})")
-
-
-def _grade_one(task):
-    """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder; return a
-    ``Graded``. It writes only there and into the gradebook, so it runs alike in the local pool
-    and on a Dask worker on another machine."""
-    if task.sandbox and not kernel_sandbox.bwrap():
-        return Graded(task.student, f"error: on {socket.gethostname()}: {kernel_sandbox.MISSING}", {})
-    with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
-        target = Path(scratch) / "submitted" / task.student / task.assignment
-        target.mkdir(parents=True)
-        repaired = 0
-        # Only the notebooks and nbgrader's own files: nothing else the student handed in.
-        for name, release_notebook in task.release.items():
-            if f"{name}.ipynb" in task.files:
-                text, count = repair_notebook(task.files[f"{name}.ipynb"].decode(errors="replace"),
-                                              release_notebook)
-                (target / f"{name}.ipynb").write_text(text)
-                repaired += count
-        for name in NBGRADER_FILES:
-            if name in task.files:
-                (target / name).write_bytes(task.files[name])
-        job = GradingJob(scratch=scratch, assignment=task.assignment, student=task.student,
-                         db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
-                         progress=str(Path(scratch) / "kernel" / "progress"), sandbox=task.sandbox)
-        notebooks = _readable_notebooks(target.glob("*.ipynb")) + task.source
-        result, left_out = _grade_crash_safe(job, task.limits, notebooks)
-        graded = Path(scratch) / "autograded" / task.student / task.assignment
-        autograded = {str(path.relative_to(graded)): path.read_bytes() for path in sorted(graded.rglob("*"))
-                      if path.is_file() and not path.is_symlink()}
-    notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
-    if not task.sandbox:
-        notes.append(NO_SANDBOX)
-    if result.success and result.tampered:
-        status = f"{TAMPERED} ({'; '.join(result.tampered)})"
-    else:
-        status = "graded" if result.success else "error: " + result.error
-    return Graded(task.student, "; ".join([status] + notes), autograded, result.log)
 
 
 def _task(root, assignment, student, db_url, limits, release_notebooks, source_notebooks, sandbox):
@@ -221,7 +75,7 @@ def _run(tasks, workers, client):
     ``client``; yield (task, ``Graded`` or an exception) as each finishes."""
     if client is not None:
         from distributed import as_completed as finished
-        futures = {client.submit(_grade_one, task, retries=TASK_RETRIES,
+        futures = {client.submit(grade_task, task, retries=TASK_RETRIES,
                                  key=f"grade-{task.assignment}-{task.student}-{uuid.uuid4().hex[:8]}"): task
                    for task in tasks}
         for future in finished(futures, loop=client.loop):
@@ -230,7 +84,7 @@ def _run(tasks, workers, client):
             yield task, outcome
         return
     with ThreadPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1)) as pool:
-        futures = {pool.submit(_grade_one, task): task for task in tasks}
+        futures = {pool.submit(grade_task, task): task for task in tasks}
         for future in as_completed(futures):
             yield futures[future], _outcome(future)
 
@@ -261,7 +115,7 @@ def _record(root, task, outcome):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     if outcome.status.startswith("error"):
-        _zero(task.db_url, task.assignment, task.student)
+        zero_automatic_grades(task.db_url, task.assignment, task.student)
         return f"{outcome.status} (log: {log.relative_to(root)})"
     return outcome.status
 
@@ -269,16 +123,6 @@ def _record(root, task, outcome):
 def log_path(root, assignment, student):
     """Where the full log of a student's grading is kept for the instructor."""
     return Path(root) / "grading_status" / assignment / f"{student}.log"
-
-
-def _readable_notebooks(paths):
-    notebooks = []
-    for path in paths:
-        try:
-            notebooks.append(nbformat.read(path, 4))
-        except Exception:  # nbgrader reports a file it cannot read
-            pass
-    return notebooks
 
 
 def _notes(root, assignment, item, release_notebooks):
@@ -313,14 +157,14 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
     cores), or one Dask task each on the cluster whose scheduler is at
     ``scheduler`` (``tcp://host:8786``; its workers must reach the gradebook
     at ``db_url``: the command line refuses SQLite there). Each is graded in
-    isolation within ``limits`` (see ``autograder.sandbox``).
+    isolation within ``limits`` (see ``autograder.grading.limits``).
     A submission nbgrader cannot grade, or that breaks a limit, scores zero
     with the reason in ``status``; the others are still graded. Kernels run
     under bubblewrap unless ``sandbox`` is False (then every status says so).
     """
     check_assignment(assignment, root)
-    if sandbox and not scheduler and not kernel_sandbox.bwrap():
-        raise ValueError(kernel_sandbox.MISSING)
+    if sandbox and not scheduler and not bwrap.bwrap():
+        raise ValueError(bwrap.MISSING)
     limits = limits or Limits()
     db_url = gradebook_url(db_url, root)
     with _connect(scheduler) if scheduler else contextlib.nullcontext() as client:
@@ -332,7 +176,7 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
                          f"nbgrader generate_assignment {assignment}")
         release_notebooks = {name: nbformat.read(Path(root) / "release" / assignment / f"{name}.ipynb", 4)
                              for name in names}
-        source_notebooks = _readable_notebooks(sorted((Path(root) / "source" / assignment).glob("*.ipynb")))
+        source_notebooks = readable_notebooks(sorted((Path(root) / "source" / assignment).glob("*.ipynb")))
         tasks = [_task(root, assignment, item.student, db_url, limits, release_notebooks, source_notebooks,
                        sandbox) for item in collected if not item.error]
         statuses = {}

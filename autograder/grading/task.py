@@ -1,0 +1,133 @@
+"""The task that grades one submission: ``grade_task`` takes a ``GradingTask`` (the submission as
+data) and returns a ``Graded``, in a scratch folder of its own. A thread of the local pool and a Dask
+worker on another machine run this same function on the same task; it never reads the course
+directory, and writes only its scratch folder and the gradebook.
+
+A cell that kills the kernel, or is killed at a limit, costs only itself: the submission is graded
+again with that cell left out, so only it and the cells that need its names score zero.
+"""
+import socket
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import cells
+from autograder.grading.limits import Limits, run_isolated
+from autograder.grading.collect import NBGRADER_FILES
+from autograder.grading.repair import repair_notebook
+from autograder.worker import bwrap
+from autograder.worker.guard import cell_key
+from autograder.worker.job import GradingJob
+
+# A test cell's seal was missing or broken (autograder.worker.seal): the submission scores zero.
+TAMPERED = "error: not scored: it tampered with the grading kernel"
+NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
+# How many crashing cells one submission may have left out before it is scored zero:
+# each costs a grading run.
+MAX_CRASHED_CELLS = 3
+
+
+def _cell_name(code, notebooks):
+    """A crashed cell, for the instructor: its grade_id if it is graded, else its first line."""
+    key = cell_key(code)
+    for notebook in notebooks:
+        for cell in notebook.cells:
+            grade_id = cells.grade_id(cell)
+            if grade_id and cell_key(cell.source) == key:
+                return grade_id
+    first = next((line.strip() for line in code.splitlines() if line.strip()), "")
+    return f"`{first[:60]}`"
+
+
+@dataclass
+class GradingTask:
+    """One submission to grade, as data: everything grading needs, wherever it runs."""
+    assignment: str
+    student: str
+    files: dict        # {file name: bytes}: the submitted notebooks and nbgrader's own files
+    release: dict      # {notebook name: release notebook}: what the metadata repair puts back
+    source: list       # the source notebooks: they name a crashed test cell
+    db_url: str        # the gradebook
+    limits: Limits
+    sandbox: bool      # run the kernel under bubblewrap
+
+
+@dataclass
+class Graded:
+    """What grading a task gave: its status and the autograded folder's files."""
+    student: str
+    status: str        # "graded[; notes]" or "error: why[; notes]"
+    autograded: dict   # {path inside autograded/<student>/<assignment>/: bytes}
+    log: str = ""      # nbgrader's log and the worker's and kernel's stderr, every grading run
+
+
+def _grade_crash_safe(job, limits, notebooks):
+    """Run the worker; while a cell crashes the kernel, grade again without it.
+
+    Returns (WorkerResult, [what was left out and why]); the result's log holds every
+    attempt's. ``notebooks`` (the submission's and the source's) name the cells.
+    """
+    left_out, logs = [], []
+    while True:
+        progress = Path(job.progress)
+        progress.unlink(missing_ok=True)
+        result = run_isolated(job, limits)
+        logs.append(f"=== grading run {len(logs) + 1} ({'graded' if result.success else result.error})\n{result.log}")
+        result.log = "\n\n".join(logs)
+        if result.success or not result.crashed or not progress.exists():
+            return result, left_out
+        code = progress.read_text(errors="replace")
+        if cell_key(code) in job.skip or len(job.skip) == MAX_CRASHED_CELLS:
+            return result, left_out
+        job.skip = (*job.skip, cell_key(code))
+        left_out.append(f"graded again without cell {_cell_name(code, notebooks)} ({result.error})")
+
+
+def grade_task(task):
+    """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder; return a
+    ``Graded``. It writes only there and into the gradebook, so it runs alike in the local pool
+    and on a Dask worker on another machine."""
+    if task.sandbox and not bwrap.bwrap():
+        return Graded(task.student, f"error: on {socket.gethostname()}: {bwrap.MISSING}", {})
+    with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
+        target = Path(scratch) / "submitted" / task.student / task.assignment
+        target.mkdir(parents=True)
+        repaired = 0
+        # Only the notebooks and nbgrader's own files: nothing else the student handed in.
+        for name, release_notebook in task.release.items():
+            if f"{name}.ipynb" in task.files:
+                text, count = repair_notebook(task.files[f"{name}.ipynb"].decode(errors="replace"),
+                                              release_notebook)
+                (target / f"{name}.ipynb").write_text(text)
+                repaired += count
+        for name in NBGRADER_FILES:
+            if name in task.files:
+                (target / name).write_bytes(task.files[name])
+        job = GradingJob(scratch=scratch, assignment=task.assignment, student=task.student,
+                         db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
+                         progress=str(Path(scratch) / "kernel" / "progress"), sandbox=task.sandbox)
+        notebooks = readable_notebooks(target.glob("*.ipynb")) + task.source
+        result, left_out = _grade_crash_safe(job, task.limits, notebooks)
+        graded = Path(scratch) / "autograded" / task.student / task.assignment
+        autograded = {str(path.relative_to(graded)): path.read_bytes() for path in sorted(graded.rglob("*"))
+                      if path.is_file() and not path.is_symlink()}
+    notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
+    if not task.sandbox:
+        notes.append(NO_SANDBOX)
+    if result.success and result.tampered:
+        status = f"{TAMPERED} ({'; '.join(result.tampered)})"
+    else:
+        status = "graded" if result.success else "error: " + result.error
+    return Graded(task.student, "; ".join([status] + notes), autograded, result.log)
+
+
+def readable_notebooks(paths):
+    notebooks = []
+    for path in paths:
+        try:
+            notebooks.append(nbformat.read(path, 4))
+        except Exception:  # nbgrader reports a file it cannot read
+            pass
+    return notebooks

@@ -1,0 +1,133 @@
+"""The hub's settings (HUB_DIR/settings.json, read back by ``jupyterhub_config.py`` inside JupyterHub),
+the roster, the environment every user's server gets, and the one-line error of every hub step."""
+import csv
+import ipaddress
+import os
+import re
+import secrets
+import shutil
+import subprocess
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from autograder.course.directory import COURSE_ID
+
+DEFAULT_DIR = "/srv/bdl-hub"
+# the hub's folder in each cgroup hierarchy: one subfolder per user (hub.spawner)
+CGROUP_GROUP = "bdl-hub"
+NODE_MAJOR = 20  # what configurable-http-proxy 5 (deploy/proxy/package.json) runs on
+USERNAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+ROSTER_FIELDS = ("first_name", "last_name", "email")
+
+
+@dataclass
+class HubSettings:
+    """What jupyterhub_config.py reads (HUB_DIR/settings.json): the hub's addresses, users and limits."""
+    hub_dir: str
+    course_id: str = COURSE_ID
+    ip: str = "0.0.0.0"
+    port: int = 8000
+    hub_port: int = 8081  # the hub's own API, for the proxy and the users' servers (127.0.0.1)
+    proxy_api_port: int = 8001
+    instructor: str = "instructor"
+    graders: list = field(default_factory=list)  # teaching assistants: formgrader in the instructor's server
+    students: list = field(default_factory=list)
+    dummy: bool = False  # every user logs in with one shared password (tests, demos on 127.0.0.1)
+    memory_gib: float = 4.0
+    cpus: float = 2.0
+    idle_timeout: int = 3600
+    ssl_cert: str = ""
+    ssl_key: str = ""
+
+    @property
+    def exchange(self):
+        return str(Path(self.hub_dir) / "exchange")
+
+    @property
+    def venv(self):
+        return str(Path(self.hub_dir) / "venv")
+
+
+class HubError(ValueError):
+    """A problem with the command's input or the machine, said in one line."""
+
+
+def default(name):
+    """The default of the setting ``name``: the command line shows the dataclass's, never its own."""
+    return next(item.default for item in fields(HubSettings) if item.name == name)
+
+
+def read_roster(path):
+    """Return the roster's students: dicts with ``id`` and any of first_name, last_name, email
+    (nbgrader's roster format: a CSV with an ``id`` column)."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if rows and "id" not in rows[0]:
+        raise HubError(f"{path}: the roster needs an 'id' column (nbgrader's format: id,first_name,last_name,email)")
+    students, seen = [], set()
+    for number, row in enumerate(rows, start=2):
+        name = (row.get("id") or "").strip()
+        if not USERNAME.fullmatch(name):
+            raise HubError(f"{path}, line {number}: {name!r} is not a Unix user name "
+                           "(lower-case letters, digits, _ and -, at most 32, not starting with a digit)")
+        if name in seen:
+            raise HubError(f"{path}, line {number}: {name!r} is in the roster twice")
+        seen.add(name)
+        students.append({"id": name, **{key: (row.get(key) or "").strip() for key in ROSTER_FIELDS}})
+    return students
+
+
+def check_machine(settings):
+    """Raise HubError saying why the options are refused, or naming what this machine lacks for the hub."""
+    if settings.dummy and not ipaddress.ip_address(settings.ip).is_loopback:
+        raise HubError(f"--dummy lets anyone in with one password: it is refused unless the hub listens on "
+                       f"127.0.0.1 (not {settings.ip})")
+    for name in [settings.instructor, *settings.graders]:
+        if not USERNAME.fullmatch(name):
+            raise HubError(f"{name!r} is not a Unix user name")
+        if name in {student["id"] for student in settings.students}:
+            raise HubError(f"{name!r} is staff and also in the roster")
+    if bool(settings.ssl_cert) != bool(settings.ssl_key):
+        raise HubError("--ssl-cert and --ssl-key go together")
+    if os.geteuid() != 0:
+        raise HubError("run as root: each user's server runs in that user's own Unix account")
+    for program, package in (("npm", "npm (with nodejs)"), ("node", "nodejs"), ("useradd", "passwd"),
+                             ("runuser", "util-linux")):
+        if not shutil.which(program):
+            raise HubError(f"needs {program!r}: install the Debian package {package}")
+    node = run_command(["node", "--version"], "asking Node.js its version").strip()
+    if int(node.lstrip("v").split(".")[0]) < NODE_MAJOR:
+        raise HubError(f"the proxy (configurable-http-proxy 5) needs Node.js {NODE_MAJOR} or later; "
+                       f"this machine has {node}")
+
+
+def run_command(command, what, **kwargs):
+    """Run ``command``; raise HubError with the end of its output when it fails."""
+    result = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, **kwargs)
+    if result.returncode:
+        raise HubError(f"{what} failed ({' '.join(map(str, command[:3]))} ...): "
+                       f"{(result.stderr or result.stdout).strip()[-2000:]}")
+    return result.stdout
+
+
+def hub_environment(settings):
+    """What every user's server, terminal and kernel gets: the course's environment and the exchange."""
+    return {"PATH": f"{settings.venv}/bin:/usr/local/bin:/usr/bin:/bin",
+            "BDL_EXCHANGE": settings.exchange, "BDL_DATA_DIR": str(Path(settings.hub_dir) / "data"),
+            "TF_USE_LEGACY_KERAS": "1"}
+
+
+def instructor_environment(settings, home):
+    """What the instructor's server adds: the course folder's ``autograder`` (formgrader's config imports
+    it; ``python -m autograder`` and its grading workers run it)."""
+    return {"PYTHONPATH": str(Path(home) / settings.course_id)}
+
+
+def dummy_password(settings):
+    path = Path(settings.hub_dir) / "dummy-password"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(12) + "\n")
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+

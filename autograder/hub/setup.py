@@ -1,0 +1,196 @@
+"""``python -m autograder hub``: the course on a JupyterHub on one machine, for a whole class.
+
+Run as root. Each step is skipped when it is done already, so running it again
+restarts the hub with new students added:
+
+- HUB_DIR/venv: the course's pinned environment (pyproject.toml), installed from a
+  copy of the packages, never the repository, so no user needs to read this
+  repository (it holds every answer). Every user's server and kernel run from it.
+- HUB_DIR/proxy: configurable-http-proxy, pinned by deploy/proxy/package-lock.json.
+- HUB_DIR/data: the data step's arrays, readable by every user.
+- HUB_DIR/exchange: nbgrader's exchange, outside every home; its course folder
+  belongs to the instructor, so no student can plant an assignment there.
+- a Unix account per user (the instructor and the roster's students), home
+  mode 0700; the instructor's course folder ~/<course>, a copy of this course.
+- the gradebook's students and the hub's groups (nbgrader-<course> for students,
+  formgrade-<course> for instructors) from the roster.
+
+Then it runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
+until it is stopped.
+"""
+import json
+import os
+import secrets
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+
+from autograder.course.directory import REPO
+from autograder.hub import settings as defaults
+from autograder.hub.accounts import as_user, chown_tree, ensure_user
+from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
+from autograder.hub.process import run
+from autograder.hub.settings import (HubSettings, check_machine, default, dummy_password, read_roster,
+                                     run_command)
+
+# a course folder's parts that are the instructor's work or can be made again: not copied
+NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
+              "submitted_replaced", "autograded", "feedback", "grading_status", "reports", "guides",
+              "grades.csv", "__pycache__", "*.egg-info", ".pytest_cache", ".ipynb_checkpoints")
+
+
+def prepare_exchange(settings, instructor):
+    """HUB_DIR/exchange (everyone may write, as nbgrader needs; sticky, so no one removes another's
+    folder) and its course folder, the instructor's (nbgrader makes outbound/, inbound/, feedback/)."""
+    root = Path(settings.exchange)
+    root.mkdir(parents=True, exist_ok=True)
+    os.chown(root, 0, 0)
+    os.chmod(root, 0o1777)
+    course = root / settings.course_id
+    course.mkdir(exist_ok=True)
+    os.chown(course, instructor.pw_uid, instructor.pw_gid)
+    os.chmod(course, 0o755)
+
+
+def prepare_course(settings, instructor, log=print):
+    """The instructor's course folder ~/<course>: a copy of this course unless it is there already
+    (it is the instructor's from then on), and ~/.jupyter/nbgrader_config.py pointing nbgrader at it."""
+    home = Path(instructor.pw_dir)
+    course = home / settings.course_id
+    if not course.exists():
+        shutil.copytree(REPO, course, ignore=shutil.ignore_patterns(*NOT_COURSE), symlinks=True)
+        log(f"copied the course to {course}")
+    jupyter = home / ".jupyter"
+    jupyter.mkdir(exist_ok=True)
+    (jupyter / "nbgrader_config.py").write_text(
+        "# Written by python -m autograder hub: formgrader and nbgrader use the course folder.\n"
+        "c = get_config()  # noqa: F821\n"
+        f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n")
+    chown_tree(course, instructor)
+    chown_tree(jupyter, instructor)
+    return course
+
+
+ROSTER_SCRIPT = """
+import json, sys
+from nbgrader.api import Gradebook
+with Gradebook(sys.argv[1]) as gradebook:
+    for student in json.loads(sys.argv[2]):
+        gradebook.update_or_create_student(student.pop("id"), **{k: v for k, v in student.items() if v})
+"""
+
+
+def sync_gradebook(settings, instructor, course):
+    """The roster's students in the course's gradebook, written as the instructor."""
+    as_user(instructor, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db",
+                         json.dumps(settings.students)], settings, "adding the roster to the gradebook",
+            cwd=course)
+
+
+INSTRUCTOR_SCRIPT = """
+import sys, bcrypt
+from sqlalchemy import create_engine
+from sqlalchemy.orm import Session
+from nativeauthenticator.orm import UserInfo
+engine = create_engine(sys.argv[1])
+UserInfo.__table__.create(engine, checkfirst=True)
+with Session(engine) as session:
+    if session.query(UserInfo).filter_by(username=sys.argv[2]).first() is None:
+        session.add(UserInfo(username=sys.argv[2], is_authorized=True,
+                             password=bcrypt.hashpw(sys.argv[3].encode(), bcrypt.gensalt())))
+        session.commit()
+        print("created")
+"""
+
+
+def instructor_login(settings):
+    """NativeAuthenticator's account of the instructor, made before the hub starts so that no one can
+    sign up under the instructor's name first; return its password (HUB_DIR/instructor-password)."""
+    path = Path(settings.hub_dir) / "instructor-password"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(12) + "\n")
+        path.chmod(0o600)
+    password = path.read_text().strip()
+    created = run_command([f"{settings.venv}/bin/python", "-c", INSTRUCTOR_SCRIPT,
+                    f"sqlite:///{settings.hub_dir}/jupyterhub.sqlite", settings.instructor, password],
+                   "creating the instructor's login")
+    return password, bool(created.strip())
+
+
+def set_up(settings, home_root="/home", data_dir=None, log=print):
+    """Everything but starting the hub; return the config file's path."""
+    check_machine(settings)
+    hub = Path(settings.hub_dir)
+    hub.mkdir(parents=True, exist_ok=True)
+    os.chmod(hub, 0o755)  # users read the environment and the data; the secrets in it are 0600
+    database = hub / "jupyterhub.sqlite"
+    database.touch()  # SQLite keeps the mode of the file it is given: tokens and passwords stay root's
+    database.chmod(0o600)
+    install_environment(settings, log)
+    write_user_config(settings)
+    install_proxy(settings, log)
+    install_data(settings, data_dir)
+    instructor = ensure_user(settings.instructor, home_root, log)
+    for name in [*settings.graders, *(student["id"] for student in settings.students)]:
+        ensure_user(name, home_root, log)
+    prepare_exchange(settings, instructor)
+    course = prepare_course(settings, instructor, log)
+    sync_gradebook(settings, instructor, course)
+    (hub / "settings.json").write_text(json.dumps(asdict(settings), indent=1))
+    config = hub / "jupyterhub_config.py"
+    shutil.copy(Path(__file__).with_name("jupyterhub_config.py"), config)
+    return config
+
+
+def main(args):
+    students = read_roster(args.students) if args.students else []
+    settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), course_id=args.course_id, ip=args.ip,
+                           port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
+                           instructor=args.instructor, graders=args.graders.split(",") if args.graders else [],
+                           students=students, dummy=args.dummy,
+                           memory_gib=args.memory, cpus=args.cpus, idle_timeout=args.idle_timeout,
+                           ssl_cert=args.ssl_cert or "", ssl_key=args.ssl_key or "")
+    config = set_up(settings, args.home_root)
+    scheme = "https" if settings.ssl_cert else "http"
+    print(f"course {settings.course_id}: {len(students)} students, instructor {settings.instructor}; "
+          f"exchange {settings.exchange}")
+    if settings.dummy:
+        print(f"log in as any of them with the password {dummy_password(settings)} (--dummy)")
+    else:
+        password, created = instructor_login(settings)
+        print(f"the instructor logs in as {settings.instructor}"
+              + (f" with the password {password} (also in {settings.hub_dir}/instructor-password; change it at "
+                 "/hub/change-password)" if created else " with the password set before")
+              + "; students sign up at /hub/signup with their roster id, and the instructor approves them "
+                "at /hub/authorize")
+    print(f"JupyterHub at {scheme}://{settings.ip}:{settings.port}/", flush=True)
+    if args.setup_only:
+        return 0
+    run(settings, config)
+
+
+def add_parser(commands):
+    hub = commands.add_parser("hub", help="set up and run the course on a JupyterHub on this machine "
+                              "(as root): accounts, shared exchange, formgrader, the course's environment")
+    hub.add_argument("--dir", default=defaults.DEFAULT_DIR, help="the hub's folder: environment, proxy, data, exchange, "
+                     "database, secrets (default %(default)s)")
+    hub.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
+                     "and optionally first_name, last_name, email; accounts are made for new ids")
+    hub.add_argument("--instructor", default=default("instructor"), help="the instructor's user name (default %(default)s)")
+    hub.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: they open formgrader "
+                     "in the instructor's server (the group formgrade-COURSE)")
+    hub.add_argument("--course-id", default=default("course_id"), help="nbgrader's course id (default %(default)s)")
+    hub.add_argument("--home-root", default="/home", help="where new accounts' homes go (default %(default)s)")
+    hub.add_argument("--ip", default=default("ip"), help="the address to listen on (default %(default)s)")
+    hub.add_argument("--port", type=int, default=default("port"), help="the public port (default %(default)d)")
+    hub.add_argument("--hub-port", type=int, default=default("hub_port"), help="the hub's internal API port on 127.0.0.1")
+    hub.add_argument("--proxy-api-port", type=int, default=default("proxy_api_port"), help="the proxy's API port on 127.0.0.1")
+    hub.add_argument("--dummy", action="store_true", help="one shared password for every user, for a test or "
+                     "a demo: refused unless --ip is 127.0.0.1")
+    hub.add_argument("--memory", type=float, default=default("memory_gib"), help="GiB each user's server may use (default %(default)g)")
+    hub.add_argument("--cpus", type=float, default=default("cpus"), help="cores each user's server may use (default %(default)g)")
+    hub.add_argument("--idle-timeout", type=int, default=default("idle_timeout"),
+                     help="seconds before an idle server is stopped (default %(default)d)")
+    hub.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")
+    hub.add_argument("--ssl-key", help="the TLS key (PEM) for https")
+    hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")

@@ -1,0 +1,43 @@
+"""The contract between the grading host and the worker process: a ``GradingJob`` goes to the
+worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as the last line of its stdout.
+These two dataclasses are all the two processes share.
+"""
+import json
+from dataclasses import asdict, dataclass, field
+
+# How much of a log a submission keeps (its end, where the errors are).
+MAX_LOG = 2**20
+
+
+@dataclass
+class GradingJob:
+    """What the worker grades, and where."""
+    scratch: str         # the temporary course directory holding submitted/<student>/<assignment>/
+    assignment: str
+    student: str
+    db_url: str          # the gradebook
+    cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
+    progress: str = ""   # the file the kernel writes each cell's code to before running it
+    skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
+    sandbox: bool = True  # run the kernel under bubblewrap
+
+    def to_json(self):
+        return json.dumps(asdict(self))
+
+
+@dataclass
+class WorkerResult:
+    """How grading went: ``error`` says why it did not succeed; ``crashed``: the kernel
+    died or was killed in a cell (``GradingJob.progress`` names the cell)."""
+    success: bool
+    error: str = ""
+    crashed: bool = False
+    tampered: list = field(default_factory=list)  # test cells whose seal was missing or broken, and why
+    log: str = ""        # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
+
+    def to_json(self):
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text):
+        return cls(**json.loads(text))

@@ -6,7 +6,7 @@ from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
 
 import autograder.outputs
-from autograder.course.directory import COURSE_ID
+from autograder.course.directory import COURSE_ID, KERNEL_LOG_LEVEL
 from autograder.outputs.feedback import HideHiddenTests
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -47,7 +47,7 @@ c.IgnorePattern.pattern = (
 # The kernel's own start-up notices (e.g. "running over TCP without
 # encryption" on a local machine) are not the student's output: keep them out
 # of the instructor's terminal.
-c.Execute.extra_arguments = ["--IPKernelApp.log_level=ERROR"]
+c.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
 
 # Feedback goes to students: nbgrader's pipeline plus HideHiddenTests, which
 # leaves the visible tests, a pass/fail line for the hidden ones and the

@@ -25,8 +25,9 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from autograder.course.cells import graded_functions
+from autograder.course.table import format_table
 from bdl.diagnoses import PREFIX, all_tables, noted
-from autograder.course.directory import REPO
+from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
 from autograder.worker.guard import GUARD
 
 MUTANTS_DIR = REPO / "tests" / "mutants"
@@ -117,7 +118,7 @@ def executed_notebook(path, env):
     try:
         # The grading guard, as in `grade`: the tests run as they will when graded.
         client = NotebookClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
-                                extra_arguments=["--IPKernelApp.log_level=ERROR",
+                                extra_arguments=[KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"],
                                 resources={"metadata": {"path": str(Path(path).parent)}})
         with client.setup_kernel():
@@ -257,13 +258,10 @@ def format_check_table(rows):
     """Return the rows as a text table followed by one line per problem."""
     header = ("notebook", "function", "seeds passed", "mutants killed", "mistakes named", "alternatives passed",
               "other tests pass without it")
-    lines = [header] + [(r["notebook"], r["function"], f"{r['seeds']}/{r['num_seeds']}",
-                         f"{r['killed']}/{r['num_mutants']}", _share(r["diagnosed"], r["num_mutants"]),
-                         f"{r['passed']}/{r['num_alternatives']}",
-                         f"{r['independent']}/{r['num_others']}") for r in rows]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    text = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
-            for line in lines]
+    text = [format_table(header, [(r["notebook"], r["function"], f"{r['seeds']}/{r['num_seeds']}",
+                                   f"{r['killed']}/{r['num_mutants']}", _share(r["diagnosed"], r["num_mutants"]),
+                                   f"{r['passed']}/{r['num_alternatives']}",
+                                   f"{r['independent']}/{r['num_others']}") for r in rows])]
     diagnosed, mutants = sum(r["diagnosed"] for r in rows), sum(r["num_mutants"] for r in rows)
     text.append(f"mistakes named: {_share(diagnosed, mutants)} of the mutants")
     text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}"
@@ -273,3 +271,24 @@ def format_check_table(rows):
 
 def _share(count, total):
     return f"{count}/{total} ({count / total:.0%})" if total else "0/0"
+
+
+def _check_tests(args):
+    failed = False
+    for assignment in args.assignments or assignments(args.root):
+        check_assignment(assignment, args.root)
+        rows = check_tests(assignment, args.seeds, args.root, args.mutants)
+        print(f"== {assignment}\n{format_check_table(rows)}\n", flush=True)
+        failed |= any(row["problems"] for row in rows)
+    return 1 if failed else 0
+
+
+def add_parser(commands):
+    check = commands.add_parser("check-tests", help="run the graded tests against the reference "
+                                "under several seeds and against the kept mutants")
+    check.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
+    check.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default %(default)d)")
+    check.add_argument("--root", default=str(REPO), help="the course directory")
+    check.add_argument("--mutants", default=str(MUTANTS_DIR),
+                       help="the folder of <assignment>.py variant files")
+    check.set_defaults(run=_check_tests)

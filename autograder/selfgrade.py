@@ -4,6 +4,7 @@ Both run in a scratch copy of the course, so these pseudo-students never
 reach the real gradebook or ``submitted/``.
 """
 import contextlib
+import os
 import shutil
 import subprocess
 import sys
@@ -11,11 +12,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder.course.directory import REPO, assignments, check_assignment, generate_release
+from autograder.course.gradebook import default_url, scores
+from autograder.grading.host import format_table, grade
 from autograder.worker import bwrap
-from autograder.course.directory import REPO, assignments, generate_release
-from autograder.course.gradebook import default_url
-from autograder.course.gradebook import scores
-from autograder.grading.host import grade
 
 
 @contextlib.contextmanager
@@ -147,3 +147,65 @@ def bench_compare(assignment, class_size, workers=None, root=REPO, report=None):
         if report:
             report(name, seconds)
     return results
+
+
+def _selfgrade(args):
+    rows = selfgrade()
+    print(format_table(rows))
+    problems = selfgrade_problems(rows)
+    for problem in problems:
+        print(f"autograder: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _bench_compare(args):
+    """``bench --compare``: one line per setup as it ends, then the sandbox's cost per submission."""
+    size, cores = args.class_size, os.cpu_count()
+    print(f"{size} copies of the {args.assignment} reference on {cores} cores; local pool: {args.workers} "
+          f"workers; load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{'setup':<26} {'seconds':>8} {'per minute':>11}", flush=True)
+
+    def report(name, seconds):
+        print(f"{name:<26} {seconds:8.1f} {60 * size / seconds:11.2f}   "
+              f"(load average now {os.getloadavg()[0]:.1f})", flush=True)
+
+    seconds = dict(bench_compare(args.assignment, size, args.workers, report=report))
+    extra = seconds["local pool, sandbox"] - seconds["local pool, no sandbox"]
+    busy = min(args.workers, size)  # the pool's workers that had a submission to grade
+    print(f"sandbox overhead: {extra:+.1f} s for the class; {extra * busy / size:+.1f} s of a worker's time "
+          f"per submission")
+    return 0
+
+
+def _bench(args):
+    check_assignment(args.assignment)
+    if args.compare and not args.class_size:
+        raise ValueError("bench --compare needs --class-size N")
+    if args.compare:
+        return _bench_compare(args)
+    if args.class_size:
+        seconds = bench_class(args.assignment, args.class_size, args.workers)
+        for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
+                            ("autograder", f"autograder grade ({args.workers} workers)")):
+            print(f"{label:<40} {seconds[tool]:7.1f} s  "
+                  f"{3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
+    else:
+        seconds, rows = bench(args.assignment)
+        print(format_table(rows))
+        print(f"autograding one submission of {args.assignment}: {seconds:.1f} s")
+    return 0
+
+
+def add_parser(commands):
+    selfgrade_cmd = commands.add_parser("selfgrade", help="grade each reference solution and blank release")
+    selfgrade_cmd.set_defaults(run=_selfgrade)
+    bench = commands.add_parser("bench", help="time autograding one reference submission, or a class")
+    bench.add_argument("assignment")
+    bench.add_argument("--class-size", type=int, default=0, metavar="N",
+                       help="time N copies of the reference: plain serial `nbgrader autograde` "
+                            "against `grade`")
+    bench.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    bench.add_argument("--compare", action="store_true",
+                       help="grade the N copies four ways, one after the other: the local pool without and "
+                            "with the sandbox, and a Dask LocalCluster of 1 and 2 workers (needs --class-size)")
+    bench.set_defaults(run=_bench)

@@ -300,3 +300,25 @@ def build_kit(out, root=REPO, through=None):
     finally:
         shutil.rmtree(staging.parent, ignore_errors=True)
     return out, zip_path
+
+
+def _student_kit(args):
+    folder, zip_path = build_kit(args.out, args.root, args.through)
+    files = kit_files(folder)
+    print(f"student kit: {folder} ({len(files)} files) and {zip_path} "
+          f"({zip_path.stat().st_size / 2**20:.1f} MiB)")
+    # a kit without --through hands out every answer a later release gives: say so where it is made
+    held = sorted({name.split("/")[1] for name in files if name.startswith("release/")})
+    print(f"assignments: {', '.join(held)}" + ("" if args.through else
+          " (the whole course; --through NN makes the kit to hand out when NN is released)"))
+    return 0
+
+
+def add_parser(commands):
+    kit = commands.add_parser("student-kit", help="write what students get (release notebooks, bdl, "
+                              "data recipe, pinned install files, companions) to OUT and OUT.zip")
+    kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
+    kit.add_argument("--root", default=str(REPO), help="the course directory")
+    kit.add_argument("--through", metavar="NN", help="only the assignments up to NN (say 02) and the "
+                     "lecture companions scheduled for them: what students get when NN is released")
+    kit.set_defaults(run=_student_kit)

@@ -298,6 +298,7 @@ def _graded(grade):
 
 
 def test_item_analysis_of_the_graded_class(course, reported):
+    from autograder.course.statuses import load_statuses
     from autograder.outputs.items import item_rows
     scores, items = reported["scores"], reported["items"]
     given, maximum = {}, {}  # {cell: the scores given so far}, {cell: its points}
@@ -321,7 +322,9 @@ def test_item_analysis_of_the_graded_class(course, reported):
     assert brier["message_1"].startswith("the Brier score of two examples with one-hot labels does not match")
     assert int(brier["count_1"]) >= 5, brier
     # Every lost test cell has its reason: all the groups (the CSV keeps three) add up to the losses.
-    rows = {row["cell"]: row for row in item_rows(course["root"], ASSIGNMENT, course["db_url"])}
+    with Gradebook(course["db_url"]) as gradebook:
+        rows = {row["cell"]: row for row in item_rows(course["root"], ASSIGNMENT, gradebook,
+                                                       load_statuses(course["root"], ASSIGNMENT))}
     for cell, row in rows.items():
         assert sum(count for _, count in row["messages"]) == (row["lost"] if row["kind"] == "automatic" else 0)
     messages = dict(rows["gaussian_nll_tests"]["messages"])

@@ -130,7 +130,7 @@ def test_grade_without_submissions_fails_with_a_reason(tmp_path):
 
 
 def test_the_old_timeout_flag_still_names_the_submission_timeout():
-    from autograder.__main__ import _parser
-    old = _parser().parse_args(["grade", "01_likelihoods", "x.ipynb", "--timeout", "60"])
-    new = _parser().parse_args(["grade", "01_likelihoods", "x.ipynb", "--submission-timeout", "60"])
+    from autograder.__main__ import parser
+    old = parser().parse_args(["grade", "01_likelihoods", "x.ipynb", "--timeout", "60"])
+    new = parser().parse_args(["grade", "01_likelihoods", "x.ipynb", "--submission-timeout", "60"])
     assert old.submission_timeout == new.submission_timeout == 60

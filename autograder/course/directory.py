@@ -11,6 +11,8 @@ from traitlets.config.loader import PyFileConfigLoader
 REPO = Path(__file__).resolve().parents[2]
 # nbgrader's course id: the course's config, the hub's groups and exchange folder use this one
 COURSE_ID = "bdl"
+# Every kernel the course starts logs errors only: its start-up notices are not the student's output.
+KERNEL_LOG_LEVEL = "--IPKernelApp.log_level=ERROR"
 
 
 def load_config(root):

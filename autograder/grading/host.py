@@ -20,7 +20,8 @@ import nbformat
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
-from autograder.course import cells
+from autograder.course import cells, table
+from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import save_statuses
@@ -209,8 +210,47 @@ def write_csv(rows, path):
 
 def format_table(rows):
     """Return the rows as an aligned text table."""
-    lines = [COLUMNS] + [(r["assignment"], r["notebook"], r["student"], f"{r['score']:g}",
-                          f"{r['max_score']:g}", f"{r['manual']:g}", r["status"]) for r in rows]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(COLUMNS))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
-                     for line in lines)
+    return table.format_table(COLUMNS, [(r["assignment"], r["notebook"], r["student"], f"{r['score']:g}",
+                                         f"{r['max_score']:g}", f"{r['manual']:g}", r["status"]) for r in rows])
+
+
+def _grade(args):
+    limits = Limits(submission_timeout=args.submission_timeout, memory_bytes=int(args.memory * 2**30),
+                    cell_timeout=args.cell_timeout)
+    rows = grade(args.assignment, args.paths, root=args.root, csv_path=args.csv, db_url=db_url(args),
+                 limits=limits, workers=args.workers, replace=args.replace, progress=True,
+                 sandbox=not args.no_sandbox, scheduler=args.scheduler)
+    print(format_table(rows))
+    print(f"scores written to {args.csv}")
+    return 0
+
+
+def add_parser(commands):
+    limits, cores = Limits(), os.cpu_count() or 1
+    grade = commands.add_parser("grade", help="collect and autograde submissions into the gradebook")
+    grade.add_argument("assignment")
+    grade.add_argument("paths", nargs="+", metavar="INPUT",
+                       help="a notebook file, an nbgrader submitted/ tree, a folder of "
+                            "<student>.ipynb files, or a zip of them")
+    grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
+    course_options(grade)
+    grade.add_argument("--workers", type=int, default=cores,
+                       help="submissions graded at once (default: the machine's cores, %(default)s)")
+    grade.add_argument("--submission-timeout", "--timeout", type=float, default=limits.submission_timeout,
+                       help="wall-clock seconds one submission may take (default %(default)g; "
+                            "--timeout is the old name)")
+    grade.add_argument("--cell-timeout", type=int, default=limits.cell_timeout,
+                       help="seconds one cell may run before it is interrupted (default %(default)d)")
+    grade.add_argument("--memory", type=float, default=limits.memory_bytes / 2**30,
+                       help="GiB one submission may use, kernel included (default %(default)g)")
+    grade.add_argument("--replace", action="store_true",
+                       help="grade a student's new submission over a different collected one "
+                            "(the old one is kept in submitted_replaced/)")
+    grade.add_argument("--no-sandbox", action="store_true",
+                       help="run kernels without bubblewrap (where it cannot be installed): "
+                            "student code can then read and write the course; every status says so")
+    grade.add_argument("--scheduler", metavar="ADDRESS",
+                       help="grade on a Dask cluster, one task per submission: its scheduler's address "
+                            "(tcp://host:8786); needs a shared gradebook (--db postgresql://...), and "
+                            "--workers is then the cluster's")
+    grade.set_defaults(run=_grade)

@@ -22,6 +22,7 @@ from pathlib import Path
 import psutil
 import requests
 
+from autograder.course.table import format_table
 from autograder.hub.accounts import as_user, chown_tree, remove_accounts
 from autograder.hub.process import jupyterhub
 from autograder.hub.settings import HubSettings, dummy_password
@@ -205,9 +206,9 @@ def summary(load, memory, seconds, students):
 
 
 def format_report(report):
-    lines = [f"{'step':<18} {'count':>5} {'p50 s':>8} {'p95 s':>8} {'max s':>8}"]
-    lines += [f"{row['step']:<18} {row['count']:>5} {row['p50']:8.2f} {row['p95']:8.2f} {row['max']:8.2f}"
-              for row in report["steps"]]
+    lines = format_table(("step", "count", "p50 s", "p95 s", "max s"),
+                         [(row["step"], str(row["count"]), f"{row['p50']:.2f}", f"{row['p95']:.2f}", f"{row['max']:.2f}")
+                          for row in report["steps"]], right=(1, 2, 3, 4)).splitlines()
     memory = report["memory_mib"]
     lines += [f"peak RSS: hub {memory['hub']:.0f} MiB, proxy {memory['proxy']:.0f} MiB, "
               f"users' servers {memory['servers']:.0f} MiB in all",
@@ -282,3 +283,4 @@ def add_parser(commands):
     bench.add_argument("--home-root", default="/tmp/bench-hub/home", help="where the accounts' homes go")
     bench.add_argument("--keep-users", action="store_true", help="keep the accounts, homes and exchange afterwards")
     bench.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    bench.set_defaults(run=main)

@@ -194,3 +194,4 @@ def add_parser(commands):
     hub.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")
     hub.add_argument("--ssl-key", help="the TLS key (PEM) for https")
     hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")
+    hub.set_defaults(run=main)

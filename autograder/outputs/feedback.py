@@ -34,6 +34,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder.course import cells
 from autograder.worker import seal
 from autograder.course.cells import hidden_lines
+from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
 from bdl.diagnoses import PREFIX, noted
@@ -159,3 +160,17 @@ def write_feedback(root, assignment, db_url):
         else:
             problems.append(f"{student}: {(result['error'] or result['log']).strip().splitlines()[-1]}")
     return written, problems
+
+
+def _feedback(args):
+    written, problems = write_feedback(args.root, args.assignment, db_url(args))
+    print("\n".join(written + problems) or "no graded submissions")
+    print(f"{len(written)} feedback files written")
+    return 1 if problems else 0
+
+
+def add_parser(commands):
+    feedback_cmd = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
+    feedback_cmd.add_argument("assignment")
+    course_options(feedback_cmd)
+    feedback_cmd.set_defaults(run=_feedback)

@@ -175,3 +175,19 @@ def write_guides(root=REPO, only=None, out=None):
         path.write_text(render(name, sorted((root / "source" / name).glob("*.ipynb")), typeset))
         written.append(path)
     return written
+
+
+def _guide(args):
+    written = write_guides(args.root, args.assignments, args.out)
+    print("\n".join(str(path) for path in written))
+    print(f"{len(written)} grading guides written (instructors only: they hold model answers and rubrics)")
+    return 0
+
+
+def add_parser(commands):
+    guide_cmd = commands.add_parser("guide", help="write the grading guide: per assignment an HTML page "
+                                    "with each hand-graded cell's question, points, rubric and model answer")
+    guide_cmd.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
+    guide_cmd.add_argument("--out", help="the folder of the pages (default: ROOT/guides)")
+    guide_cmd.add_argument("--root", default=str(REPO), help="the course directory")
+    guide_cmd.set_defaults(run=_guide)

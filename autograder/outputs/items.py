@@ -15,10 +15,9 @@ from collections import Counter
 from pathlib import Path
 
 import nbformat
-from nbgrader.api import Gradebook
 
 from autograder.course import cells
-from autograder.course.statuses import load_statuses
+from autograder.course.table import format_table
 from bdl.diagnoses import noted
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -90,44 +89,43 @@ def _why_lost(grade, messages, status):
     return messages[grade.name] or f"no error shown (scored {float(grade.score):g})"
 
 
-def item_rows(root, assignment, db_url):
-    """Return one row per graded cell of the assignment (see ``COLUMNS``), in notebook order; each row
-    also holds ``messages``: every (message, count) group, most common first."""
-    statuses = load_statuses(root, assignment)
+def item_rows(root, assignment, gradebook, statuses):
+    """Return one row per graded cell of the assignment (see ``COLUMNS``), in notebook order, from an
+    open ``Gradebook`` and the statuses ``grade`` recorded; each row also holds ``messages``: every
+    (message, count) group, most common first."""
     rows = {}
-    with Gradebook(db_url) as gradebook:
-        for notebook in gradebook.find_assignment(assignment).notebooks:
-            for cell in notebook.grade_cells:
-                manual = cell.cell_type == "markdown"
-                rows[(notebook.name, cell.name)] = {
-                    "notebook": notebook.name, "cell": cell.name, "kind": "manual" if manual else "automatic",
-                    "max_score": float(cell.max_score), "submissions": 0, "lost": 0, "awaiting": 0,
-                    "scores": [], "reasons": [], "mistakes": Counter()}
-            for task in notebook.task_cells:
-                rows[(notebook.name, task.name)] = {
-                    "notebook": notebook.name, "cell": task.name, "kind": "manual", "max_score": float(task.max_score),
-                    "submissions": 0, "lost": 0, "awaiting": 0, "scores": [], "reasons": [], "mistakes": Counter()}
-        for submission in gradebook.assignment_submissions(assignment):
-            for notebook in submission.notebooks:
-                path = Path(root) / "autograded" / submission.student_id / assignment / f"{notebook.name}.ipynb"
-                messages, mistakes = _cell_messages(path) if path.exists() else (None, {})
-                status = statuses.get(f"{submission.student_id}/{notebook.name}", "graded")
-                for grade in notebook.grades:
-                    row = rows.get((notebook.name, grade.name))
-                    if row is None:
-                        continue
-                    row["submissions"] += 1
-                    if row["kind"] == "manual" and grade.needs_manual_grade and grade.manual_score is None:
-                        row["awaiting"] += 1
-                        continue
-                    score = float(grade.score)
-                    row["scores"].append(score)
-                    if score < row["max_score"]:
-                        row["lost"] += 1
-                        if row["kind"] == "automatic":
-                            row["reasons"].append(_why_lost(grade, messages, status))
-                            if grade.manual_score is None and mistakes.get(grade.name):
-                                row["mistakes"][mistakes[grade.name]] += 1
+    for notebook in gradebook.find_assignment(assignment).notebooks:
+        for cell in notebook.grade_cells:
+            manual = cell.cell_type == "markdown"
+            rows[(notebook.name, cell.name)] = {
+                "notebook": notebook.name, "cell": cell.name, "kind": "manual" if manual else "automatic",
+                "max_score": float(cell.max_score), "submissions": 0, "lost": 0, "awaiting": 0,
+                "scores": [], "reasons": [], "mistakes": Counter()}
+        for task in notebook.task_cells:
+            rows[(notebook.name, task.name)] = {
+                "notebook": notebook.name, "cell": task.name, "kind": "manual", "max_score": float(task.max_score),
+                "submissions": 0, "lost": 0, "awaiting": 0, "scores": [], "reasons": [], "mistakes": Counter()}
+    for submission in gradebook.assignment_submissions(assignment):
+        for notebook in submission.notebooks:
+            path = Path(root) / "autograded" / submission.student_id / assignment / f"{notebook.name}.ipynb"
+            messages, mistakes = _cell_messages(path) if path.exists() else (None, {})
+            status = statuses.get(f"{submission.student_id}/{notebook.name}", "graded")
+            for grade in notebook.grades:
+                row = rows.get((notebook.name, grade.name))
+                if row is None:
+                    continue
+                row["submissions"] += 1
+                if row["kind"] == "manual" and grade.needs_manual_grade and grade.manual_score is None:
+                    row["awaiting"] += 1
+                    continue
+                score = float(grade.score)
+                row["scores"].append(score)
+                if score < row["max_score"]:
+                    row["lost"] += 1
+                    if row["kind"] == "automatic":
+                        row["reasons"].append(_why_lost(grade, messages, status))
+                        if grade.manual_score is None and mistakes.get(grade.name):
+                            row["mistakes"][mistakes[grade.name]] += 1
     return [_finish(row) for row in rows.values()]
 
 
@@ -183,13 +181,12 @@ def format_items(rows):
     """The item analysis for the terminal: the noted mistakes, then a table of the graded cells."""
     mistakes = format_mistakes(rows)
     lines = ["likely mistakes, the most common first:", mistakes, ""] if mistakes else []
-    lines += [f"{'cell':<32} {'kind':<9} {'max':>4} {'lost':>5} {'of':>4} {'await':>5} {'mean':>6}  "
-             "most common failure (count)"]
-    for row in rows:
-        mean = "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}"
-        why = f"{row['message_1'][:70]} ({row['count_1']})" if row["message_1"] else ""
-        lines.append(f"{row['cell']:<32} {row['kind']:<9} {row['max_score']:>4g} {row['lost']:>5} "
-                     f"{row['submissions'] - row['awaiting']:>4} {row['awaiting']:>5} {mean:>6}  {why}")
+    header = ("cell", "kind", "max", "lost", "of", "await", "mean", "most common failure (count)")
+    lines.append(format_table(header, [
+        (row["cell"], row["kind"], f"{row['max_score']:g}", str(row["lost"]), str(row["submissions"] - row["awaiting"]),
+         str(row["awaiting"]), "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}",
+         f"{row['message_1'][:70]} ({row['count_1']})" if row["message_1"] else "") for row in rows],
+        right=(2, 3, 4, 5, 6)))
     return "\n".join(lines)
 
 

@@ -18,7 +18,6 @@ import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from nbgrader.api import Gradebook
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS_POSSIBLE = "Points Possible"
@@ -75,22 +74,22 @@ class Totals:
     students: dict   # {nbgrader id: Student}, everyone with a submission or in the mapping
 
 
-def totals(db_url, assignment, mapping=None):
-    """Read the assignment's totals and the students' records; ``mapping`` overrides the records."""
+def totals(gradebook, assignment, mapping=None):
+    """Read the assignment's totals and the students' records from an open ``Gradebook``; ``mapping``
+    overrides the records."""
     mapping = mapping or {}
     scores, awaiting, students = {}, {}, {}
-    with Gradebook(db_url) as gradebook:
-        max_score = float(gradebook.find_assignment(assignment).max_score)
-        for submission in gradebook.assignment_submissions(assignment):
-            scores[submission.student_id] = float(submission.score)
-            awaiting[submission.student_id] = sum(float(grade.max_score) for notebook in submission.notebooks
-                                                  for grade in notebook.grades
-                                                  if grade.needs_manual_grade and grade.manual_score is None)
-        for record in gradebook.students:
-            if record.id in scores or record.id in mapping:
-                students[record.id] = Student(record.id, first_name=record.first_name or "",
-                                              last_name=record.last_name or "", email=record.email or "",
-                                              canvas_id=record.lms_user_id or "")
+    max_score = float(gradebook.find_assignment(assignment).max_score)
+    for submission in gradebook.assignment_submissions(assignment):
+        scores[submission.student_id] = float(submission.score)
+        awaiting[submission.student_id] = sum(float(grade.max_score) for notebook in submission.notebooks
+                                              for grade in notebook.grades
+                                              if grade.needs_manual_grade and grade.manual_score is None)
+    for record in gradebook.students:
+        if record.id in scores or record.id in mapping:
+            students[record.id] = Student(record.id, first_name=record.first_name or "",
+                                          last_name=record.last_name or "", email=record.email or "",
+                                          canvas_id=record.lms_user_id or "")
     for student, values in mapping.items():
         base = students.get(student, Student(student))
         students[student] = replace(base, **{key: value for key, value in values.items() if key != "nbgrader_id"})

@@ -14,26 +14,26 @@ from nbgrader.api import Gradebook
 
 from autograder.outputs import items
 from autograder.outputs import lms
+from autograder.course.cli import course_options, db_url
 from autograder.course.statuses import load_statuses
 
 
-def gradebook_rows(root, assignment, db_url):
-    """Return (rows, cell ids): one row per submitted notebook, with each grade cell's points."""
-    statuses = load_statuses(root, assignment)
+def gradebook_rows(gradebook, assignment, statuses):
+    """Return (rows, cell ids) from an open ``Gradebook``: one row per submitted notebook, with each
+    grade cell's points and the status ``grade`` recorded."""
     rows, cells = [], []
-    with Gradebook(db_url) as gradebook:
-        for notebook in gradebook.find_assignment(assignment).notebooks:
-            cells += [f"{notebook.name}:{cell.name}" for cell in notebook.grade_cells
-                      if f"{notebook.name}:{cell.name}" not in cells]
-        for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
-            for notebook in submission.notebooks:
-                row = {"student": submission.student_id, "notebook": notebook.name,
-                       "score": float(notebook.score), "max_score": float(notebook.max_score),
-                       "status": statuses.get(f"{submission.student_id}/{notebook.name}",
-                                              "graded (before grading statuses were recorded)")}
-                for grade in notebook.grades:
-                    row[f"{notebook.name}:{grade.name}"] = float(grade.score)
-                rows.append(row)
+    for notebook in gradebook.find_assignment(assignment).notebooks:
+        cells += [f"{notebook.name}:{cell.name}" for cell in notebook.grade_cells
+                  if f"{notebook.name}:{cell.name}" not in cells]
+    for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
+        for notebook in submission.notebooks:
+            row = {"student": submission.student_id, "notebook": notebook.name,
+                   "score": float(notebook.score), "max_score": float(notebook.max_score),
+                   "status": statuses.get(f"{submission.student_id}/{notebook.name}",
+                                          "graded (before grading statuses were recorded)")}
+            for grade in notebook.grades:
+                row[f"{notebook.name}:{grade.name}"] = float(grade.score)
+            rows.append(row)
     return rows, cells
 
 
@@ -58,23 +58,26 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
              "items": out / f"{assignment}_items.csv", "points lost": out / f"{assignment}_points_lost.png",
              "mistakes": out / f"{assignment}_mistakes.csv", "mistakes figure": out / f"{assignment}_mistakes.png",
              "Canvas": out / f"{assignment}_canvas.csv", "Moodle": out / f"{assignment}_moodle.csv"}
-    count = _write_scores(root, assignment, db_url, files["scores"], files["histogram"])
-    rows = items.item_rows(root, assignment, db_url)
+    statuses = load_statuses(root, assignment)  # the statuses and the gradebook are read once
+    with Gradebook(db_url) as gradebook:
+        scores, cells = gradebook_rows(gradebook, assignment, statuses)
+        rows = items.item_rows(root, assignment, gradebook, statuses)
+        totals = lms.totals(gradebook, assignment, mapping)
+    count = _write_scores(scores, cells, assignment, files["scores"], files["histogram"])
     items.write_items(rows, files["items"])
     items.points_lost_figure(rows, assignment, files["points lost"])
     items.write_mistakes(rows, files["mistakes"])
     items.mistakes_figure(rows, assignment, files["mistakes figure"])
-    totals = lms.totals(db_url, assignment, mapping)
     lms.write_canvas(totals, files["Canvas"], canvas_assignment_id, lms_item)
     lms.write_moodle(totals, files["Moodle"], lms_item)
-    return Report(count, files, rows, _to_read(root, assignment) + lms.notes(totals, mapping))
+    return Report(count, files, rows, _to_read(statuses) + lms.notes(totals, mapping))
 
 
-def _to_read(root, assignment):
+def _to_read(statuses):
     """A note per submission whose code a person should read before trusting its score: it was
     not scored for tampering with the grading kernel, or it has review flags."""
     notes = []
-    for key, status in sorted(load_statuses(root, assignment).items()):
+    for key, status in sorted(statuses.items()):
         flags = status[status.index("review: "):] if "review: " in status else ""
         if "not scored" in status or flags:
             why = status.split("; review: ")[0] if "not scored" in status else flags
@@ -82,9 +85,8 @@ def _to_read(root, assignment):
     return notes
 
 
-def _write_scores(root, assignment, db_url, csv_path, png_path):
+def _write_scores(rows, cells, assignment, csv_path, png_path):
     """Write the CSV and the score histogram; return the number of submissions."""
-    rows, cells = gradebook_rows(root, assignment, db_url)
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "status"],
@@ -115,3 +117,32 @@ def _histogram(scores, max_score, assignment, path):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def _report(args):
+    written = write_report(Path(args.root), args.assignment, db_url(args), args.out, args.csv, args.png,
+                           args.students, args.canvas_assignment_id, args.lms_item)
+    print(items.format_items(written.items) + "\n")
+    for note in written.notes:
+        print(f"note: {note}")
+    print(f"{written.submissions} submissions:")
+    print("\n".join(f"  {what:<12} {path}" for what, path in written.files.items()))
+    return 0
+
+
+def add_parser(commands):
+    report_cmd = commands.add_parser("report", help="from the gradebook: the scores (CSV, histogram), the "
+                                     "item analysis (CSV, figure) and the totals for Canvas and Moodle")
+    report_cmd.add_argument("assignment")
+    report_cmd.add_argument("--out", help="the folder of every output (default: ROOT/reports)")
+    report_cmd.add_argument("--csv", help="the scores CSV (default: OUT/<assignment>.csv)")
+    report_cmd.add_argument("--png", help="the score histogram (default: OUT/<assignment>_scores.png)")
+    report_cmd.add_argument("--students", metavar="CSV",
+                            help="student-id mapping: nbgrader_id and any of name, first_name, last_name, "
+                                 "canvas_id, sis_user_id, sis_login_id, section, email, id_number")
+    report_cmd.add_argument("--canvas-assignment-id", metavar="ID",
+                            help="the assignment's id in Canvas: its column becomes '<name> (<ID>)'")
+    report_cmd.add_argument("--lms-item", metavar="NAME",
+                            help="the assignment's name in the LMS (default: the assignment id)")
+    course_options(report_cmd)
+    report_cmd.set_defaults(run=_report)

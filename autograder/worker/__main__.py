@@ -31,7 +31,7 @@ import psutil
 
 from nbgrader.converters import Autograde
 
-from autograder.course.directory import make_api
+from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap, seal
 from autograder.worker.guard import GUARD, KEY_ENV, PROGRESS_ENV, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
@@ -80,7 +80,7 @@ def grade(job):
     scratch = Path(job.scratch)
     overrides = {"CourseDirectory": {"db_url": job.db_url},
                  "Execute": {"timeout": job.cell_timeout,
-                             "extra_arguments": ["--IPKernelApp.log_level=ERROR",
+                             "extra_arguments": [KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"]}}
     # The kernel inherits these (nbgrader starts it with this process's environment).
     os.environ[PROGRESS_ENV] = job.progress

@@ -3,7 +3,7 @@ import argparse
 import sys
 
 import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts from here)
-from autograder import checktests, selfgrade, studentkit
+from autograder import bench, checktests, selfgrade, studentkit
 from autograder.course import cli
 from autograder.grading import host
 from autograder.hub import bench as hub_bench
@@ -11,7 +11,8 @@ from autograder.hub import setup as hub_setup
 from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
-COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, studentkit, hub_setup, hub_bench)
+COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup,
+                   hub_bench)
 
 
 def parser():

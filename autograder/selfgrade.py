@@ -1,19 +1,15 @@
-"""The course graded against itself: every reference solution and blank release, and benchmarks.
+"""``selfgrade``: the course graded against itself, every reference solution and blank release.
 
 Both run in a scratch copy of the course, so these pseudo-students never
 reach the real gradebook or ``submitted/``.
 """
 import contextlib
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from autograder.course.directory import REPO, assignments, check_assignment, generate_release
-from autograder.course.gradebook import default_url, scores
+from autograder.course.directory import REPO, assignments
 from autograder.grading.host import format_table, grade
 from autograder.worker import bwrap
 
@@ -26,7 +22,7 @@ def scratch_course(root=REPO):
         yield Path(scratch)
 
 
-def _as_submission(scratch, root, kind, student, assignment):
+def as_submission(scratch, root, kind, student, assignment):
     """Copy ``root/<kind>/<assignment>``'s notebooks as ``student``'s submission; return the
     ``submitted/``-style tree that holds it."""
     folder = scratch / "incoming" / kind / student / assignment
@@ -47,8 +43,8 @@ def selfgrade(root=REPO):
     rows = []
     with scratch_course(root) as scratch:
         for assignment in assignments(root):
-            submissions = [_as_submission(scratch, root, "source", "reference", assignment),
-                           _as_submission(scratch, root, "release", "blank", assignment)]
+            submissions = [as_submission(scratch, root, "source", "reference", assignment),
+                           as_submission(scratch, root, "release", "blank", assignment)]
             rows.extend(grade(assignment, submissions, root=scratch, sandbox=bool(bwrap.bwrap())))
     return rows
 
@@ -66,89 +62,6 @@ def selfgrade_problems(rows):
     return problems
 
 
-def bench(assignment, root=REPO):
-    """Return (seconds, rows) for autograding the reference solution once."""
-    with scratch_course(root) as scratch:
-        submission = _as_submission(scratch, root, "source", "reference", assignment)
-        generate_release(scratch, only=[assignment])
-        start = time.perf_counter()
-        rows = grade(assignment, [submission], root=scratch, generate=False)
-        return time.perf_counter() - start, rows
-
-
-@contextlib.contextmanager
-def _class_of_references(assignment, class_size, root=REPO):
-    """Yield a scratch course whose ``submitted/`` holds ``class_size`` copies of the reference solution
-    (students ``student00``, ...), its release generated into its SQLite gradebook."""
-    with scratch_course(root) as scratch:
-        shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
-        for number in range(class_size):
-            target = scratch / "submitted" / f"student{number:02d}" / assignment
-            target.mkdir(parents=True)
-            for path in (Path(root) / "source" / assignment).glob("*.ipynb"):
-                shutil.copyfile(path, target / path.name)
-        generate_release(scratch, only=[assignment])
-        yield scratch
-
-
-def _check_full_marks(rows, class_size, what):
-    full = [row for row in rows if row["score"] + row["manual"] == row["max_score"]]
-    if len(full) != class_size:
-        raise RuntimeError(f"{what} did not give the reference full marks: {rows}")
-
-
-def bench_class(assignment, class_size, workers=None, root=REPO):
-    """Time plain serial ``nbgrader autograde`` against ``grade`` on ``class_size`` copies of the
-    reference solution; return {"nbgrader": seconds, "autograder": seconds}."""
-    seconds = {}
-    for tool in ("nbgrader", "autograder"):
-        with _class_of_references(assignment, class_size, root) as scratch:
-            start = time.perf_counter()
-            if tool == "nbgrader":
-                subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment,
-                                "--create", "--force", "--log-level=ERROR"], cwd=scratch, check=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                rows = [row for number in range(class_size) for row in scores(
-                    default_url(scratch), scratch, assignment, f"student{number:02d}", "graded")]
-            else:
-                rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
-                             workers=workers)
-            seconds[tool] = time.perf_counter() - start
-            _check_full_marks(rows, class_size, tool)
-    return seconds
-
-
-# What ``bench --compare`` times: (name, sandbox, Dask workers: 0 for the local pool).
-SETUPS = (("local pool, no sandbox", False, 0), ("local pool, sandbox", True, 0),
-          ("LocalCluster, 1 worker", True, 1), ("LocalCluster, 2 workers", True, 2))
-
-
-def bench_compare(assignment, class_size, workers=None, root=REPO, report=None):
-    """Grade the same ``class_size`` copies of the reference in each of ``SETUPS``: the local pool of
-    ``workers`` with and without the sandbox, and a ``distributed.LocalCluster`` of 1 and 2 worker
-    processes (one thread each; started before the clock, as a real cluster is already running).
-    Return [(name, seconds)]; ``report(name, seconds)`` hears of each as it ends."""
-    from distributed import LocalCluster
-    results = []
-    for name, sandbox, dask_workers in SETUPS:
-        with _class_of_references(assignment, class_size, root) as scratch, contextlib.ExitStack() as stack:
-            scheduler = None
-            if dask_workers:
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=dask_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=":0"))
-                scheduler = cluster.scheduler_address
-            start = time.perf_counter()
-            rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False, workers=workers,
-                         sandbox=sandbox, scheduler=scheduler)
-            seconds = time.perf_counter() - start
-        _check_full_marks(rows, class_size, name)
-        results.append((name, seconds))
-        if report:
-            report(name, seconds)
-    return results
-
-
 def _selfgrade(args):
     rows = selfgrade()
     print(format_table(rows))
@@ -158,54 +71,6 @@ def _selfgrade(args):
     return 1 if problems else 0
 
 
-def _bench_compare(args):
-    """``bench --compare``: one line per setup as it ends, then the sandbox's cost per submission."""
-    size, cores = args.class_size, os.cpu_count()
-    print(f"{size} copies of the {args.assignment} reference on {cores} cores; local pool: {args.workers} "
-          f"workers; load average before: {os.getloadavg()[0]:.1f}", flush=True)
-    print(f"{'setup':<26} {'seconds':>8} {'per minute':>11}", flush=True)
-
-    def report(name, seconds):
-        print(f"{name:<26} {seconds:8.1f} {60 * size / seconds:11.2f}   "
-              f"(load average now {os.getloadavg()[0]:.1f})", flush=True)
-
-    seconds = dict(bench_compare(args.assignment, size, args.workers, report=report))
-    extra = seconds["local pool, sandbox"] - seconds["local pool, no sandbox"]
-    busy = min(args.workers, size)  # the pool's workers that had a submission to grade
-    print(f"sandbox overhead: {extra:+.1f} s for the class; {extra * busy / size:+.1f} s of a worker's time "
-          f"per submission")
-    return 0
-
-
-def _bench(args):
-    check_assignment(args.assignment)
-    if args.compare and not args.class_size:
-        raise ValueError("bench --compare needs --class-size N")
-    if args.compare:
-        return _bench_compare(args)
-    if args.class_size:
-        seconds = bench_class(args.assignment, args.class_size, args.workers)
-        for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
-                            ("autograder", f"autograder grade ({args.workers} workers)")):
-            print(f"{label:<40} {seconds[tool]:7.1f} s  "
-                  f"{3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
-    else:
-        seconds, rows = bench(args.assignment)
-        print(format_table(rows))
-        print(f"autograding one submission of {args.assignment}: {seconds:.1f} s")
-    return 0
-
-
 def add_parser(commands):
     selfgrade_cmd = commands.add_parser("selfgrade", help="grade each reference solution and blank release")
     selfgrade_cmd.set_defaults(run=_selfgrade)
-    bench = commands.add_parser("bench", help="time autograding one reference submission, or a class")
-    bench.add_argument("assignment")
-    bench.add_argument("--class-size", type=int, default=0, metavar="N",
-                       help="time N copies of the reference: plain serial `nbgrader autograde` "
-                            "against `grade`")
-    bench.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    bench.add_argument("--compare", action="store_true",
-                       help="grade the N copies four ways, one after the other: the local pool without and "
-                            "with the sandbox, and a Dask LocalCluster of 1 and 2 workers (needs --class-size)")
-    bench.set_defaults(run=_bench)

@@ -39,6 +39,7 @@ from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
 from bdl.diagnoses import PREFIX, noted
 
+# A traceback's colours (items.py strips them from messages too).
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The frames of an IPython traceback: a notebook cell's, or a file's.
 CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")

@@ -1,5 +1,7 @@
 """environment.yml (conda) and pyproject.toml (pip) pin the same tested set: the conda environment is the
 instructor's full set, pyproject's dependencies and every optional group (what `make` installs)."""
+import subprocess
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -103,3 +105,16 @@ def test_installed_versions_match_pins():
         if Version(installed) != pinned_version(req):
             wrong.append(f"{req.name}: installed {installed}, pinned {req.specifier}")
     assert not wrong, "environment differs from pyproject.toml; run `make` to reinstall:\n" + "\n".join(wrong)
+
+
+def test_the_autograder_script_is_python_m_autograder_and_exits_with_its_code(tmp_path):
+    """`autograder <command>` (pyproject's [project.scripts]) runs autograder.__main__:main and exits with what
+    it returns: 2 for a refused command, as `python -m autograder` does."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"autograder": "autograder.__main__:main"}
+    script = Path(sys.executable).parent / "autograder"
+    assert script.exists(), f"no {script}: run `make` to reinstall the course's environment"
+    (tmp_path / "notes.txt").write_text("not a kit")
+    result = subprocess.run([str(script), "student-kit", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert "exists and is not a student kit" in result.stderr

@@ -68,9 +68,10 @@ kit: $(VENV)/.installed
 hub: $(VENV)/.installed data
 	$(PY) -m autograder hub $(if $(STUDENTS),--students $(STUDENTS)) $(HUB_ARGS)
 
+# Every group of pyproject.toml: the students' dependencies, the instructor's, the hub's and the tests'.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[instructor,hub,test]"
 	touch $@
 
 clean:

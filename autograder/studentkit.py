@@ -9,8 +9,8 @@ The kit holds the release notebooks, the helper package ``bdl`` they import,
 the data recipe (``python -m bdl.data prepare``, described in ``data/README.md``),
 the lecture companions, a student README and the install files: a
 ``pyproject.toml`` that installs only ``bdl`` and an ``environment.yml``, both
-pinned from the course's ``pyproject.toml`` (the one source of the pins) minus
-what only instructors use. Nothing of ``source/``, ``tests/``, ``autograder``,
+pinned with the course's ``pyproject.toml``'s dependencies (the one source of the pins;
+what only instructors use is in its optional groups). Nothing of ``source/``, ``tests/``, ``autograder``,
 the gradebook or the course's ``nbgrader_config.py`` (it imports autograder).
 """
 import json
@@ -20,23 +20,9 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
-
 from autograder.course.directory import REPO
 
 KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
-# Pinned in the course's pyproject.toml for instructors only: the test runners (pytest, its xdist and nbval),
-# and what only autograder imports (tqdm: grade's progress bar; psutil: the
-# sandbox; pyyaml: a test of environment.yml; psycopg: a PostgreSQL gradebook; dask,
-# distributed: grade --scheduler; jupyterhub and its authenticator and culler: the
-# course's hub, which runs from an environment of its own) and the browser tests' playwright.
-# tests/test_student_kit.py checks that nothing in the kit imports one of these.
-# jupyter-server-mathjax ships to students too: their Jupyter server serves the
-# MathJax that typesets their feedback pages (autograder/outputs/templates/feedback/).
-INSTRUCTOR_ONLY = ("pytest", "pytest-xdist", "nbval", "psutil", "tqdm", "pyyaml", "psycopg", "playwright",
-                   "dask", "distributed", "jupyterhub", "jupyterhub-nativeauthenticator",
-                   "jupyterhub-idle-culler")
 # Copied as they are, relative to the course directory (folders: every file but caches).
 CONTENT = ("data/README.md",)
 # The first kit each lecture companion ships in: the one released after the deadline of the
@@ -56,10 +42,10 @@ ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
 
 def student_requirements(pyproject):
-    """The course's pinned dependencies without the instructor-only ones (strings, in order)."""
-    drop = {canonicalize_name(name) for name in INSTRUCTOR_ONLY}
-    return [dep for dep in pyproject["project"]["dependencies"]
-            if canonicalize_name(Requirement(dep).name) not in drop]
+    """The students' pins: the course's ``[project].dependencies`` as they are (strings, in order).
+    What only instructors use is in its optional groups (instructor, hub, test), which students never get;
+    tests/test_student_kit.py checks that nothing in the kit imports one of those."""
+    return list(pyproject["project"]["dependencies"])
 
 
 def student_packages(pyproject):

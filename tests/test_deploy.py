@@ -6,7 +6,8 @@ targeted chart version documents (deploy/kubernetes/chart_keys.txt, written by
 hand from the chart's values.schema.yaml), the course's settings must agree
 between the values, the nbgrader config they mount and the exchange's claim,
 and the Dockerfile must be pinned, copy nothing of the instructor's side,
-install the pins of pyproject.toml and run as a user who is not root.
+install pyproject.toml's dependencies and instructor group (nothing of its
+hub or test groups) and run as a user who is not root.
 No network, no helm, no docker: a few milliseconds.
 """
 import re
@@ -49,6 +50,9 @@ COPY_FORBIDDEN = ("source", "tests", ".git", "autograder", "nbgrader_config.py")
 # Pinned in the Dockerfile but not in pyproject.toml: the single-user server,
 # whose major version must match the chart's hub.
 EXTRA_PINS = {"jupyterhub": JUPYTERHUB_VERSION}
+# pyproject's optional groups the image takes beside its dependencies: the instructor's (grading and
+# the Dask workers run from the image); not the hub's (the chart's hub image runs the hub) nor the tests'.
+IMAGE_GROUPS = ("instructor",)
 
 
 # ---------------------------------------------------------------- values.yaml against the chart's keys
@@ -224,14 +228,31 @@ def copy_sources(args):
     return parts[:-1]
 
 
-def pyproject_pins():
-    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+def _pins(deps):
     pins = {}
-    for dep in pyproject["project"]["dependencies"]:
+    for dep in deps:
         req = Requirement(dep)
         (spec,) = req.specifier
         pins[canonicalize_name(req.name)] = spec.version
     return pins
+
+
+def image_requirements():
+    """The requirements the image takes from pyproject.toml: its dependencies and IMAGE_GROUPS' (strings, in order)."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    return project["dependencies"] + [dep for group in IMAGE_GROUPS for dep in project["optional-dependencies"][group]]
+
+
+def pyproject_pins():
+    """{name: version} of the pins the image takes from pyproject.toml."""
+    return _pins(image_requirements())
+
+
+def other_groups():
+    """{name: group} of pyproject's pins in the optional groups the image does not take."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    return {name: group for group, deps in project["optional-dependencies"].items() if group not in IMAGE_GROUPS
+            for name in _pins(deps)}
 
 
 def dockerfile_problems(text, pins):
@@ -263,7 +284,9 @@ def dockerfile_problems(text, pins):
         problems.append("does not install the pins from pyproject.toml")
     for name, version in re.findall(r"([A-Za-z0-9][A-Za-z0-9._\-\[\]]*)==([^\s\"';,]+)", runs):
         name = canonicalize_name(name.split("[")[0])
-        expected = EXTRA_PINS.get(name, pins.get(name)) or "missing (add it to pyproject.toml)"
+        expected = EXTRA_PINS.get(name, pins.get(name)) or (
+            f"in pyproject.toml's {other_groups()[name]} group, which the image does not take"
+            if name in other_groups() else "missing (add it to pyproject.toml)")
         if expected != version:
             problems.append(f"installs {name}=={version}, but the pin is {expected}")
     if env_vars(steps).get("TF_USE_LEGACY_KERAS") != "1":
@@ -283,17 +306,20 @@ def test_the_dockerfile_installs_the_chart_jupyterhub():
     assert f"jupyterhub=={JUPYTERHUB_VERSION}" in runs
 
 
-def test_the_dockerfile_requirements_are_pyprojects_pins_but_the_hubs(tmp_path):
-    """The image's requirements, made by the Dockerfile's own one-liner from pyproject.toml: every pin
-    but the single-machine hub's (its jupyterhub pin is not the chart's)."""
+def test_the_dockerfile_requirements_are_pyprojects_dependencies_and_instructor_group(tmp_path):
+    """The image's requirements, made by the Dockerfile's own one-liner from pyproject.toml: the dependencies
+    and the instructor group, as pyproject writes them; nothing of the hub's group (its jupyterhub pin is
+    not the chart's) or the tests'."""
     runs = " ".join(args for word, args in instructions(DOCKERFILE.read_text()) if word == "RUN")
     program = re.search(r'python -c "(import tomllib.*?)"', runs).group(1)
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     made = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
                           check=True).stdout.splitlines()
-    hub_side = {name for name in pyproject_pins() if name.startswith("jupyterhub")}
-    assert hub_side and not any(line.startswith("jupyterhub") for line in made)
-    assert {canonicalize_name(Requirement(line).name) for line in made} == set(pyproject_pins()) - hub_side
+    assert made == image_requirements()
+    names = {canonicalize_name(Requirement(line).name) for line in made}
+    assert {"psutil", "distributed"} <= names
+    left_out = other_groups()
+    assert {"jupyterhub", "pytest", "playwright"} <= set(left_out) and not names & set(left_out)
 
 
 @pytest.mark.parametrize("change, problem", [
@@ -309,6 +335,7 @@ def test_the_dockerfile_requirements_are_pyprojects_pins_but_the_hubs(tmp_path):
     (("jupyterhub==5.5.0", "jupyterhub==5.5.0 numpy==1.26.4"), "numpy==1.26.4, but the pin is 2.4.6"),
     (("jupyterhub==5.5.0", "jupyterhub==6.1.1"), "jupyterhub==6.1.1, but the pin is 5.5.0"),
     (("jupyterhub==5.5.0", "jupyterhub==5.5.0 requests==2.0"), "add it to pyproject.toml"),
+    (("jupyterhub==5.5.0", "jupyterhub==5.5.0 pytest==9.2.0"), "test group, which the image does not take"),
     (("ENV TF_USE_LEGACY_KERAS=1", "ENV TF_USE_LEGACY_KERAS=0"), "TF_USE_LEGACY_KERAS=1"),
     (("USER jovyan", "USER root"), "not root"),
     (("USER jovyan", "USER 0:100"), "not root"),

@@ -1,4 +1,7 @@
-"""environment.yml (conda) and pyproject.toml (pip) pin the same tested set."""
+"""environment.yml (conda) and pyproject.toml (pip) pin the same tested set: the conda environment is the
+instructor's full set, pyproject's dependencies and every optional group (what `make` installs)."""
+import subprocess
+import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
@@ -13,6 +16,8 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
+# every pin of pyproject.toml: the dependencies, then each optional group's
+ALL_PINS = PYPROJECT["dependencies"] + [dep for group in PYPROJECT["optional-dependencies"].values() for dep in group]
 
 
 def normalise(text):
@@ -21,8 +26,8 @@ def normalise(text):
 
 
 def pins():
-    """pyproject's dependencies as Requirements."""
-    return [Requirement(text) for text in PYPROJECT["dependencies"]]
+    """pyproject's pins (dependencies and every optional group) as Requirements."""
+    return [Requirement(text) for text in ALL_PINS]
 
 
 def conda_deps():
@@ -52,8 +57,9 @@ def test_environment_yml_header():
 def test_same_requirements_as_pyproject():
     _, pip = conda_deps()
     in_env = sorted(normalise(text) for text in pip if not text.startswith("-"))
-    in_pyproject = sorted(normalise(text) for text in PYPROJECT["dependencies"])
+    in_pyproject = sorted(normalise(text) for text in ALL_PINS)
     assert len(in_env) == len(set(in_env)), "duplicate requirement in environment.yml"
+    assert len(in_pyproject) == len(set(in_pyproject)), "a pin in two groups of pyproject.toml"
     assert set(in_env) == set(in_pyproject)
 
 
@@ -64,7 +70,7 @@ def test_python_version():
     assert Version("3.11.0") in SpecifierSet(PYPROJECT["requires-python"])
 
 
-@pytest.mark.parametrize("text", PYPROJECT["dependencies"])
+@pytest.mark.parametrize("text", ALL_PINS)
 def test_every_dependency_is_pinned_once(text):
     specs = list(Requirement(text).specifier)
     assert len(specs) == 1 and specs[0].operator == "==", f"{text!r}: pin with exactly one =="
@@ -99,3 +105,16 @@ def test_installed_versions_match_pins():
         if Version(installed) != pinned_version(req):
             wrong.append(f"{req.name}: installed {installed}, pinned {req.specifier}")
     assert not wrong, "environment differs from pyproject.toml; run `make` to reinstall:\n" + "\n".join(wrong)
+
+
+def test_the_autograder_script_is_python_m_autograder_and_exits_with_its_code(tmp_path):
+    """`autograder <command>` (pyproject's [project.scripts]) runs autograder.__main__:main and exits with what
+    it returns: 2 for a refused command, as `python -m autograder` does."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"autograder": "autograder.__main__:main"}
+    script = Path(sys.executable).parent / "autograder"
+    assert script.exists(), f"no {script}: run `make` to reinstall the course's environment"
+    (tmp_path / "notes.txt").write_text("not a kit")
+    result = subprocess.run([str(script), "student-kit", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert "exists and is not a student kit" in result.stderr

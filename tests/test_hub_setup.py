@@ -3,10 +3,13 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.hub import environment, settings as hub
@@ -106,3 +109,27 @@ def test_a_python_in_roots_home_is_not_shared(tmp_path):
         closed.chmod(0o755)
     assert environment._everyone_can_run(program) == all(p.stat().st_mode & 1 for p in [program, *program.parents])
     assert Path(environment.shared_python()).exists()
+
+
+def _names(requirements):
+    return {canonicalize_name(Requirement(dep).name) for dep in requirements}
+
+
+def test_the_hubs_environment_takes_the_students_the_instructors_and_the_hubs_pins_not_the_tests():
+    """Every student's server and kernel runs from the hub's environment: no test runner lands there."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text())
+    names = _names(environment.hub_requirements())
+    assert {"jupyterhub", "jupyterhub-nativeauthenticator", "jupyterhub-idle-culler"} <= names
+    assert {"psutil", "distributed", "nbgrader", "tensorflow-probability"} <= names  # the instructor grades there
+    assert not names & {"pytest", "pytest-xdist", "nbval", "playwright"}
+    assert environment.hub_requirements()[:len(pyproject["project"]["dependencies"])] == \
+        pyproject["project"]["dependencies"]
+    # what an environment installed when the hub took every pin holds, and loses
+    assert _names(environment.left_out()) == _names(pyproject["project"]["optional-dependencies"]["test"])
+
+
+def test_a_change_of_groups_installs_the_hubs_environment_again(monkeypatch):
+    key = environment.environment_key(environment.hub_requirements())
+    assert environment.environment_key(environment.hub_requirements()) == key  # the same pins: kept
+    monkeypatch.setattr(environment, "HUB_GROUPS", ("instructor", "hub", "test"))
+    assert environment.environment_key(environment.hub_requirements()) != key

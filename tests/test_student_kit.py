@@ -235,12 +235,16 @@ def _imported_modules(kit):
     return modules
 
 
-def test_student_pins_come_from_the_course_and_drop_only_instructor_packages(kit):
+def test_student_pins_are_the_course_dependencies_and_no_optional_group(kit):
     course = tomllib.loads((REPO / "pyproject.toml").read_text())
     student = tomllib.loads((kit / "pyproject.toml").read_text())
-    dropped = {canonicalize_name(name) for name in studentkit.INSTRUCTOR_ONLY}
-    assert student["project"]["dependencies"] == [
-        dep for dep in course["project"]["dependencies"] if canonicalize_name(Requirement(dep).name) not in dropped]
+    assert student["project"]["dependencies"] == course["project"]["dependencies"]
+    assert "optional-dependencies" not in student["project"]
+    # the instructor's, the hub's and the tests' packages: pinned in the course's optional groups only
+    dropped = {canonicalize_name(Requirement(dep).name)
+               for group in course["project"]["optional-dependencies"].values() for dep in group}
+    assert {"pytest", "playwright", "psutil", "jupyterhub"} <= dropped
+    assert not dropped & {canonicalize_name(Requirement(dep).name) for dep in course["project"]["dependencies"]}
     assert student["project"]["requires-python"] == course["project"]["requires-python"]
     packages = student["tool"]["setuptools"]["packages"]
     assert packages == [".".join(path.parent.relative_to(REPO).parts)
@@ -248,7 +252,7 @@ def test_student_pins_come_from_the_course_and_drop_only_instructor_packages(kit
     environment = yaml.safe_load((kit / "environment.yml").read_text())
     [pip] = [dep["pip"] for dep in environment["dependencies"] if isinstance(dep, dict)]
     assert pip == student["project"]["dependencies"] + ["-e ."]
-    # Nothing students run imports a dropped package, and every kept one is imported or
+    # Nothing students run imports a package of an optional group, and every kept one is imported or
     # is what the notebooks run in (JupyterLab, nbgrader's Validate, Keras 2 for TFP, the
     # Jupyter server's MathJax for the feedback pages).
     modules = _imported_modules(kit)

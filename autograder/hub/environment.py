@@ -1,5 +1,6 @@
-"""What the hub installs, each step skipped when done: the course's environment (the pins and ``bdl``,
-from a Python every user can run), configurable-http-proxy from npm, and the data."""
+"""What the hub installs, each step skipped when done: the course's environment (the pins of the students,
+the instructor and the hub, and ``bdl``, from a Python every user can run), configurable-http-proxy from
+npm, and the data."""
 import hashlib
 import json
 import os
@@ -9,10 +10,16 @@ import tempfile
 import tomllib
 from pathlib import Path
 
+from packaging.requirements import Requirement
+
 from autograder.course.directory import REPO
 from autograder.hub.settings import HubError, run_command
 
 PROXY_PACKAGE = REPO / "deploy" / "proxy"
+# pyproject's optional groups the hub's environment takes beside its dependencies (every student's server
+# and kernel, and the instructor's, who grades there, and JupyterHub itself); not ``test``: pytest, nbval
+# and Playwright are the course repository's, never a student's.
+HUB_GROUPS = ("instructor", "hub")
 
 
 def _digest(*paths):
@@ -41,24 +48,50 @@ def shared_python():
                    "install the Debian packages python3.11 and python3.11-venv")
 
 
+def hub_requirements(pyproject=None):
+    """The hub's environment's pins (strings, in order): pyproject's dependencies and HUB_GROUPS'."""
+    project = (pyproject or tomllib.loads((REPO / "pyproject.toml").read_text()))["project"]
+    return project["dependencies"] + [dep for group in HUB_GROUPS for dep in project["optional-dependencies"][group]]
+
+
+def left_out(pyproject=None):
+    """The names of the pins of pyproject's other optional groups (``test``'s), which the hub's environment
+    must not hold."""
+    project = (pyproject or tomllib.loads((REPO / "pyproject.toml").read_text()))["project"]
+    return sorted({Requirement(dep).name for group, deps in project["optional-dependencies"].items()
+                   if group not in HUB_GROUPS for dep in deps})
+
+
+def environment_key(pins):
+    """What the hub's environment's marker holds: a digest of its requirements (pins and groups) and of
+    ``bdl``. Another key, and install_environment installs again."""
+    return hashlib.sha256("\n".join(pins).encode() + b"\0" + _digest(REPO / "bdl").encode()).hexdigest()
+
+
 def install_environment(settings, log=print):
-    """The course's environment in HUB_DIR/venv: every pinned package, and ``bdl``, the one course package
-    students import. Not ``autograder``: it is the instructor's, who gets it from the course folder."""
+    """The course's environment in HUB_DIR/venv: the pins of hub_requirements, and ``bdl``, the one course
+    package students import. Not ``autograder``: it is the instructor's, who gets it from the course folder.
+    Reinstalled when the requirements (pins or groups) or ``bdl`` change."""
     venv = Path(settings.venv)
     marker = venv / ".installed"
-    wanted = _digest(REPO / "pyproject.toml", REPO / "bdl")
+    pins = hub_requirements()
+    wanted = environment_key(pins)
     if marker.exists() and marker.read_text() == wanted:
         return
     log(f"installing the course's environment in {venv} (minutes the first time)")
     if not (venv / "bin" / "python").exists():
         run_command([shared_python(), "-m", "venv", str(venv)], "creating the hub's environment")
     python = str(venv / "bin" / "python")
-    pins = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
         requirements.write("\n".join(pins) + "\n")
         requirements.flush()
         run_command([python, "-m", "pip", "install", "--quiet", "-r", requirements.name],
              "installing the course's pinned packages in the hub's environment")
+    # an environment installed when the hub took every pin holds the tests' packages: they go (pip skips
+    # those not installed)
+    if left_out():
+        run_command([python, "-m", "pip", "uninstall", "--quiet", "--yes", *left_out()],
+                    "removing the tests' packages from the hub's environment")
     site_packages = Path(run_command([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                               "finding the hub's site-packages").strip())
     shutil.rmtree(site_packages / "bdl", ignore_errors=True)

@@ -12,9 +12,11 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Where `make kit` writes the student kit (a folder and KIT.zip); THROUGH=NN: only up to assignment NN.
 KIT ?= build/student-kit
 
-.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit hub clean
+.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots clean
 
+# Each step says what it does; pip and selfgrade show their progress as they go.
 course: $(VENV)/.installed data release
+	@echo "make course: grading each assignment's reference solution and blank release (minutes; a line as each is done)"
 	$(PY) -m autograder selfgrade
 
 # Two pytest workers: much of the suite waits on subprocesses and kernels, so
@@ -39,6 +41,7 @@ data: $(VENV)/.installed
 	$(PY) -m bdl.data prepare $(DATA_ARGS)
 
 release: $(VENV)/.installed
+	@echo "make: generating release/ from source/ with nbgrader ($(words $(ASSIGNMENTS)) assignments, about 20 s)"
 	$(PY) -m autograder release
 
 validate: $(VENV)/.installed data
@@ -68,10 +71,28 @@ kit: $(VENV)/.installed
 hub: $(VENV)/.installed data
 	$(PY) -m autograder hub $(if $(STUDENTS),--students $(STUDENTS)) $(HUB_ARGS)
 
+# docs/images/*.png, taken by the browser tests as they pass the steps they show (the tests marked
+# `screenshots`; the hub's needs root): written to $(SHOTS) first, copied over the old ones only if
+# every one was made. Chromium, bubblewrap, nodejs and npm must be installed (CI=true: a missing one fails).
+SCREENSHOTS := assignment-list validate formgrader feedback-likely-mistake hub-signup-approval
+SHOTS := build/screenshots
+screenshots: $(VENV)/.installed data
+	rm -rf $(SHOTS)
+	BDL_SCREENSHOTS="$(CURDIR)/$(SHOTS)" CI=true $(PY) -m pytest -p no:xdist -m screenshots tests
+	@for name in $(SCREENSHOTS); do test -f "$(SHOTS)/$$name.png" || \
+	  { echo "make screenshots: no $$name.png: its test did not get that far" >&2; exit 1; }; done
+	mkdir -p docs/images && cp $(patsubst %,"$(SHOTS)/%.png",$(SCREENSHOTS)) docs/images/
+	@ls -l $(patsubst %,docs/images/%.png,$(SCREENSHOTS))
+
 # Every group of pyproject.toml: the students' dependencies, the instructor's, the hub's and the tests'.
+# pip's own progress: a line per package, and a bar while it installs them, which pip 25.3 draws
+# (Python 3.11's venv comes with pip 23, silent there). Without the newer pip (offline), the older one installs.
+PIP ?= pip==25.3
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -e ".[instructor,hub,test]"
+	$(PY) -m pip install --quiet --disable-pip-version-check "$(PIP)" || echo "make: $(PIP) not installed; the venv's own pip shows no bar while it installs"
+	@echo "make: installing the course's pinned packages into $(VENV): about 180 packages, 3 GB, a few minutes the first time"
+	$(PY) -m pip install --disable-pip-version-check -e ".[instructor,hub,test]"
 	touch $@
 
 clean:

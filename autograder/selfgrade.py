@@ -4,12 +4,15 @@ Both run in a scratch copy of the course, so these pseudo-students never
 reach the real gradebook or ``submitted/``.
 """
 import contextlib
+import os
 import shutil
 import sys
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
-from autograder.course.directory import REPO, assignments
+from autograder.course.directory import REPO, assignments, generate_release
 from autograder.grading.host import format_table, grade
 from autograder.worker import bwrap
 
@@ -32,21 +35,80 @@ def as_submission(scratch, root, kind, student, assignment):
     return folder.parent.parent
 
 
-def selfgrade(root=REPO):
+# What selfgrade grades of each assignment, the longer first: (the course folder it is copied from,
+# the pseudo-student it is graded as).
+KINDS = (("source", "reference"), ("release", "blank"))
+
+
+def selfgrade(root=REPO, progress=True, lanes=None):
     """Grade every assignment's reference solution (``source/``) as student ``reference`` and its
-    blank release (``release/``) as ``blank``; return the rows.
+    blank release (``release/``) as ``blank``; return the rows, in assignment order.
+
+    ``lanes`` submissions are graded at a time (default: 2, or 1 on one core), each in a
+    course folder of its own. ``progress`` (True: standard error; or a stream; None: silent) gets
+    a line per notebook as its submission is done, with its score and time (``progress_line``).
 
     These are the course's own notebooks, not students' code: they are graded
     in the sandbox where bubblewrap is installed, and without it elsewhere
     (every status then says so), so that `make course` runs on any machine.
     """
-    rows = []
+    lanes = lanes or min(2, os.cpu_count() or 1)
+    sandbox = bool(bwrap.bwrap())
+    names = assignments(root)
+    jobs = [(assignment, kind, student) for kind, student in KINDS for assignment in names]
+    say = _printer(progress)
+    say(f"selfgrade: grading {len(names)} reference solutions (full marks expected) and {len(names)} blank "
+        f"releases (zero expected), {lanes} at a time; a line as each is done")
+    start = time.perf_counter()
+    results = {}
     with scratch_course(root) as scratch:
-        for assignment in assignments(root):
-            submissions = [as_submission(scratch, root, "source", "reference", assignment),
-                           as_submission(scratch, root, "release", "blank", assignment)]
-            rows.extend(grade(assignment, submissions, root=scratch, sandbox=bool(bwrap.bwrap())))
-    return rows
+        # Once for every job, before the lanes start: nbgrader's generate changes the working folder.
+        generate_release(scratch)
+
+        def run(job):
+            assignment, kind, student = job
+            course = scratch / "courses" / f"{student}-{assignment}"
+            for folder in ("source", "release"):
+                shutil.copytree(scratch / folder / assignment, course / folder / assignment)
+            shutil.copyfile(scratch / "gradebook.db", course / "gradebook.db")
+            submission = as_submission(course, root, kind, student, assignment)
+            began = time.perf_counter()
+            rows = grade(assignment, [submission], root=course, generate=False, sandbox=sandbox, workers=1)
+            return rows, time.perf_counter() - began
+
+        with ThreadPoolExecutor(max_workers=lanes) as pool:
+            futures = {pool.submit(run, job): job for job in jobs}
+            try:
+                for done, future in enumerate(as_completed(futures), 1):
+                    rows, seconds = future.result()
+                    results[futures[future]] = rows
+                    for row in rows:
+                        say(progress_line(row, seconds, done, len(jobs)))
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+    minutes, seconds = divmod(round(time.perf_counter() - start), 60)
+    say(f"selfgrade: {len(jobs)} submissions graded in {minutes} min {seconds:02d} s")
+    return [row for assignment in names for kind, student in KINDS for row in results[assignment, kind, student]]
+
+
+def _printer(progress):
+    def say(line):
+        if progress:
+            print(line, file=sys.stderr if progress is True else progress, flush=True)
+    return say
+
+
+def progress_line(row, seconds, done, total):
+    """One line of selfgrade's progress: the notebook, its points (and those left to an instructor),
+    how long its submission took, and "ok" or what is wrong (``selfgrade_problems``)."""
+    points = f"{row['score']:g} of {row['max_score']:g} points" + (
+        f", {row['manual']:g} for an instructor" if row["manual"] else "")
+    problems = selfgrade_problems([row])
+    verdict = "ok" if not problems else "WRONG: " + problems[0].split(": ", 1)[1]
+    return (f"[{done:>{len(str(total))}}/{total}] {row['assignment'] + '/' + row['notebook']:<40} "
+            f"{row['student']:<9} {points:<36} {seconds:6.1f} s  {verdict}")
 
 
 def selfgrade_problems(rows):

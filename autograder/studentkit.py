@@ -217,18 +217,40 @@ def _write_zip(folder, zip_path):
             archive.writestr(info, (folder / name).read_bytes())
 
 
+def assignment_named(given, names):
+    """The one of ``names`` (assignment folders such as ``01_likelihoods``) that ``given`` means: the
+    name itself, its number (``01`` or ``1``), its topic (``likelihoods``) or its folder
+    (``release/01_likelihoods/``, as a shell completes it), in any case. ValueError naming them all
+    if none or several match."""
+    names = sorted(names)
+    spelled = str(given).strip().replace("\\", "/").rstrip("/").split("/")[-1].lower()
+
+    def means(name):
+        number, _, topic = name.lower().partition("_")
+        if spelled.isdigit() and number.isdigit():
+            return int(spelled) == int(number)
+        return spelled in (name.lower(), topic)
+
+    found = [name for name in names if means(name)]
+    if len(found) != 1:
+        which = f"no assignment {given!r}" if not found else f"{given!r} names {len(found)} assignments"
+        raise ValueError(f"{which}: give one of {', '.join(names)} (or its number)")
+    return found[0]
+
+
 def scheduled(root, through=None):
     """(release notebooks, companion notebooks) that the kit through ``through`` (an assignment's
-    number or name; None: the whole course) holds, as paths under ``root``."""
+    number or name, as ``assignment_named`` reads it; None: the whole course) holds, as paths under ``root``."""
     releases = sorted((Path(root) / "release").glob("*/*.ipynb"))
     companions = sorted((Path(root) / "notebooks").glob("*.ipynb"))
     if through is None:
         return releases, companions
-    names = sorted({path.parent.name for path in releases})
-    match = [name for name in names if name == through or name.split("_")[0] == through]
-    if not match:
-        raise ValueError(f"no assignment {through!r} to build a kit through: one of {', '.join(names)}")
-    last = match[0]
+    released = {path.parent.name for path in releases}
+    # the course's assignments are source/'s folders: one whose release is missing is named as such
+    sources = {path.parent.name for path in (Path(root) / "source").glob("*/*.ipynb")}
+    last = assignment_named(through, released | sources)
+    if last not in released:
+        raise ValueError(f"release/{last} holds no notebook: run `make release` (python -m autograder release) first")
     unscheduled = [path.name for path in companions if path.name not in COMPANIONS]
     if unscheduled:
         raise ValueError(f"lecture companions without a place in studentkit.COMPANIONS: {', '.join(unscheduled)}")

@@ -1,5 +1,6 @@
 """What the browser tests do in JupyterLab (Playwright's sync API): menus, Run All, Validate, the
-Assignment List; and Debian's Chromium and a free port on the loopback to run them with."""
+Assignment List; Debian's Chromium and a free port on the loopback to run them with; and the
+screenshots in docs/images/, which the tests take as they pass the steps they show (`make screenshots`)."""
 import os
 import re
 import shutil
@@ -8,6 +9,7 @@ import socket
 import subprocess
 import time
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,38 @@ from system import require
 
 CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
 REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change
+# `make screenshots` sets this to a folder: each test marked `screenshots` saves there the docs' image
+# of the step it shows, named as in DOC_IMAGES (the Makefile's SCREENSHOTS lists the same names).
+SCREENSHOTS_ENV = "BDL_SCREENSHOTS"
+DOC_IMAGES = {
+    "assignment-list": "the student's Assignment List in JupyterLab, the assignment fetched",
+    "validate": "Validate's answer on the student's completed notebook",
+    "formgrader": "formgrader: the instructor scores and comments a derivation",
+    "feedback-likely-mistake": "a student's feedback page: a failed test and its likely mistake",
+    "hub-signup-approval": "the hub's /hub/authorize page: a student who signed up awaits the instructor",
+}
+DOC_VIEWPORT = {"width": 1280, "height": 800}  # the docs' images: small, and alike
+
+
+def doc_shot(page, name):
+    """Save ``page`` as the docs' image ``name`` (one of DOC_IMAGES) in $BDL_SCREENSHOTS, at DOC_VIEWPORT;
+    return its path, or None when the variable is not set."""
+    if name not in DOC_IMAGES:
+        raise ValueError(f"no docs image {name!r}: one of {', '.join(DOC_IMAGES)}")
+    folder = os.environ.get(SCREENSHOTS_ENV)
+    if not folder:
+        return None
+    path = Path(folder) / f"{name}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    size = page.viewport_size
+    page.set_viewport_size(DOC_VIEWPORT)
+    try:
+        page.wait_for_timeout(1000)  # JupyterLab lays itself out again
+        page.screenshot(path=str(path))
+    finally:
+        if size:
+            page.set_viewport_size(size)
+    return path
 
 
 def chromium():
@@ -155,8 +189,12 @@ class Flow:
         finally:
             server.stop()
 
-    def shot(self, page, name):
+    def shot(self, page, name, doc=None):
+        """Save a numbered screenshot in the artifacts; with ``doc``, also the docs' image of that name
+        (``doc_shot``)."""
         page.screenshot(path=str(self.artifacts / f"{len(list(self.artifacts.glob('*.png'))) + 1:02d}_{name}.png"))
+        if doc:
+            doc_shot(page, doc)
 
     @contextmanager
     def chromium(self):

@@ -30,10 +30,12 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
+from autograder.course import rubric
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
+# it grades; and it takes docs/images' Assignment List, Validate and formgrader (`make screenshots`)
+pytestmark = [pytest.mark.slow, pytest.mark.screenshots, pytest.mark.usefixtures("bubblewrap")]
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
@@ -165,13 +167,14 @@ def instructor(context, lab):
 
 
 def complete(path):
-    """Fill in the student's notebook with the reference answers: code and derivations."""
+    """Fill in the student's notebook with the reference answers: code and derivations (without the
+    rubric under a model answer, which no student has)."""
     answers = graded_cells(nbformat.read(SOURCE, 4))
     nb = nbformat.read(path, 4)
     for cell in nb.cells:
         grading = cell.metadata.get("nbgrader", {})
         if grading.get("solution"):
-            cell.source = answers[grading["grade_id"]].source
+            cell.source = rubric.split(answers[grading["grade_id"]].source)[0]
     nbformat.write(nb, path)
 
 
@@ -208,7 +211,7 @@ def test_the_student_fetches_the_released_assignment(lab, student):
         released.get_by_role("button", name="Fetch").click()
         panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
             .get_by_role("button", name="Submit").wait_for()
-    shot(student, "assignment_list_fetched")
+    shot(student, "assignment_list_fetched", doc="assignment-list")
     assert (lab.course / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
     DONE.add("fetch")
 
@@ -226,7 +229,7 @@ def test_the_completed_notebook_passes_validate(lab, student):
                             has_text="Error").count() == 0
     with timed("student: Validate, completed notebook"):
         dialog = validate(student)
-    shot(student, "completed_validate")
+    shot(student, "completed_validate", doc="validate")
     assert "Success! Your notebook passes all the tests." in dialog.inner_text()
     close_dialog(student)
     lab.shutdown_kernels()
@@ -286,7 +289,7 @@ def test_the_instructor_grades_by_hand_in_formgrader(lab, instructor):
         assert grade_saved.value.ok and comment_saved.value.ok
     cell.scroll_into_view_if_needed()
     instructor.mouse.wheel(0, -60)  # the heading out from under formgrader's bar
-    shot(instructor, "formgrader_manual_grade")
+    shot(instructor, "formgrader_manual_grade", doc="formgrader")
     assert "$" not in answer, f"the derivation is not typeset: {answer[:300]}"
     assert not outside, f"formgrader loaded from outside this server: {outside}"
 

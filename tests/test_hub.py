@@ -371,6 +371,27 @@ def test_each_student_fetches_their_own_feedback(hub, students, key):
     assert len(pages) == 1 and pages[0].stat().st_uid == pwd.getpwnam(user).pw_uid, pages
 
 
+def approval_page(browser, hub, student):
+    """The instructor's /hub/authorize page in the browser, logged in through the hub's own form, where
+    ``student`` waits to be authorized."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        page = context.new_page()
+        page.goto(f"{hub.url}/hub/login?next=/hub/authorize")  # straight there: no server is spawned
+        page.locator("input[name=username]").fill(hub.instructor)
+        page.locator("input[name=password]").fill((HUB_DIR / "instructor-password").read_text().strip())
+        page.locator("input[type=submit], button[type=submit]").first.click()
+        page.wait_for_url(re.compile(r"/hub/authorize$"))
+        # not yet authorized: "No", and the button that authorizes them
+        row = page.locator("tbody tr", has_text=student)
+        row.get_by_role("button", name="Authorize", exact=True).wait_for()
+        assert "No" in row.locator("td").all_inner_texts(), row.inner_text()
+        shot(page, "hub_authorize", doc="hub-signup-approval")
+    finally:
+        context.close()
+
+
 def form(session, url, **fields):
     """POST a hub form as a browser does (with its _xsrf); return the answer, redirects not followed."""
     session.get(url, timeout=30)
@@ -379,10 +400,11 @@ def form(session, url, **fields):
                         allow_redirects=False, timeout=30)
 
 
-def test_sign_up_waits_for_the_instructors_approval(hub):
+@pytest.mark.screenshots  # docs/images/hub-signup-approval.png
+def test_sign_up_waits_for_the_instructors_approval(hub, browser):
     """`make hub` without --dummy, on the same hub: NativeAuthenticator. A student signs up and cannot log
-    in until the instructor, whose login `hub` made before the start, approves them; no one can sign up
-    under the instructor's name."""
+    in until the instructor, whose login `hub` made before the start, approves them (their /hub/authorize
+    page, in the browser, lists the student); no one can sign up under the instructor's name."""
     import requests
 
     hub.server.stop()
@@ -406,6 +428,7 @@ def test_sign_up_waits_for_the_instructors_approval(hub):
                   password=(HUB_DIR / "instructor-password").read_text().strip())
     assert answer.status_code == 302, hub.log.read_text()[-3000:]
     assert student in instructor.get(f"{hub.url}/hub/authorize", timeout=30).text
+    approval_page(browser, hub, student)
     assert instructor.get(f"{hub.url}/hub/authorize/{student}", timeout=30).ok
     after = form(requests.Session(), login, username=student, password=password)
     assert after.status_code == 302, hub.log.read_text()[-3000:]

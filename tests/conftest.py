@@ -12,11 +12,11 @@ import shutil
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-from system import require
+from system_packages import require
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
-ONE_SCOPE_EACH = ("tests/test_assignment_tests.py::test_check_tests_passes[",
-                  "tests/test_grading.py::test_a_wrong_function_loses_exactly_its_points[")
+ONE_SCOPE_EACH = ("tests/course/test_assignment_tests.py::test_check_tests_passes[",
+                  "tests/system/test_grading.py::test_a_wrong_function_loses_exactly_its_points[")
 
 
 class CaseScopeScheduling(LoadScopeScheduling):

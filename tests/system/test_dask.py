@@ -26,7 +26,7 @@ from sqlalchemy import create_engine, text
 
 from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
 from postgres import postgres_url  # noqa: F401  (a fixture)
-from system import require
+from system_packages import require
 from autograder import grading
 from autograder.course import REPO
 from autograder.gradebook import gradebook_url

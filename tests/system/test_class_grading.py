@@ -26,8 +26,8 @@ from nbgrader.api import Gradebook
 
 from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit, check_row, own_lines
 from bdl.diagnoses import PREFIX, all_tables
-from test_feedback import visible_text
-import leaks
+from scan import visible_text
+import scan
 from autograder import cells
 from autograder.course import REPO
 
@@ -224,15 +224,15 @@ def test_feedback_is_written_per_student(course):
     assert "invalid_json: no autograded notebook" in result.stdout
     assert result.returncode == 1
     # No student's feedback, passing or failing, shows a hidden test, a model answer or a graded
-    # function's definition beyond the student's own and the release's stubs (tests/leaks.py);
+    # function's definition beyond the student's own and the release's stubs (tests/support/scan.py);
     # the instructor's copy keeps the hidden tests.
-    secrets = leaks.secrets([SOURCE], [RELEASE])
+    secrets = scan.secrets([SOURCE], [RELEASE])
     given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
     pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     assert len(pages) >= 10
     for page in pages:
         text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
-        leaked = leaks.leaked_lines(text, secrets, own | given)
+        leaked = scan.leaked_lines(text, secrets, own | given)
         assert not leaked, f"{page.parent.parent.name}'s feedback shows what it must not: {leaked[:3]}"
     failing_page = root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html"
     # Kept for people: a failing submission's feedback as its student sees it.
@@ -387,12 +387,12 @@ def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, report
     assert "derivation_gaussian" in guide and "Common wrong answers" in guide
     shutil.copyfile(root / "guides" / f"{ASSIGNMENT}.html", ARTIFACTS / f"guide_{ASSIGNMENT}.html")
     # What a teaching assistant sees never reaches a student: no rubric line or marker in any feedback page.
-    secrets = leaks.secrets([SOURCE], [RELEASE])
-    rubric = leaks.Secrets(frozenset(), frozenset(), frozenset(), rubric=secrets.rubric)
+    secrets = scan.secrets([SOURCE], [RELEASE])
+    rubric = scan.Secrets(frozenset(), frozenset(), frozenset(), rubric=secrets.rubric)
     assert len(secrets.rubric) > 10
     for page in sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html")):
         # alice handed in the source notebook itself: what she handed in is hers to see
         own = own_lines(root, page.parent.parent.name)
-        found = [item for item in leaks.leaked_lines(visible_text(page.read_text()), rubric, own)
+        found = [item for item in scan.leaked_lines(visible_text(page.read_text()), rubric, own)
                  if item[0] == "rubric" or "RUBRIC" in item[1]]
         assert not found, f"{page.parent.parent.name}'s feedback shows a rubric: {found[:2]}"

@@ -33,7 +33,7 @@ from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop
 from autograder.cells import graded_cells
 from autograder.course import REPO
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.usefixtures("bubblewrap")]  # it grades
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"

@@ -38,9 +38,10 @@ from autograder.cells import graded_cells
 from autograder.course import REPO
 from autograder.hub import HubSettings, as_user, remove_accounts
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
-from system import require
+from system_packages import require
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.browser,
+              pytest.mark.usefixtures("bubblewrap")]  # it grades
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"

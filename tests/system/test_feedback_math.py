@@ -23,7 +23,7 @@ from nbconvert import HTMLExporter
 from autograder.course import REPO, load_config
 from lab_ui import chromium, free_port
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 BASE_URL = "/user/alice/"
 NBGRADER_CSS = Path(__import__("nbgrader").__file__).parent / "server_extensions" / "formgrader" / "static" / \

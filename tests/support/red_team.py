@@ -13,7 +13,7 @@ when the tests call it, and through the import at the top of a test cell.
 
 ``ATTACKS`` maps a name to (build the notebook, expected automatic score,
 expected start of the status, words the status must contain).
-``tests/test_red_team.py`` grades them all at once, sandbox on.
+``tests/system/test_red_team.py`` grades them all at once, sandbox on.
 """
 import nbformat
 

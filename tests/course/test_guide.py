@@ -7,7 +7,7 @@ import shutil
 import nbformat
 import pytest
 
-from leaks import course_secrets, scan_folder
+from scan import course_secrets, scan_folder
 from autograder import cells, guide, mathjax, rubric
 from autograder.course import REPO, assignments
 from autograder.lint import lint_course

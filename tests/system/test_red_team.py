@@ -1,9 +1,9 @@
 """The red team (``tests/support/red_team.py``) graded for real, sandbox on: every attack gets the points
 its honest answers earn, or is not scored with the reason; none gets a silent score, and no
-feedback page shows a hidden test."""
+feedback page shows a hidden test. The attacks are submissions of 01 without its experiments,
+graded in a course of that notebook (``tests/support/small_course.py``)."""
 import csv
 import os
-import shutil
 import subprocess
 import sys
 
@@ -11,10 +11,10 @@ import nbformat
 import pytest
 
 import scan
-from red_team import ATTACKS, RELEASE
-from bad_submissions import ASSIGNMENT, NOTEBOOK, SOURCE, check_row, own_lines
+from red_team import ATTACKS
+from bad_submissions import check_row, own_lines
 from scan import visible_text
-from autograder.course import REPO
+from small_course import ASSIGNMENT, NOTEBOOK, RELEASE, SOURCE, write_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
@@ -25,8 +25,7 @@ LIMITS = ["--workers", "2", "--cell-timeout", "60", "--submission-timeout", "600
 def graded(tmp_path_factory):
     """Every attack graded in one run of ``grade``, and its feedback written."""
     root = tmp_path_factory.mktemp("red team")  # a path with a space in it
-    for folder in ("source", "release"):  # grade writes release/ anew
-        shutil.copytree(REPO / folder, root / folder)
+    write_course(root)  # grade writes release/ anew
     incoming = tmp_path_factory.mktemp("attacks")
     for name, (build, *_) in ATTACKS.items():
         nbformat.write(build(), incoming / f"{name}.ipynb")

@@ -24,13 +24,17 @@ course: $(VENV)/.installed data release
 # shared fixtures, stay on one worker (loadscope); tests/conftest.py puts long work first.
 TEST_WORKERS ?= 2
 PARALLEL := -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
+# More pytest arguments, e.g. PYTEST_ARGS='-m "not root and not browser"' (all but the
+# hub, which needs root, and the tests that drive Chromium), or a tier: PYTEST_ARGS=tests/unit.
+PYTEST_ARGS ?=
 
+# Everything: tests/{unit,course,system} and every notebook (nbval) in full mode.
 test: $(VENV)/.installed data
-	$(PY) -m pytest $(PARALLEL)
+	$(PY) -m pytest $(PARALLEL) $(PYTEST_ARGS)
 
 # The inner loop: everything but full-mode notebook runs; notebooks run in fast mode.
 test-fast: $(VENV)/.installed data
-	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow"
+	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow" $(PYTEST_ARGS)
 
 # JupyterLab with nbgrader's extensions in the course directory; it prints the
 # URL to open, token included.

@@ -4,7 +4,7 @@ Each solution notebook runs once, in grading mode, in one live kernel. Then
 every graded function's test cell is re-run against the reference under N
 seeds, against each wrong variant ("mutant") of the function, which it must
 fail, and against each other correct answer ("alternative"), which it must
-pass. Variants live in ``tests/mutants/<assignment>.py`` as
+pass. Variants live in ``tests/course/mutants/<assignment>.py`` as
 ``(name, old, new)`` edits of the reference solution cell: ``old`` occurs
 exactly once in it and is replaced by ``new``.
 
@@ -30,7 +30,7 @@ from bdl.diagnoses import PREFIX, all_tables, noted
 from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
 from autograder.worker.guard import GUARD
 
-MUTANTS_DIR = REPO / "tests" / "mutants"
+MUTANTS_DIR = REPO / "tests" / "course" / "mutants"
 # A function whose tests no wrong answer was tried against is not checked.
 MIN_MUTANTS = 3
 # Fewer correct idioms than this, and a test that rejects a common one can go unseen.

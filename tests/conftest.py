@@ -2,25 +2,42 @@
 
 A worker is busy until its last test, and the suite is done when the last
 worker is, so long work goes first and short tests fill the gaps at the end:
-collection puts notebooks (nbval) and slow tests first, and `--dist
-loadscope --no-loadscope-reorder` keeps that order. Each case of the
-per-assignment tests listed in ``ONE_SCOPE_EACH`` is a scope of its own, so
-two assignments' check-tests can run at once.
+collection puts the modules of ``ONE_WORKER`` first, then notebooks (nbval) and
+slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
+
+- Each case of the per-assignment tests listed in ``ONE_SCOPE_EACH`` is a scope
+  of its own, so two assignments' check-tests can run at once.
+- The modules of ``ONE_WORKER`` are one scope: one worker runs them one after
+  the other, from the start, while the other takes everything else. They load
+  the machine most and wait on it against timeouts: the grading classes (the
+  red team and the class of bad submissions, dozens of submissions two kernels
+  at a time, each cell against its timeout) and the browser and hub classes (a
+  JupyterLab or JupyterHub driven in Chromium, each step against a timeout).
+  So the browser and the hub never run while a grading class does.
 """
 import shutil
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
-from system import require
+from system_packages import require
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
-ONE_SCOPE_EACH = ("tests/test_assignment_tests.py::test_check_tests_passes[",
-                  "tests/test_grading.py::test_a_wrong_function_loses_exactly_its_points[")
+ONE_SCOPE_EACH = ("tests/course/test_assignment_tests.py::test_check_tests_passes[",
+                  "tests/system/test_grading.py::test_a_wrong_function_loses_exactly_its_points[")
+# One scope, run in this order: the grading classes, then the browser and hub classes.
+ONE_WORKER = ("tests/system/test_red_team.py", "tests/system/test_class_grading.py",
+              "tests/system/test_browser.py", "tests/system/test_feedback_math.py", "tests/system/test_hub.py")
+
+
+def _one_worker(nodeid):
+    return nodeid.split("::")[0] in ONE_WORKER
 
 
 class CaseScopeScheduling(LoadScopeScheduling):
     def _split_scope(self, nodeid):
+        if _one_worker(nodeid):
+            return "one worker: grading, browser and hub classes"
         if nodeid.startswith(ONE_SCOPE_EACH):
             return nodeid
         return super()._split_scope(nodeid)
@@ -45,6 +62,13 @@ def _is_long(item):
         or ".ipynb::" in item.nodeid
 
 
+def _order(item):
+    path = item.nodeid.split("::")[0]
+    if path in ONE_WORKER:
+        return (0, ONE_WORKER.index(path))
+    return (1, 0) if _is_long(item) else (2, 0)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    items.sort(key=lambda item: not _is_long(item))  # stable: file order within each group
+    items.sort(key=_order)  # stable: file order within each group

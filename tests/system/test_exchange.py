@@ -10,7 +10,7 @@ import pytest
 
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO, make_api
-from test_feedback import secret_lines, visible_text
+from scan import secret_lines, visible_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 

@@ -7,7 +7,7 @@ import shutil
 import nbformat
 import pytest
 
-from leaks import course_secrets, scan_folder
+from scan import course_secrets, scan_folder
 from autograder.course import cells
 from autograder.outputs import guide
 from autograder.outputs import mathjax

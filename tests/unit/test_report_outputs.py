@@ -1,6 +1,6 @@
 """``report``'s item analysis and LMS files for every assignment, on a generated class with known
 failures and hand grades, without grading anything: the gradebook and the autograded notebooks are
-written as ``grade`` and formgrader would leave them. (tests/test_class_grading.py checks the same
+written as ``grade`` and formgrader would leave them. (tests/system/test_class_grading.py checks the same
 outputs on a class graded for real.)
 """
 import csv

@@ -1,20 +1,20 @@
-"""The red team (``tests/red_team.py``) graded for real, sandbox on: every attack gets the points
+"""The red team (``tests/support/red_team.py``) graded for real, sandbox on: every attack gets the points
 its honest answers earn, or is not scored with the reason; none gets a silent score, and no
-feedback page shows a hidden test."""
+feedback page shows a hidden test. The attacks are submissions of 01 without its experiments,
+graded in a course of that notebook (``tests/support/small_course.py``)."""
 import csv
 import os
-import shutil
 import subprocess
 import sys
 
 import nbformat
 import pytest
 
-import leaks
-from red_team import ATTACKS, RELEASE
-from bad_submissions import ASSIGNMENT, NOTEBOOK, SOURCE, check_row, own_lines
-from test_feedback import visible_text
-from autograder.course.directory import REPO
+import scan
+from red_team import ATTACKS
+from bad_submissions import check_row, own_lines
+from scan import visible_text
+from small_course import ASSIGNMENT, NOTEBOOK, RELEASE, SOURCE, write_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
@@ -25,8 +25,7 @@ LIMITS = ["--workers", "2", "--cell-timeout", "60", "--submission-timeout", "600
 def graded(tmp_path_factory):
     """Every attack graded in one run of ``grade``, and its feedback written."""
     root = tmp_path_factory.mktemp("red team")  # a path with a space in it
-    for folder in ("source", "release"):  # grade writes release/ anew
-        shutil.copytree(REPO / folder, root / folder)
+    write_course(root)  # grade writes release/ anew
     incoming = tmp_path_factory.mktemp("attacks")
     for name, (build, *_) in ATTACKS.items():
         nbformat.write(build(), incoming / f"{name}.ipynb")
@@ -62,14 +61,14 @@ def test_the_red_team_has_every_class_of_attack():
 def test_no_feedback_shows_a_hidden_test(graded):
     """The leak scan over every attack's feedback page: no secret line, marker or definition."""
     root = graded["root"]
-    secrets = leaks.secrets([SOURCE], [RELEASE])
+    secrets = scan.secrets([SOURCE], [RELEASE])
     given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
     pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     expected = {name for name, row in graded["rows"].items() if not row["status"].startswith("error")}
     assert {page.parent.parent.name for page in pages} >= expected, graded["feedback"].stdout[-2000:]
     for page in pages:
         text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
-        found = [item for item in leaks.leaked_lines(text, secrets, own | given) if item[0] != "definition"]
+        found = [item for item in scan.leaked_lines(text, secrets, own | given) if item[0] != "definition"]
         assert not found, f"{page.parent.parent.name}'s feedback shows hidden tests: {found[:3]}"
 
 

@@ -4,7 +4,8 @@ no silent overwrite, the report and nbgrader's feedback.
 
 One grading run of assignment 01 takes every bad submission of
 ``bad_submissions.CASES`` and the class-scale inputs at once, into a gradebook
-given by URL; the tests then read what it left.
+given by URL; the tests then read what it left. Its 01 is 01 without its
+experiments (``tests/support/small_course.py``), and so are the submissions.
 """
 import contextlib
 import csv
@@ -24,21 +25,20 @@ import psutil
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import ASSIGNMENT, CASES, FULL, NETWORK, NOTEBOOK, SOURCE, WRONG_BRIER, _edit, check_row, own_lines
+from bad_submissions import CASES, NETWORK, WRONG_BRIER, _edit, check_row, own_lines
 from bdl.diagnoses import PREFIX, all_tables
-from test_feedback import visible_text
-import leaks
+from scan import visible_text
+import scan
 from autograder.course import cells
-from autograder.course.directory import REPO
+from autograder.course.directory import REPO, assignments
+from small_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, RELEASE, SOURCE, blank, reference, write_course
 
 # Grades a class of bad submissions for real: minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
-RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 MISSING_CONSTANT = next(mistake.sentence for mistake in all_tables()["gaussian_nll"].mistakes
                         if mistake.name == "missing_constant")
 ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
-MAX_SCORE = 23  # 13 automatic and 10 hand-graded points
 LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]
 
 
@@ -86,8 +86,10 @@ def _answer_server(connections):
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
-    shutil.copytree(REPO / "source", root / "source")
-    shutil.copytree(REPO / "release", root / "release")
+    write_course(root)
+    for assignment in assignments(REPO):  # the others are not graded here, but have guides
+        if assignment != ASSIGNMENT:
+            shutil.copytree(REPO / "source" / assignment, root / "source" / assignment)
     incoming = tmp_path_factory.mktemp("incoming")
     bad = incoming / "bad"  # a folder of <student>.ipynb files
     bad.mkdir()
@@ -111,8 +113,8 @@ def course(tmp_path_factory):
     (alice / "numpy.py").write_text("raise SystemExit('a shadowed numpy')\n")
     # A zip as a learning-management system exports it: one folder of notebooks.
     with zipfile.ZipFile(incoming / "export.zip", "w") as archive:
-        archive.write(SOURCE, "export/bob.ipynb")
-        archive.write(RELEASE, "export/carol.ipynb")
+        archive.writestr("export/bob.ipynb", nbformat.writes(reference()))
+        archive.writestr("export/carol.ipynb", nbformat.writes(blank()))
         archive.writestr("../escape.ipynb", "{}")
     before = _fingerprint(root)
     db_url = f"sqlite:///{root / 'class.db'}"
@@ -183,7 +185,7 @@ def test_no_process_outlives_grading(course):
 
 def test_a_different_resubmission_is_not_silently_overwritten(course, tmp_path):
     root, db_url = course["root"], course["db_url"]
-    shutil.copyfile(SOURCE, tmp_path / "alice.ipynb")
+    nbformat.write(reference(), tmp_path / "alice.ipynb")
     rows, _ = _grade(root, db_url, tmp_path / "alice.ipynb")
     assert rows["alice"]["status"].startswith("error: alice already has a different submission")
     with Gradebook(db_url) as gradebook:
@@ -224,15 +226,15 @@ def test_feedback_is_written_per_student(course):
     assert "invalid_json: no autograded notebook" in result.stdout
     assert result.returncode == 1
     # No student's feedback, passing or failing, shows a hidden test, a model answer or a graded
-    # function's definition beyond the student's own and the release's stubs (tests/leaks.py);
+    # function's definition beyond the student's own and the release's stubs (tests/support/scan.py);
     # the instructor's copy keeps the hidden tests.
-    secrets = leaks.secrets([SOURCE], [RELEASE])
+    secrets = scan.secrets([SOURCE], [RELEASE])
     given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
     pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     assert len(pages) >= 10
     for page in pages:
         text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
-        leaked = leaks.leaked_lines(text, secrets, own | given)
+        leaked = scan.leaked_lines(text, secrets, own | given)
         assert not leaked, f"{page.parent.parent.name}'s feedback shows what it must not: {leaked[:3]}"
     failing_page = root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html"
     # Kept for people: a failing submission's feedback as its student sees it.
@@ -390,12 +392,12 @@ def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, report
     assert "derivation_gaussian" in guide and "Common wrong answers" in guide
     shutil.copyfile(root / "guides" / f"{ASSIGNMENT}.html", ARTIFACTS / f"guide_{ASSIGNMENT}.html")
     # What a teaching assistant sees never reaches a student: no rubric line or marker in any feedback page.
-    secrets = leaks.secrets([SOURCE], [RELEASE])
-    rubric = leaks.Secrets(frozenset(), frozenset(), frozenset(), rubric=secrets.rubric)
+    secrets = scan.secrets([SOURCE], [RELEASE])
+    rubric = scan.Secrets(frozenset(), frozenset(), frozenset(), rubric=secrets.rubric)
     assert len(secrets.rubric) > 10
     for page in sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html")):
         # alice handed in the source notebook itself: what she handed in is hers to see
         own = own_lines(root, page.parent.parent.name)
-        found = [item for item in leaks.leaked_lines(visible_text(page.read_text()), rubric, own)
+        found = [item for item in scan.leaked_lines(visible_text(page.read_text()), rubric, own)
                  if item[0] == "rubric" or "RUBRIC" in item[1]]
         assert not found, f"{page.parent.parent.name}'s feedback shows a rubric: {found[:2]}"

@@ -1,10 +1,40 @@
-"""The leak scan of folders of files students get (the student kit): every secret line,
-marker and graded definition found (``autograder.course.leaks`` says what is secret)."""
+"""The leak scans: of folders of files students get (the student kit), every secret line,
+marker and graded definition found (``autograder.course.leaks`` says what is secret); and of the
+text a feedback page shows (``visible_text``) against an assignment's hidden tests."""
+import html
 import json
+import re
 from pathlib import Path
 
+import nbformat
+
 from autograder.course import cells
+from autograder.course.cells import hidden_lines
+from autograder.course.directory import REPO
 from autograder.course.leaks import Secrets, course_secrets, defined_names, leaked_lines, secrets  # noqa: F401 (the tests' names)
+
+SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
+RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"
+
+
+def secret_lines(source_path=SOURCE, release_path=RELEASE):
+    """Lines of the hidden-test blocks that a student sees neither in the release nor in their own
+    answers when they are right (long enough to be telling), and the markers."""
+    given = {line.strip() for cell in nbformat.read(release_path, 4).cells
+             for line in cell.source.splitlines()}
+    given |= {line.strip() for cell in nbformat.read(source_path, 4).cells if cells.is_answer(cell)
+              for line in cell.source.splitlines()}
+    lines = set()
+    for cell in nbformat.read(source_path, 4).cells:
+        source = cell.source.split("\n")
+        lines |= {source[number - 1].strip() for number in hidden_lines(cell.source)}
+    return {line for line in lines if len(line) >= 12 and line not in given} | {"BEGIN HIDDEN TESTS",
+                                                                                "END HIDDEN TESTS"}
+
+
+def visible_text(page):
+    """The text a reader sees in an HTML page (tags removed, entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
 def _notebook_parts(nb, answers_are_the_students):

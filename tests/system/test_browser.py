@@ -35,7 +35,7 @@ from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO
 
 # it grades; and it takes docs/images' Assignment List, Validate and formgrader (`make screenshots`)
-pytestmark = [pytest.mark.slow, pytest.mark.screenshots, pytest.mark.usefixtures("bubblewrap")]
+pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.screenshots, pytest.mark.usefixtures("bubblewrap")]
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"

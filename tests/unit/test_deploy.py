@@ -25,7 +25,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from traitlets.config import Config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 VALUES = DEPLOY / "kubernetes" / "values.yaml"
 CHART_KEYS = DEPLOY / "kubernetes" / "chart_keys.txt"

@@ -13,7 +13,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
 # every pin of pyproject.toml: the dependencies, then each optional group's

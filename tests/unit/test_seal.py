@@ -1,4 +1,4 @@
-"""The seal on its own: what ``CheckSeals`` makes of a test cell's output (``tests/test_red_team.py``
+"""The seal on its own: what ``CheckSeals`` makes of a test cell's output (``tests/system/test_red_team.py``
 grades real attacks through it)."""
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output

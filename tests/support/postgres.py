@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from system import require
+from system_packages import require
 
 
 def _postgres_bin():

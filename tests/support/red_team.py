@@ -9,30 +9,27 @@ any point it gets is stolen); a few are the reference solution with one wrong
 answer and the attack, so that what the attack gains is the wrong answer's
 points. Each comes in several spellings: direct, through ``getattr`` /
 ``globals()`` / ``vars()`` with computed strings, from inside a graded function
-when the tests call it, and through the import at the top of a test cell.
+when the tests call it, and through the import at the top of a test cell. All
+start from 01 without its experiments (``small_course``): no attack needs them.
 
 ``ATTACKS`` maps a name to (build the notebook, expected automatic score,
 expected start of the status, words the status must contain).
-``tests/test_red_team.py`` grades them all at once, sandbox on.
+``tests/system/test_red_team.py`` grades them all at once, sandbox on.
 """
-import nbformat
-
 from autograder.course.cells import graded_cells
-from autograder.course.directory import REPO
-from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER
+from small_course import FULL, blank as _blank, reference as _reference
 
-RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 # What a submission caught tampering with the kernel at run time gets.
 TAMPERED = "error: not scored: it tampered with the grading kernel"
 # gaussian_nll is wrong (2 points) in the attacks that start from the reference.
 WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
 
 
-def _appended(path, code, function):
-    """The notebook at ``path`` with ``code`` after ``function``'s answer (so a definition in
+def _appended(read, code, function):
+    """The notebook ``read()`` gives with ``code`` after ``function``'s answer (so a definition in
     ``code`` is the one that counts)."""
     def build():
-        nb = nbformat.read(path, 4)
+        nb = read()
         cell = graded_cells(nb)[function]
         cell.source = cell.source + "\n\n" + code
         return nb
@@ -41,18 +38,18 @@ def _appended(path, code, function):
 
 def blank(code, function="brier_score"):
     """The blank release with ``code`` after the stub in ``function``'s answer cell."""
-    return _appended(RELEASE, code, function)
+    return _appended(_blank, code, function)
 
 
 def reference(code, function="split_mean_scale"):
     """The reference solution with ``code`` added at the end of ``function``'s answer cell."""
-    return _appended(SOURCE, code, function)
+    return _appended(_reference, code, function)
 
 
 def wrong(code, function="gaussian_nll"):
     """The reference with ``function`` wrong, and ``code`` after it in its answer cell."""
     def build():
-        nb = nbformat.read(SOURCE, 4)
+        nb = _reference()
         graded_cells(nb)[function].source = WRONG_GAUSSIAN + "\n" + code
         return nb
     return build

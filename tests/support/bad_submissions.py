@@ -1,8 +1,9 @@
 """Bad submissions of assignment 01, each the reference solution with one thing done
 to it, and the score and status the grader must give each.
 
-Assignment 01 has 13 automatic points: brier_score 2, gaussian_nll 2,
-laplace_nll 2, categorical_nll 2, split_mean_scale 1, fgsm 2,
+They are graded against 01 without its experiments (``small_course``), and trimmed the same
+way. Assignment 01 has ``FULL`` automatic points (13, read from the notebook): brier_score 2,
+gaussian_nll 2, laplace_nll 2, categorical_nll 2, split_mean_scale 1, fgsm 2,
 adversarial_loss 2 (its tests swap in a correct FGSM, so a broken fgsm costs
 only fgsm's points).
 """
@@ -10,11 +11,7 @@ import nbformat
 
 from autograder.course.cells import grade_id, graded_cells, is_test
 from autograder.course.directory import REPO
-
-ASSIGNMENT = "01_likelihoods"
-NOTEBOOK = "likelihoods"
-SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
-FULL = 13
+from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference  # noqa: F401 (the tests' names)
 
 WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
 # A known mistake (bdl.diagnoses): the Gaussian NLL without its normalising constant.
@@ -23,7 +20,7 @@ NO_CONSTANT = ("def gaussian_nll(y, mean, scale):\n"
 
 
 def _reference():
-    return nbformat.read(SOURCE, 4)
+    return reference()
 
 
 def _edit(function, prepend="", append="", replace=None):

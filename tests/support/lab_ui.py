@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from system import require
+from system_packages import require
 
 CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
 REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change

@@ -14,16 +14,20 @@ account), and Python Playwright drives Debian's Chromium through it as each of t
 - each student fetches and opens their own feedback, with their own score, and no one else's.
 
 It needs root (accounts), Debian's chromium, bubblewrap, nodejs and npm; under CI=true their
-absence fails it, elsewhere it skips with a line naming what is missing. The hub's environment is
-kept in <temp>/bdl-hub-test between runs (it takes two minutes to install); everything else,
-accounts included, is removed at the end. Screenshots and step times: test-artifacts/hub/.
+absence fails it, elsewhere it skips with a line naming what is missing. The hub's environment
+(every pin: two minutes of pip) and its proxy (npm) are kept between runs in a cache folder
+(``CACHE``), one per digest of what they are installed from, and <temp>/bdl-hub-test links to
+them; everything else, accounts included, is removed at the end. Screenshots and step times:
+test-artifacts/hub/.
 """
+import hashlib
 import json
 import os
 import pwd
 import re
 import secrets
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,12 +38,14 @@ import pytest
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
+from autograder.hub.environment import PROXY_PACKAGE, hub_requirements, shared_python
 from autograder.hub.process import HubProcess
 from autograder.hub.settings import HubSettings
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
-from system import require
+from system_packages import require
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]  # it grades
+pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.browser,
+              pytest.mark.usefixtures("bubblewrap")]  # it grades
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
@@ -49,7 +55,11 @@ ARTIFACTS = REPO / "test-artifacts" / "hub"
 FLOW = Flow(ARTIFACTS, "hub flow")
 needs, timed, shot, DONE = FLOW.needs, FLOW.timed, FLOW.shot, FLOW.done
 HUB_DIR = Path(tempfile.gettempdir()) / "bdl-hub-test"
-KEPT = ("venv", "proxy")  # installed once, reused while the course's packages are unchanged
+KEPT = ("venv", "proxy")  # links into CACHE
+# Outside the temporary folder, which may be emptied at any boot, and readable by every account
+# (their servers run from the environment). BDL_TEST_CACHE moves it.
+CACHE = Path(os.environ.get("BDL_TEST_CACHE", "/var/cache/bdl-course-tests"))
+CACHED = 2  # installs kept per kind (the newest): a branch with other pins does not evict main's
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
 
 
@@ -62,6 +72,48 @@ def requirements():
         pytest.skip(message)
     for program, package in (("node", "nodejs"), ("npm", "npm"), ("bwrap", "bubblewrap")):
         require(shutil.which(program), package)
+
+
+def _key(*parts):
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
+def cache_keys():
+    """{name in HUB_DIR: its cache key}: the environment's, from the pins and the Python it is made
+    with (``bdl``, copied in by ``hub`` whenever it changes, is no part of it); the proxy's, from
+    its package files."""
+    pins = hub_requirements()
+    python = shared_python()
+    version = subprocess.run([python, "--version"], capture_output=True, text=True, check=True).stdout
+    return {"venv": _key(*pins, python, version),
+            "proxy": _key(*((PROXY_PACKAGE / name).read_text() for name in ("package.json", "package-lock.json")))}
+
+
+def link_cached_installs():
+    """Point HUB_DIR/venv and HUB_DIR/proxy at the cache folder of their key; ``hub`` installs into
+    it when it is new, and otherwise finds it installed. A venv's scripts name its python by the
+    path it was made at, HUB_DIR/venv/bin/python: through the link, a cached one still works."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    CACHE.chmod(0o755)
+    for name, key in cache_keys().items():
+        target, link = CACHE / f"hub-{name}-{key}", HUB_DIR / name
+        others = sorted(CACHE.glob(f"hub-{name}-*"), key=lambda path: path.stat().st_mtime)
+        if link.is_symlink():
+            link.unlink()
+        elif link.exists():  # made here before the cache: its scripts name this path, so it moves as is
+            if target.exists():
+                shutil.rmtree(link)
+            else:
+                link.rename(target)
+        if not target.exists() and others:
+            # New pins: a copy of the newest install, which `hub` brings up to them (pip changes only
+            # what changed), is faster than a new one.
+            shutil.copytree(others[-1], target, symlinks=True)
+        target.mkdir(mode=0o755, exist_ok=True)
+        target.touch()  # the newest is kept
+        link.symlink_to(target)
+        for old in sorted(CACHE.glob(f"hub-{name}-*"), key=lambda path: path.stat().st_mtime)[:-CACHED]:
+            shutil.rmtree(old)
 
 
 class Hub:
@@ -79,6 +131,7 @@ class Hub:
             f"{name},Student,{key.upper()},\n" for key, name in self.students.items()))
         HUB_DIR.mkdir(exist_ok=True)
         self.clear()  # what a crashed run left
+        link_cached_installs()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.settings = HubSettings(hub_dir=str(HUB_DIR), ip="127.0.0.1", port=self.port, hub_port=free_port(),

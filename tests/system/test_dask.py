@@ -26,8 +26,8 @@ from sqlalchemy import create_engine, text
 
 from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
 from postgres import postgres_url  # noqa: F401  (a fixture)
-from system import require
-from autograder.grading import host
+from system_packages import require
+from autograder.grading import host as grading
 from autograder.course.directory import REPO
 from autograder.course.gradebook import gradebook_url
 
@@ -181,8 +181,8 @@ def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):
 
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(host, "SCHEDULER_CONNECT_SECONDS", 2)
+    monkeypatch.setattr(grading, "SCHEDULER_CONNECT_SECONDS", 2)
     shutil.copytree(REPO / "source", tmp_path / "source")
     with pytest.raises(ValueError, match=r"^cannot reach the Dask scheduler tcp://127\.0\.0\.1:9: [^\n]+$"):
-        host.grade(ASSIGNMENT, [SOURCE], root=tmp_path, scheduler="tcp://127.0.0.1:9")
+        grading.grade(ASSIGNMENT, [SOURCE], root=tmp_path, scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / "submitted").exists()

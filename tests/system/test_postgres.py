@@ -1,5 +1,5 @@
 """The gradebook in a real PostgreSQL server: `grade`, `report` and `feedback`
-against a server the fixture ``postgres_url`` (``tests/postgres.py``) starts."""
+against a server the fixture ``postgres_url`` (``tests/support/postgres.py``) starts."""
 import csv
 import shutil
 import subprocess

@@ -1,7 +1,4 @@
 """Student feedback never shows hidden tests: the preprocessor on its own, and in nbgrader's config."""
-import html
-import re
-
 import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook, new_output
@@ -10,29 +7,9 @@ from autograder.course import cells
 from autograder.course.directory import REPO, load_config
 from autograder.course.cells import hidden_lines
 from autograder.outputs.feedback import HideHiddenTests
+from scan import secret_lines
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
-RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"
-
-
-def secret_lines(source_path=SOURCE, release_path=RELEASE):
-    """Lines of the hidden-test blocks that a student sees neither in the release nor in their own
-    answers when they are right (long enough to be telling), and the markers."""
-    given = {line.strip() for cell in nbformat.read(release_path, 4).cells
-             for line in cell.source.splitlines()}
-    given |= {line.strip() for cell in nbformat.read(source_path, 4).cells if cells.is_answer(cell)
-              for line in cell.source.splitlines()}
-    lines = set()
-    for cell in nbformat.read(source_path, 4).cells:
-        source = cell.source.split("\n")
-        lines |= {source[number - 1].strip() for number in hidden_lines(cell.source)}
-    return {line for line in lines if len(line) >= 12 and line not in given} | {"BEGIN HIDDEN TESTS",
-                                                                                "END HIDDEN TESTS"}
-
-
-def visible_text(page):
-    """The text a reader sees in an HTML page (tags removed, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
 def _error(line, message="the NLL should be finite"):

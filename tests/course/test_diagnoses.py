@@ -1,7 +1,7 @@
 """bdl.diagnoses: a failing test notes the answer's likely mistake, and only adds words.
 
 The share of the mutant catalogue each table names is measured by check-tests
-(tests/test_assignment_tests.py); here, the mechanism and its guarantees."""
+(tests/course/test_assignment_tests.py); here, the mechanism and its guarantees."""
 import re
 import sys
 import traceback

@@ -14,7 +14,7 @@ from autograder.course.directory import REPO, assignments
 
 def test_every_assignment_has_mutants():
     assert assignments(REPO) == sorted(p.stem for p in MUTANTS_DIR.glob("*.py")), \
-        "every source assignment needs tests/mutants/<assignment>.py"
+        "every source assignment needs tests/course/mutants/<assignment>.py"
 
 
 @pytest.mark.slow

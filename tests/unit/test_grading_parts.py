@@ -60,7 +60,7 @@ def test_reference_solutions_raise_no_review_flags(assignment):
 
 @pytest.mark.parametrize("assignment", assignments())
 def test_correct_alternatives_raise_no_review_flags(assignment, tmp_path):
-    """Every other correct answer of tests/mutants/ is flagged for nothing: a flag asks a person to
+    """Every other correct answer of tests/course/mutants/ is flagged for nothing: a flag asks a person to
     read the code, and honest answers must not cry wolf."""
     release = [cell.source for path in (REPO / "release" / assignment).glob("*.ipynb")
                for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
@@ -104,7 +104,7 @@ def test_correct_alternatives_raise_no_review_flags(assignment, tmp_path):
     ("import ctypes", "imports ctypes"),
 ])
 def test_review_flags_suspicious_code(tmp_path, code, flag):
-    """Each flag names what it found (``tests/red_team.py`` has these in full attacks)."""
+    """Each flag names what it found (``tests/support/red_team.py`` has these in full attacks)."""
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
     flags = review_notebook(tmp_path / "nb.ipynb")
     assert any(found.startswith(flag) for found in flags), flags

@@ -32,7 +32,7 @@ from autograder.grading.host import grade
 from bdl.diagnoses import PREFIX, all_tables
 from lab_ui import chromium, doc_shot, free_port
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 BASE_URL = "/user/alice/"
 NBGRADER_CSS = Path(__import__("nbgrader").__file__).parent / "server_extensions" / "formgrader" / "static" / \

@@ -1,0 +1,67 @@
+"""A small course for the whole-system grading tests: assignment 01 without its experiments.
+
+The red team and the class of bad submissions grade about ninety submissions of 01. Their
+cases need 01's graded cells and tests, its imports and its parameters, never its experiments
+(the scoring-rule simulation, the trained networks, their plots and tables, the closed-form
+check): ``trimmed`` drops those code cells. ``write_course`` writes the trimmed 01 as the
+source and release of a temporary course root, where ``grade`` generates release/ anew from
+source/ (to the same bytes). Submissions are trimmed the same way, so that a grading kernel
+runs 01's graded cells and tests and nothing else of it.
+"""
+import nbformat
+
+from autograder.course import cells
+from autograder.course.directory import REPO
+
+ASSIGNMENT = "01_likelihoods"
+NOTEBOOK = "likelihoods"
+# The course's own notebooks, whole: what the fixture is cut from, and what the sandbox hides.
+SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+RELEASE = REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+
+
+def trimmed(nb):
+    """``nb`` without its ungraded code cells, but for the first (the imports) and the one tagged
+    ``parameters``; markdown cells stay (the graded ones are hand-graded answers)."""
+    first = next((cell for cell in nb.cells if cell.cell_type == "code"), None)
+    nb.cells = [cell for cell in nb.cells
+                if cell.cell_type != "code" or cell is first or cells.is_graded(cell)
+                or "parameters" in cell.metadata.get("tags", [])]
+    return nb
+
+
+def reference():
+    """01's reference solution, trimmed."""
+    return trimmed(nbformat.read(SOURCE, 4))
+
+
+def blank():
+    """01's release (the blank submission), trimmed."""
+    return trimmed(nbformat.read(RELEASE, 4))
+
+
+def automatic_points(nb):
+    """The points of ``nb``'s test cells (what grading can give)."""
+    return sum(cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
+               if cells.is_test(cell) and cells.has_points(cell))
+
+
+def manual_points(nb):
+    """The points of ``nb``'s hand-graded cells."""
+    return sum(cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
+               if cells.is_manual(cell) and cells.has_points(cell))
+
+
+FULL = automatic_points(reference())  # a submission with every answer right
+MAX_SCORE = FULL + manual_points(reference())
+
+
+def write_course(root):
+    """Write the trimmed 01 as ``root``'s source and release; return (source, release) paths."""
+    paths = []
+    for folder, nb in (("source", reference()), ("release", blank())):
+        path = root / folder / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, path)
+        paths.append(path)
+    return tuple(paths)

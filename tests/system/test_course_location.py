@@ -9,9 +9,11 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder.course.directory import REPO
+from small_course import FULL, blank, reference
 
 ASSIGNMENT = "01_likelihoods"
 NOTEBOOK = f"{ASSIGNMENT}/likelihoods.ipynb"
@@ -52,8 +54,9 @@ def test_grading_a_course_in_the_temp_folder_through_a_link(tmp_path):
         link.symlink_to(course)
         inputs = tmp_path / "in"
         inputs.mkdir()
-        shutil.copyfile(REPO / "source" / NOTEBOOK, inputs / "reference.ipynb")
-        shutil.copyfile(REPO / "release" / NOTEBOOK, inputs / "blank.ipynb")
+        # 01 without its experiments (what is graded is the course's own 01, copied)
+        nbformat.write(reference(), inputs / "reference.ipynb")
+        nbformat.write(blank(), inputs / "blank.ipynb")
         result = subprocess.run([str(link / ".venv" / "bin" / "python"), "-m", "autograder", "grade", ASSIGNMENT,
                                  str(inputs), "--root", str(link), "--csv", str(tmp_path / "grades.csv"),
                                  "--workers", "2"],
@@ -62,7 +65,7 @@ def test_grading_a_course_in_the_temp_folder_through_a_link(tmp_path):
         assert result.returncode == 0, result.stderr[-3000:]
         with open(tmp_path / "grades.csv") as handle:
             rows = {row["student"]: row for row in csv.DictReader(handle)}
-        assert (rows["reference"]["status"], float(rows["reference"]["score"])) == ("graded", 13.0), rows
+        assert (rows["reference"]["status"], float(rows["reference"]["score"])) == ("graded", FULL), rows
         assert (rows["blank"]["status"], float(rows["blank"]["score"])) == ("graded", 0.0), rows
     finally:
         shutil.rmtree(folder, ignore_errors=True)

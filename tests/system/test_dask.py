@@ -24,7 +24,8 @@ import pytest
 from nbgrader.api import Gradebook
 from sqlalchemy import create_engine, text
 
-from bad_submissions import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, WRONG_BRIER, _edit
+from bad_submissions import WRONG_BRIER, _edit
+from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference, write_course
 from postgres import postgres_url  # noqa: F401  (a fixture)
 from system_packages import require
 from autograder.grading import host as grading
@@ -113,15 +114,15 @@ def _grade(cluster, postgres_url, root, incoming, kills):
 @pytest.fixture(scope="module")
 def graded(cluster, postgres_url, tmp_path_factory):
     root = tmp_path_factory.mktemp("course")
-    shutil.copytree(REPO / "source", root / "source")
+    write_course(root)  # 01 without its experiments
     incoming = tmp_path_factory.mktemp("class")
-    shutil.copyfile(SOURCE, incoming / "ada.ipynb")
+    nbformat.write(reference(), incoming / "ada.ipynb")
     nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
     # Kills its kernel in the first graded cell: graded again without that cell.
     nbformat.write(_edit("brier_score", prepend="import os\nos._exit(0)\n")(), incoming / "cat.ipynb")
     rows, left = _grade(cluster, postgres_url, root, incoming, {"bob": 1})
     late = tmp_path_factory.mktemp("late")
-    shutil.copyfile(SOURCE, late / "dan.ipynb")
+    nbformat.write(reference(), late / "dan.ipynb")
     late_rows, late_left = _grade(cluster, postgres_url, root, late, {"dan": 4})
     return {"root": root, "db_url": gradebook_url(postgres_url, root), "rows": {**rows, **late_rows},
             "left": left + late_left}

@@ -1,7 +1,6 @@
 """The gradebook in a real PostgreSQL server: `grade`, `report` and `feedback`
 against a server the fixture ``postgres_url`` (``tests/support/postgres.py``) starts."""
 import csv
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +9,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import ASSIGNMENT, SOURCE, WRONG_BRIER, _edit
+from bad_submissions import WRONG_BRIER, _edit
+from small_course import ASSIGNMENT, SOURCE, reference, write_course
 from postgres import postgres_url  # noqa: F401  (a fixture)
-from autograder.course.directory import REPO
 from autograder.course.gradebook import gradebook_url
 
 
@@ -26,10 +25,10 @@ def _run(*args):
 @pytest.mark.slow  # grades a class of two: a minute
 def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubblewrap):
     root = tmp_path / "course"
-    shutil.copytree(REPO / "source", root / "source")
+    write_course(root)  # 01 without its experiments
     incoming = tmp_path / "incoming"
     incoming.mkdir()
-    shutil.copyfile(SOURCE, incoming / "ada.ipynb")
+    nbformat.write(reference(), incoming / "ada.ipynb")
     nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
     _run("grade", ASSIGNMENT, incoming, "--root", root, "--db", postgres_url,
          "--csv", root / "grades.csv", "--workers", "2")

@@ -44,7 +44,7 @@ ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 def student_requirements(pyproject):
     """The students' pins: the course's ``[project].dependencies`` as they are (strings, in order).
     What only instructors use is in its optional groups (instructor, hub, test), which students never get;
-    tests/test_student_kit.py checks that nothing in the kit imports one of those."""
+    tests/course/test_student_kit.py checks that nothing in the kit imports one of those."""
     return list(pyproject["project"]["dependencies"])
 
 

@@ -3,7 +3,7 @@
 Used where the course hands something to students: the feedback
 (``autograder.outputs.feedback`` redacts secret lines from the messages it shows) and
 the tests' leak scans of the student kit and of feedback pages
-(``tests/leaks.py``). A *secret line* is a line of a
+(``tests/support/scan.py``). A *secret line* is a line of a
 hidden-test block, of a model answer (code between the solution markers, or
 a markdown answer cell) or of a rubric (the block at the end of a manual
 answer, for the people who grade it) in a ``source/`` notebook that is

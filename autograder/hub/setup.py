@@ -26,11 +26,10 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograder.course.directory import REPO
-from autograder.hub import settings as defaults
 from autograder.hub.accounts import as_user, chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
 from autograder.hub.process import run
-from autograder.hub.settings import (HubSettings, check_machine, default, dummy_password, read_roster,
+from autograder.hub.settings import (DEFAULT_DIR, HubSettings, check_machine, default, dummy_password, read_roster,
                                      run_command)
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
@@ -172,23 +171,28 @@ def main(args):
 def add_parser(commands):
     hub = commands.add_parser("hub", help="set up and run the course on a JupyterHub on this machine "
                               "(as root): accounts, shared exchange, formgrader, the course's environment")
-    hub.add_argument("--dir", default=defaults.DEFAULT_DIR, help="the hub's folder: environment, proxy, data, exchange, "
+    hub.add_argument("--dir", default=DEFAULT_DIR, help="the hub's folder: environment, proxy, data, exchange, "
                      "database, secrets (default %(default)s)")
     hub.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
                      "and optionally first_name, last_name, email; accounts are made for new ids")
-    hub.add_argument("--instructor", default=default("instructor"), help="the instructor's user name (default %(default)s)")
+    hub.add_argument("--instructor", default=default("instructor"),
+                     help="the instructor's user name (default %(default)s)")
     hub.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: they open formgrader "
                      "in the instructor's server (the group formgrade-COURSE)")
     hub.add_argument("--course-id", default=default("course_id"), help="nbgrader's course id (default %(default)s)")
     hub.add_argument("--home-root", default="/home", help="where new accounts' homes go (default %(default)s)")
     hub.add_argument("--ip", default=default("ip"), help="the address to listen on (default %(default)s)")
     hub.add_argument("--port", type=int, default=default("port"), help="the public port (default %(default)d)")
-    hub.add_argument("--hub-port", type=int, default=default("hub_port"), help="the hub's internal API port on 127.0.0.1")
-    hub.add_argument("--proxy-api-port", type=int, default=default("proxy_api_port"), help="the proxy's API port on 127.0.0.1")
+    hub.add_argument("--hub-port", type=int, default=default("hub_port"),
+                     help="the hub's internal API port on 127.0.0.1")
+    hub.add_argument("--proxy-api-port", type=int, default=default("proxy_api_port"),
+                     help="the proxy's API port on 127.0.0.1")
     hub.add_argument("--dummy", action="store_true", help="one shared password for every user, for a test or "
                      "a demo: refused unless --ip is 127.0.0.1")
-    hub.add_argument("--memory", type=float, default=default("memory_gib"), help="GiB each user's server may use (default %(default)g)")
-    hub.add_argument("--cpus", type=float, default=default("cpus"), help="cores each user's server may use (default %(default)g)")
+    hub.add_argument("--memory", type=float, default=default("memory_gib"),
+                     help="GiB each user's server may use (default %(default)g)")
+    hub.add_argument("--cpus", type=float, default=default("cpus"),
+                     help="cores each user's server may use (default %(default)g)")
     hub.add_argument("--idle-timeout", type=int, default=default("idle_timeout"),
                      help="seconds before an idle server is stopped (default %(default)d)")
     hub.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")

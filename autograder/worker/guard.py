@@ -278,8 +278,8 @@ class _Guard:
 
     def _foreign_callbacks(self):
         """Event callbacks a cell added: any whose code is not in Python's or the course's files."""
-        trusted = tuple({os.path.realpath(path) for path in (sys.prefix, sys.base_prefix,
-                                                             os.path.dirname(os.path.dirname(os.path.dirname(__file__))))})
+        course = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))  # above autograder/worker/
+        trusted = tuple({os.path.realpath(path) for path in (sys.prefix, sys.base_prefix, course)})
         found = []
         for event, callbacks in self.ipython.events.callbacks.items():
             for callback in callbacks:

@@ -18,16 +18,18 @@ import ast
 import contextlib
 import importlib.util
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import nbformat
-from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 from autograder.course.cells import graded_functions
 from autograder.course.table import format_table
 from bdl.diagnoses import PREFIX, all_tables, noted
 from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
+from autograder.worker.examiner import ExaminingClient
 from autograder.worker.guard import GUARD
 
 MUTANTS_DIR = REPO / "tests" / "course" / "mutants"
@@ -59,9 +61,13 @@ class NotebookKernel:
     def __init__(self, client):
         self.client = client
 
-    def run(self, source):
-        """Execute ``source``; return its outputs or raise CellExecutionError."""
+    def run(self, source, test=False):
+        """Execute ``source`` (examined, as a test cell is when graded, if ``test``); return its
+        outputs or raise CellExecutionError."""
         cell = nbformat.v4.new_code_cell(source)
+        if test:
+            cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True,
+                                         "grade_id": "checked_tests", "points": 1}
         # nbclient stores the executed cell back at its index: lend it a slot.
         cells = self.client.nb.cells
         cells.append(cell)
@@ -71,18 +77,18 @@ class NotebookKernel:
             cells.pop()
         return cell.outputs
 
-    def succeeds(self, source):
+    def succeeds(self, source, test=False):
         """Return (True, "") if ``source`` runs cleanly and silently, else (False, why)."""
-        return self.outcome(source)[:2]
+        return self.outcome(source, test)[:2]
 
-    def outcome(self, source):
+    def outcome(self, source, test=False):
         """Return (True, "", "") if ``source`` runs cleanly and silently, else (False, why, the
         whole error as text).
 
         nbgrader scores a test cell zero when it writes to stderr, so that fails too.
         """
         try:
-            outputs = self.run(source)
+            outputs = self.run(source, test)
         except CellExecutionError as error:
             text = str(error).strip()
             return False, _last_error_line(text), text
@@ -113,20 +119,23 @@ def executed_notebook(path, env):
     A cell that fails stops execution with CellExecutionError.
     """
     nb = nbformat.read(path, as_version=4)
+    answers = tempfile.mkdtemp(prefix="check-tests-")
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
-        # The grading guard, as in `grade`: the tests run as they will when graded.
-        client = NotebookClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
+        # The grading guard and the examiner, as in `grade`: the tests run as they will when graded.
+        client = ExaminingClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
                                 extra_arguments=[KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"],
                                 resources={"metadata": {"path": str(Path(path).parent)}})
+        client.answer_file = str(Path(answers) / "answer.json")
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "code":
                     client.execute_cell(cell, index)
             yield NotebookKernel(client), nb
     finally:
+        shutil.rmtree(answers, ignore_errors=True)
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -147,7 +156,7 @@ def run_variant(kernel, solution, tests, old, new):
     try:
         kernel.run(solution.source.replace(old, new))
         kernel.run(SEED_CODE.format(0))
-        return kernel.outcome(tests.source)
+        return kernel.outcome(tests.source, test=True)
     finally:
         kernel.run(solution.source)
 
@@ -173,7 +182,7 @@ def check_independence(kernel, functions, function):
     kernel.run(f"for _name in {defined_names(solution.source)!r}:\n    globals().pop(_name, None)")
     try:
         return [other for other, (_, tests) in functions.items()
-                if other != function and not kernel.succeeds(tests.source)[0]]
+                if other != function and not kernel.succeeds(tests.source, test=True)[0]]
     finally:
         kernel.run(solution.source)
 
@@ -196,7 +205,7 @@ def check_notebook(path, variants, seeds=5, log=None):
             row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in broken]
             for seed in range(seeds):
                 kernel.run(SEED_CODE.format(seed))
-                ok, why = kernel.succeeds(tests.source)
+                ok, why = kernel.succeeds(tests.source, test=True)
                 row["seeds"] += ok
                 if not ok:
                     row["problems"].append(f"the reference fails under seed {seed}: {why}")

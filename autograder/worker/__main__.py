@@ -32,8 +32,9 @@ import psutil
 from nbgrader.converters import Autograde
 
 from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
-from autograder.worker import bwrap, seal
-from autograder.worker.guard import GUARD, KEY_ENV, PROGRESS_ENV, SKIP_ENV
+from autograder.worker import bwrap
+from autograder.worker.examiner import Examine
+from autograder.worker.guard import GUARD, PROGRESS_ENV, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
 # A fork bomb stops at this many processes more than the user already runs.
@@ -87,13 +88,10 @@ def grade(job):
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
     kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
     kernel_io.mkdir(parents=True, exist_ok=True)
-    # The seal's key reaches the kernel in a file the guard deletes before any cell runs.
-    key = os.urandom(32)
-    key_file = kernel_io / "seal-key"
-    key_file.write_bytes(key)
-    os.environ[KEY_ENV] = str(key_file)
-    overrides["CheckSeals"] = {"key": key}
-    overrides["Autograde"] = {"autograde_preprocessors": _sealed(Autograde.class_traits()["autograde_preprocessors"].default())}
+    # The test cells run here, in the examiner; the kernel answers its questions in this folder.
+    overrides["Examine"] = {"answer_file": str(kernel_io / "answer.json"), "progress": job.progress,
+                            "skip": list(job.skip)}
+    overrides["Autograde"] = {"autograde_preprocessors": _examined(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
         bwrap.install(scratch / "jupyter", kernel_io,
                                cwd=scratch / "autograded" / job.student / job.assignment)
@@ -102,21 +100,15 @@ def grade(job):
         overrides["KernelManager"] = bwrap.kernel_manager_config(kernel_io)
     api = make_api(scratch, overrides)
     result = api.autograde(job.assignment, job.student, force=True, create=True)
-    key_file.unlink(missing_ok=True)
     log = f"{result.get('error') or ''}\n{result.get('log') or ''}".strip()
     error = "" if result["success"] else error_summary(log)
     return WorkerResult(result["success"], error, not result["success"] and DEAD_KERNEL in log,
-                        list(seal.findings), log[-MAX_LOG:])
+                        log[-MAX_LOG:])
 
 
-def _sealed(preprocessors):
-    """nbgrader's autograde pipeline with the seal around its ``Execute``: sealed before it runs,
-    checked after ``IgnorePattern`` has dropped the log lines that are nobody's error."""
-    names = [preprocessor.__name__ for preprocessor in preprocessors]
-    pipeline = list(preprocessors)
-    pipeline.insert(names.index("IgnorePattern") + 1, seal.CheckSeals)
-    pipeline.insert(names.index("Execute"), seal.SealTests)
-    return pipeline
+def _examined(preprocessors):
+    """nbgrader's autograde pipeline with ``Examine`` in place of its ``Execute``."""
+    return [Examine if preprocessor.__name__ == "Execute" else preprocessor for preprocessor in preprocessors]
 
 
 def _stop_with_parent():

@@ -3,7 +3,7 @@ worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as the las
 These two dataclasses are all the two processes share.
 """
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 # How much of a log a submission keeps (its end, where the errors are).
 MAX_LOG = 2**20
@@ -32,7 +32,6 @@ class WorkerResult:
     success: bool
     error: str = ""
     crashed: bool = False
-    tampered: list = field(default_factory=list)  # test cells whose seal was missing or broken, and why
     log: str = ""        # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
 
     def to_json(self):

@@ -107,9 +107,10 @@ class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``
         if error is None or not isinstance(error, Exception):
             return False
         function = all_tables().get(self.grade_id)
-        answer = self._namespace().get(function.name) if function else None
+        namespace = self.namespace if self.namespace is not None else traceback.tb_frame.f_globals
+        answer = namespace.get(function.name) if function else None
         if answer is not None:
-            mistake = diagnose(self.grade_id, answer)
+            mistake = _diagnosis(self.grade_id, function, answer)
             if mistake is not None:
                 try:
                     BaseException.add_note(error, note(mistake.sentence))
@@ -117,10 +118,19 @@ class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``
                     pass
         return False
 
-    def _namespace(self):
-        if self.namespace is not None:
-            return self.namespace
-        try:
-            return get_ipython().user_ns  # noqa: F821 (a notebook's kernel)
-        except NameError:
-            return {}
+
+def _diagnosis(grade_id, function, answer):
+    """The mistake ``answer`` seems to make. An answer in the student's kernel (the examiner's
+    ``Remote``) is diagnosed there, by these same public recognisers, and only the mistake's name
+    comes back: the sentence is the table's own. A hint is not a verdict: a kernel that lies here
+    can only choose which of its function's sentences its own feedback shows."""
+    from bdl.questions import likely_mistake
+    from bdl.wire import Remote
+
+    if type(answer) is not Remote:
+        return diagnose(grade_id, answer)
+    try:
+        name = likely_mistake(grade_id, answer)
+    except Exception:  # no answer: no hint
+        return None
+    return next((mistake for mistake in function.mistakes if type(name) is str and mistake.name == name), None)

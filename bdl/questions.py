@@ -1,0 +1,257 @@
+"""The questions a test cell may put to the student's code, and the stand-ins it may hand it.
+
+On a student's machine (and under Validate) each question is an ordinary function run on the
+notebook's own objects: ``gradient(gaussian_nll, (y, mean, scale), wrt=(1, 2))``. When the
+notebook is graded, the test cell runs in the examiner, where the student's objects are
+``bdl.wire.Remote``s; a question given one is sent to the kernel, which runs the same function
+there and answers with data (``bdl.wire``). So a test cell reads the same in both places, and
+whatever it checks the answers against stays with the examiner.
+
+Everything here is public: the questions say what is asked, never what the answer should be.
+"""
+import functools
+
+import numpy as np
+import tensorflow as tf
+
+from bdl.wire import Remote
+
+QUESTIONS = {}
+# Set by the examiner: ask_kernel(question, args, kwargs) -> the kernel's answer, decoded.
+ask_kernel = None
+
+
+def _remote_in(value):
+    if type(value) is Remote:
+        return True
+    if type(value) in (tuple, list):
+        return any(_remote_in(item) for item in value)
+    if type(value) is dict:
+        return any(_remote_in(item) for item in value.values())
+    return False
+
+
+def question(function):
+    """Register ``function`` as a question: run here on local objects, in the kernel on remote ones."""
+    QUESTIONS[function.__name__] = function
+
+    @functools.wraps(function)
+    def put(*args, **kwargs):
+        if _remote_in(args) or _remote_in(kwargs):
+            return ask(function.__name__, *args, **kwargs)
+        return function(*args, **kwargs)
+    return put
+
+
+def ask(name, *args, **kwargs):
+    """Put question ``name`` to the kernel (in the examiner only)."""
+    if ask_kernel is None:
+        raise RuntimeError("a kernel object is asked about outside the examiner")
+    return ask_kernel(name, args, kwargs)
+
+
+# The questions ``Remote`` itself puts: a call, an attribute, an item.
+@question
+def call(target, *args, **kwargs):
+    return target(*args, **kwargs)
+
+
+@question
+def attribute(target, name):
+    return getattr(target, name)
+
+
+@question
+def item(target, key):
+    return target[key]
+
+
+@question
+def set_attribute(target, name, value):
+    setattr(target, name, value)
+
+
+@question
+def has_attribute(target, name):
+    """Whether ``target`` has attribute ``name``."""
+    return hasattr(target, name)
+
+
+@question
+def class_names(target):
+    """The names of ``target``'s classes, most derived first (``module.qualname``)."""
+    return [f"{cls.__module__}.{cls.__qualname__}" for cls in type(target).__mro__]
+
+
+@question
+def is_tensor(value):
+    """Whether ``value`` is a TensorFlow tensor (``tf.is_tensor``)."""
+    return tf.is_tensor(value)
+
+
+@question
+def gradient(function, args, wrt, kwargs=None):
+    """``function(*args)`` and its gradients with respect to the arguments at positions ``wrt``,
+    each taken as a ``tf.Variable``: ``(value, [gradient or None, ...])``. A tuple value gives
+    a gradient list per part, ``[[...], [...]]``, each for that part alone."""
+    args = list(args)
+    for position in wrt:
+        args[position] = tf.Variable(args[position])
+    with tf.GradientTape(persistent=True) as tape:
+        value = function(*args, **(kwargs or {}))
+    sources = [args[position] for position in wrt]
+    if type(value) in (tuple, list):
+        return value, [tape.gradient(part, sources) for part in value]
+    return value, tape.gradient(value, sources)
+
+
+@question
+def compiled(function, args, times=1, kwargs=None):
+    """The outputs of ``times`` calls of ``function(*args)`` inside one ``tf.function``."""
+    traced = tf.function(lambda *inputs: [function(*inputs, **(kwargs or {})) for _ in range(times)])
+    return traced(*args)
+
+
+@question
+def layer_calls(layer, inputs, compiled_times=0):
+    """Call ``layer`` on ``inputs``; return ``(output, log_prior, log_variational_posterior)`` as it
+    recorded them (None where it did not), and with ``compiled_times`` > 0 that many calls inside
+    one ``tf.function`` instead (a list of such triples)."""
+    def once(x):
+        output = layer(x)
+        return (output, getattr(layer, "log_prior", None), getattr(layer, "log_variational_posterior", None))
+    if compiled_times:
+        traced = tf.function(lambda x: [once(x) for _ in range(compiled_times)])
+        return traced(inputs)
+    return once(inputs)
+
+
+@question
+def layer_gradients(layer, inputs):
+    """One call of ``layer`` on ``inputs`` under a tape: the gradients of ``sum(output)``, of the
+    recorded ``log_variational_posterior`` and of ``sum(output) + log q - log prior`` with respect
+    to each trainable variable, with the variables' values: ``[(value, g_out, g_log_q, g_all)]``."""
+    with tf.GradientTape(persistent=True) as tape:
+        output = layer(inputs)
+        log_q = layer.log_variational_posterior
+        objective = tf.reduce_sum(output) + log_q - layer.log_prior
+    return [(variable.numpy(), tape.gradient(tf.reduce_sum(output), variable), tape.gradient(log_q, variable),
+             tape.gradient(objective, variable)) for variable in layer.trainable_variables]
+
+
+@question
+def variables_gradients(function, owner, args=()):
+    """Whether ``function(*args)`` has a gradient with respect to each of ``owner``'s trainable
+    variables (a model, say): a list of booleans."""
+    with tf.GradientTape() as tape:
+        value = function(*args)
+    return [gradient is not None for gradient in tape.gradient(value, owner.trainable_variables)]
+
+
+@question
+def likely_mistake(grade_id, answer):
+    """The name of the first known mistake of ``grade_id``'s table that ``answer`` makes, or None."""
+    from bdl.diagnoses import diagnose
+    mistake = diagnose(grade_id, answer)
+    return None if mistake is None else mistake.name
+
+
+@question
+def numbers(value):
+    """``value`` as a NumPy array (a tensor, a distribution's sample, a list of numbers)."""
+    return np.asarray(tf.convert_to_tensor(value))
+
+
+# ---------------------------------------------------------------------------------------------
+# Stand-ins: what a test hands the student's code (a loss, a layer, another graded function's
+# place-taker). The examiner sends a stand-in by its class and arguments; the kernel makes its own.
+
+
+class StandIn:
+    """A stand-in made from its arguments alone (data, or other stand-ins), on either side."""
+
+    def __init__(self, *args, **kwargs):
+        self.given_args, self.given_kwargs = args, kwargs
+
+
+class Returns(StandIn):
+    """A function that returns ``value`` whatever it is given: stands in for another graded
+    function, so that a mistake there costs nothing here."""
+
+    def __init__(self, value):
+        super().__init__(value)
+        self.value = value
+
+    def __call__(self, *args, **kwargs):
+        return tf.constant(self.value) if isinstance(self.value, np.ndarray) else self.value
+
+
+class Partial(StandIn):
+    """``function(*args, **kwargs, **keywords)``: a library function with some arguments fixed."""
+
+    def __init__(self, function, **keywords):
+        super().__init__(function, **keywords)
+        self.function, self.keywords = function, keywords
+
+    def __call__(self, *args, **kwargs):
+        return self.function(*args, **{**self.keywords, **kwargs})
+
+
+class LinearLoss(StandIn):
+    """The squared error of the one-weight model ``y = w x``, averaged: ``mean((w x - y)^2)``;
+    ``w`` is a variable (``variables``), so a loss of it can be differentiated by it."""
+
+    def __init__(self, w):
+        super().__init__(w)
+        self.w = tf.Variable(float(w))
+        self.variables = [self.w]
+
+    def __call__(self, x, y):
+        return tf.reduce_mean(tf.square(self.w * x - y))
+
+
+class NetworkLoss(StandIn):
+    """``scale * reduce(|net(x) - y|)`` for the network ``tanh(x W1 + b1) W2 + b2`` with the given
+    weights; ``reduce`` is "mean" or "sum"."""
+
+    def __init__(self, weights, scale=1.0, reduce="mean"):
+        super().__init__(weights, scale=scale, reduce=reduce)
+        self.weights = [tf.constant(np.asarray(w, "float32")) for w in weights]
+        self.scale, self.reduce = float(scale), reduce
+
+    def net(self, x):
+        w1, b1, w2, b2 = self.weights
+        return tf.tanh(tf.cast(x, tf.float32) @ w1 + b1) @ w2 + b2
+
+    def __call__(self, x, y):
+        error = tf.abs(self.net(x) - y)
+        return self.scale * (tf.reduce_mean(error) if self.reduce == "mean" else tf.reduce_sum(error))
+
+
+@question
+def gradient_by_variables(function, args, owner):
+    """``function(*args)`` and its gradients with respect to ``owner.variables`` (a stand-in's)."""
+    with tf.GradientTape() as tape:
+        value = function(*args)
+    return value, tape.gradient(value, owner.variables)
+
+
+@question
+def replaced(function, args, names, kwargs=None):
+    """``function(*args)`` with the notebook's ``names`` (a dict) bound to the given stand-ins for
+    the call, and put back after it."""
+    from IPython import get_ipython
+    namespace = get_ipython().user_ns
+    saved = {name: namespace.get(name, _MISSING) for name in names}
+    namespace.update(names)
+    try:
+        return function(*args, **(kwargs or {}))
+    finally:
+        for name, value in saved.items():
+            if value is _MISSING:
+                namespace.pop(name, None)
+            else:
+                namespace[name] = value
+
+
+_MISSING = object()

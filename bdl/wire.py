@@ -1,0 +1,293 @@
+"""How the grader's questions reach the student's kernel, and its answers come back: as data only.
+
+When a notebook is graded, its test cells run in the grader's own process (the examiner,
+``autograder.worker.examiner``), never in the student's kernel. Each name a test cell uses
+that the examiner does not define (``brier_score``, ``BayesianDense``) stands for the object of
+that name in the kernel: a ``Remote``. Calling it, or reading one of its attributes, is a
+*question*: the examiner sends the kernel a request (JSON), the kernel's ``respond`` looks the
+objects up, runs the question and writes its answer (JSON) to a file the examiner reads.
+
+Both directions carry data only, so neither side can run code of the other's by reading it:
+
+* values are Python's numbers, strings and containers of them, and NumPy arrays (as ``.npy``
+  bytes, read with ``allow_pickle=False``); a tensor or variable travels as its array and
+  is made anew on arrival;
+* a kernel object that is not data (a layer, a model) comes back as a *handle*: a number and
+  its class's names. The examiner can put further questions about it, never reach it;
+* the examiner's own arguments that are not data are named, never sent: a TFP distribution by
+  its class and parameters, a Keras initialiser by its config, and a library function or
+  class (``bdl.questions``' stand-ins, NumPy's, TensorFlow's) by its module and name, which the
+  kernel imports itself.
+
+An answer larger than ``MAX_ANSWER`` bytes, or of any other form, is no answer.
+"""
+import base64
+import importlib
+import io
+import json
+import re
+
+import numpy as np
+
+# The largest answer the examiner reads, in bytes of JSON.
+MAX_ANSWER = 64 * 2**20
+# The modules a named function or class may come from, on either side.
+LIBRARIES = ("bdl.", "numpy", "scipy", "tensorflow", "tensorflow_probability", "tf_keras", "keras", "math")
+# What an array may hold: numbers and booleans, never objects.
+ARRAY_KINDS = "biufc"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class WireError(Exception):
+    """A request or answer that is not of the agreed form."""
+
+
+class Remote:
+    """An object in the student's kernel, as the examiner sees it: a notebook name or a handle.
+
+    Calling it or reading an attribute asks the kernel (``bdl.questions.ask``); ``kind`` is
+    the names of the object's classes as the kernel reported them (a handle's only)."""
+
+    __slots__ = ("_ref", "_kind")
+
+    def __init__(self, ref, kind=()):
+        object.__setattr__(self, "_ref", ref)
+        object.__setattr__(self, "_kind", tuple(kind))
+
+    def __call__(self, *args, **kwargs):
+        from bdl.questions import ask
+        return ask("call", self, *args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from bdl.questions import ask
+        return ask("attribute", self, name)
+
+    def __getitem__(self, key):
+        from bdl.questions import ask
+        return ask("item", self, key)
+
+    def __setattr__(self, name, value):
+        from bdl.questions import ask
+        ask("set_attribute", self, name, value)
+
+    def __repr__(self):
+        return f"<kernel object {self._ref}>"
+
+    def __eq__(self, other):
+        return type(other) is Remote and other._ref == self._ref
+
+    def __hash__(self):
+        return hash(json.dumps(self._ref, sort_keys=True))
+
+
+# ---------------------------------------------------------------------------------------------
+# Values to JSON and back
+
+
+def _array_bytes(array):
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _array(text):
+    array = np.load(io.BytesIO(base64.b64decode(text, validate=True)), allow_pickle=False)
+    if array.dtype.kind not in ARRAY_KINDS:
+        raise WireError(f"an array of {array.dtype} is not data")
+    return array
+
+
+def _library_name(value):
+    """``"module:qualname"`` of a library function or class, or None."""
+    module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
+    if isinstance(module, str) and isinstance(name, str) and "<" not in name \
+            and module.startswith(LIBRARIES) and _IDENTIFIER.fullmatch(name):
+        return f"{module}:{name}"
+    return None
+
+
+def resolve(reference):
+    """The library function or class ``"module:qualname"`` names (imported, never run)."""
+    module_name, _, name = reference.partition(":")
+    if not module_name.startswith(LIBRARIES) or not _IDENTIFIER.fullmatch(module_name) \
+            or not _IDENTIFIER.fullmatch(name):
+        raise WireError(f"{reference!r} is not a library name")
+    value = importlib.import_module(module_name)
+    for part in name.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def encode(value, handle=None):
+    """``value`` as JSON-ready data. ``handle(obj)`` gives a non-data object's handle (the kernel);
+    without it, such an object is named as a library value or refused (the examiner)."""
+    import tensorflow as tf
+
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return {"t": "py", "v": value}
+    if kind in (tuple, list):
+        return {"t": kind.__name__, "v": [encode(item, handle) for item in value]}
+    if kind is dict and all(type(key) is str for key in value):
+        return {"t": "dict", "v": {key: encode(item, handle) for key, item in value.items()}}
+    if kind is Remote:
+        return {"t": "ref", "v": value._ref}
+    if kind is np.ndarray and value.dtype.kind in ARRAY_KINDS:
+        return {"t": "array", "v": _array_bytes(value)}
+    if isinstance(value, np.generic) and np.dtype(kind).kind in ARRAY_KINDS:
+        return {"t": "scalar", "v": _array_bytes(np.asarray(value))}
+    if isinstance(value, tf.Variable):
+        return {"t": "variable", "v": _array_bytes(value.numpy()), "name": value.name,
+                "trainable": bool(value.trainable)}
+    if tf.is_tensor(value) and hasattr(value, "numpy"):
+        return {"t": "tensor", "v": _array_bytes(np.asarray(value.numpy()))}
+    if isinstance(value, tf.DType):
+        return {"t": "dtype", "v": value.name}
+    if isinstance(value, tf.TensorShape):
+        return {"t": "shape", "v": value.as_list() if value.rank is not None else None}
+    if handle is not None:
+        return {"t": "handle", "v": handle(value), "kind": _class_names(value)}
+    return _named(value)
+
+
+def _class_names(value):
+    return [f"{cls.__module__}.{cls.__qualname__}" for cls in type(value).__mro__][:20]
+
+
+def _named(value):
+    """An examiner's argument that is not data, as the kernel can make it anew."""
+    import tensorflow as tf
+    import tensorflow_probability as tfp
+
+    from bdl.questions import StandIn
+
+    if isinstance(value, StandIn) and _library_name(type(value)):
+        return {"t": "standin", "id": id(value), "class": _library_name(type(value)),
+                "v": encode(list(value.given_args)),
+                "kwargs": encode(dict(value.given_kwargs))}
+    if isinstance(value, tfp.distributions.Distribution) and type(value).__module__.startswith(
+            "tensorflow_probability"):
+        return {"t": "distribution", "class": type(value).__name__,
+                "v": encode({key: item for key, item in value.parameters.items()
+                             if item is not None and key != "name"})}
+    if isinstance(value, tf.keras.initializers.Initializer):
+        return {"t": "initializer", "v": json.loads(json.dumps(tf.keras.initializers.serialize(value)))}
+    name = _library_name(value)
+    if name is not None:
+        return {"t": "library", "v": name}
+    raise WireError(f"a {type(value).__name__} cannot be put to the kernel")
+
+
+def decode(data, lookup=None, made=None):
+    """What ``encode`` made, back as values. ``lookup(ref)`` gives the object a ref or handle
+    stands for (the kernel); without it, a handle becomes a ``Remote`` (the examiner). ``made``
+    keeps the stand-ins made so far, so that one of the examiner's, given twice, is one here."""
+    made = {} if made is None else made
+    import tensorflow as tf
+
+    if type(data) is not dict or "t" not in data:
+        raise WireError("not a value")
+    kind, value = data["t"], data.get("v")
+    if kind == "py":
+        if value is None or type(value) in (bool, int, float, str):
+            return value
+        raise WireError("not a plain value")
+    if kind in ("tuple", "list"):
+        items = [decode(item, lookup, made) for item in value]
+        return tuple(items) if kind == "tuple" else items
+    if kind == "dict":
+        return {str(key): decode(item, lookup, made) for key, item in value.items()}
+    if kind == "array":
+        return _array(value)
+    if kind == "scalar":
+        return _array(value)[()]
+    if kind == "tensor":
+        return tf.constant(_array(value))
+    if kind == "variable":
+        return tf.Variable(_array(value), trainable=bool(data.get("trainable")))
+    if kind == "dtype":
+        return tf.as_dtype(str(value))
+    if kind == "shape":
+        return tf.TensorShape(value)
+    if kind in ("ref", "handle"):
+        if lookup is not None:
+            return lookup(value)
+        if kind == "handle" and type(value) is dict:
+            return Remote(value, [str(name) for name in data.get("kind", [])][:20])
+        raise WireError("a reference the examiner cannot hold")
+    if lookup is None:
+        raise WireError(f"the kernel cannot send a {kind}")
+    if kind == "distribution":
+        import tensorflow_probability as tfp
+        if not _IDENTIFIER.fullmatch(str(data.get("class"))):
+            raise WireError("not a distribution's name")
+        return getattr(tfp.distributions, data["class"])(**decode(value, lookup, made))
+    if kind == "initializer":
+        return tf.keras.initializers.deserialize(value)
+    if kind == "library":
+        return resolve(str(value))
+    if kind == "standin":
+        from bdl.questions import StandIn
+        cls = resolve(str(data.get("class")))
+        if not (isinstance(cls, type) and issubclass(cls, StandIn)):
+            raise WireError("not a stand-in")
+        key = str(data.get("id"))
+        if key not in made:
+            made[key] = cls(*decode(value, lookup, made), **decode(data.get("kwargs"), lookup, made))
+        return made[key]
+    raise WireError(f"unknown kind {kind!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel's side
+
+
+class _Handles:
+    """The kernel's objects the examiner holds handles to: one number per object, kept alive."""
+
+    def __init__(self):
+        self.objects, self.numbers = {}, {}
+
+    def number(self, value):
+        key = id(value)
+        if key not in self.numbers:
+            self.numbers[key] = {"handle": len(self.objects)}
+            self.objects[len(self.objects)] = value
+        return self.numbers[key]
+
+
+_handles = _Handles()
+
+
+def _lookup(ref, namespace):
+    if type(ref) is not dict:
+        raise WireError("not a reference")
+    if "name" in ref:
+        name = str(ref["name"])
+        if name not in namespace:
+            raise NameError(f"name '{name}' is not defined")
+        return namespace[name]
+    return _handles.objects[int(ref["handle"])]
+
+
+def respond(request, answer_file, namespace=None):
+    """Answer one question (``request``, JSON) about the kernel's state; write the answer to
+    ``answer_file``. Runs in the student's kernel, as the examiner's silent request."""
+    from bdl import questions
+
+    if namespace is None:
+        from IPython import get_ipython
+        namespace = get_ipython().user_ns
+    try:
+        request = json.loads(request)
+        question = questions.QUESTIONS[request["question"]]
+        made = {}
+        args = decode(request["args"], lambda ref: _lookup(ref, namespace), made)
+        kwargs = decode(request["kwargs"], lambda ref: _lookup(ref, namespace), made)
+        answer = {"value": encode(question(*args, **kwargs), _handles.number)}
+    except Exception as error:  # the student's code failed: the examiner says so in its words
+        answer = {"error": _class_names(error)}
+    with open(answer_file, "w") as handle:
+        json.dump(answer, handle)

@@ -56,21 +56,21 @@ class Remote:
 
     def __call__(self, *args, **kwargs):
         from bdl.questions import ask
-        return ask("call", self, *args, **kwargs)
+        return ask("bdl.questions:call", self, *args, **kwargs)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
         from bdl.questions import ask
-        return ask("attribute", self, name)
+        return ask("bdl.questions:attribute", self, name)
 
     def __getitem__(self, key):
         from bdl.questions import ask
-        return ask("item", self, key)
+        return ask("bdl.questions:item", self, key)
 
     def __setattr__(self, name, value):
         from bdl.questions import ask
-        ask("set_attribute", self, name, value)
+        ask("bdl.questions:set_attribute", self, name, value)
 
     def __repr__(self):
         return f"<kernel object {self._ref}>"
@@ -282,6 +282,9 @@ def respond(request, answer_file, namespace=None):
         namespace = get_ipython().user_ns
     try:
         request = json.loads(request)
+        module = str(request["question"]).partition(":")[0]
+        if module.startswith("bdl.") or module == "bdl":
+            importlib.import_module(module)
         question = questions.QUESTIONS[request["question"]]
         made = {}
         args = decode(request["args"], lambda ref: _lookup(ref, namespace), made)

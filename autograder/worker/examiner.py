@@ -190,7 +190,8 @@ def _about(args):
 
 
 def _verb(question):
-    return {"call": "called", "attribute": "read an attribute of", "item": "indexed"}.get(question, "used")
+    return {"bdl.questions:call": "called", "bdl.questions:attribute": "read an attribute of",
+            "bdl.questions:item": "indexed"}.get(question, "used")
 
 
 class ExaminingClient(ExaminesTests, NotebookClient):

@@ -8,6 +8,8 @@ there and answers with data (``bdl.wire``). So a test cell reads the same in bot
 whatever it checks the answers against stays with the examiner.
 
 Everything here is public: the questions say what is asked, never what the answer should be.
+The questions and stand-ins every assignment uses are here; one assignment's own are in its
+module (``bdl.questions.likelihoods``...).
 """
 import functools
 
@@ -16,6 +18,8 @@ import tensorflow as tf
 
 from bdl.wire import Remote
 
+# {"module:name": function} of every question; the kernel imports a question's module (one of
+# ``bdl``'s) before it looks the question up.
 QUESTIONS = {}
 # Set by the examiner: ask_kernel(question, args, kwargs) -> the kernel's answer, decoded.
 ask_kernel = None
@@ -33,18 +37,19 @@ def _remote_in(value):
 
 def question(function):
     """Register ``function`` as a question: run here on local objects, in the kernel on remote ones."""
-    QUESTIONS[function.__name__] = function
+    name = f"{function.__module__}:{function.__name__}"
+    QUESTIONS[name] = function
 
     @functools.wraps(function)
     def put(*args, **kwargs):
         if _remote_in(args) or _remote_in(kwargs):
-            return ask(function.__name__, *args, **kwargs)
+            return ask(name, *args, **kwargs)
         return function(*args, **kwargs)
     return put
 
 
 def ask(name, *args, **kwargs):
-    """Put question ``name`` to the kernel (in the examiner only)."""
+    """Put question ``name`` ("module:function") to the kernel (in the examiner only)."""
     if ask_kernel is None:
         raise RuntimeError("a kernel object is asked about outside the examiner")
     return ask_kernel(name, args, kwargs)
@@ -195,37 +200,6 @@ class Partial(StandIn):
 
     def __call__(self, *args, **kwargs):
         return self.function(*args, **{**self.keywords, **kwargs})
-
-
-class LinearLoss(StandIn):
-    """The squared error of the one-weight model ``y = w x``, averaged: ``mean((w x - y)^2)``;
-    ``w`` is a variable (``variables``), so a loss of it can be differentiated by it."""
-
-    def __init__(self, w):
-        super().__init__(w)
-        self.w = tf.Variable(float(w))
-        self.variables = [self.w]
-
-    def __call__(self, x, y):
-        return tf.reduce_mean(tf.square(self.w * x - y))
-
-
-class NetworkLoss(StandIn):
-    """``scale * reduce(|net(x) - y|)`` for the network ``tanh(x W1 + b1) W2 + b2`` with the given
-    weights; ``reduce`` is "mean" or "sum"."""
-
-    def __init__(self, weights, scale=1.0, reduce="mean"):
-        super().__init__(weights, scale=scale, reduce=reduce)
-        self.weights = [tf.constant(np.asarray(w, "float32")) for w in weights]
-        self.scale, self.reduce = float(scale), reduce
-
-    def net(self, x):
-        w1, b1, w2, b2 = self.weights
-        return tf.tanh(tf.cast(x, tf.float32) @ w1 + b1) @ w2 + b2
-
-    def __call__(self, x, y):
-        error = tf.abs(self.net(x) - y)
-        return self.scale * (tf.reduce_mean(error) if self.reduce == "mean" else tf.reduce_sum(error))
 
 
 @question

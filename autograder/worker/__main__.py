@@ -90,7 +90,7 @@ def grade(job):
     kernel_io.mkdir(parents=True, exist_ok=True)
     # The test cells run here, in the examiner; the kernel answers its questions in this folder.
     overrides["Examine"] = {"answer_file": str(kernel_io / "answer.json"), "progress": job.progress,
-                            "skip": list(job.skip)}
+                            "skip": list(job.skip), "sandbox": job.sandbox}
     overrides["Autograde"] = {"autograde_preprocessors": _examined(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
         bwrap.install(scratch / "jupyter", kernel_io,

@@ -65,6 +65,24 @@ def _readable():
             if not any(path.startswith(other.rstrip("/") + "/") for other in found if other != path)]
 
 
+def _base():
+    """bwrap with no network, no other process to see, the system and the course's packages
+    read-only, and an empty ``/tmp`` (first: see ``command``)."""
+    args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(),
+            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+    for path in _readable():
+        args += ["--ro-bind", path, path]
+    return args
+
+
+def examiner_command():
+    """The examiner's command line (``autograder.worker.examiner``): the same sandbox, with no
+    folder to write to and nothing of the course but its packages; it reads the test cells on
+    its stdin."""
+    return _base() + ["--setenv", "HOME", "/tmp", "--chdir", "/tmp", "--",
+                      sys.executable, "-m", "autograder.worker.examiner"]
+
+
 def command(kernel_io, cwd):
     """The kernel's command line: ipykernel inside bwrap, working in ``cwd``.
 
@@ -72,11 +90,7 @@ def command(kernel_io, cwd):
     one put below it. The empty ``/tmp`` comes first, so a course or venv that lives under the
     system temp folder is mounted on top of it, not hidden by it; then everything read-only; then
     the working folder and the folder shared with the worker, which may lie inside them."""
-    args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(),
-            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
-    for path in _readable():
-        args += ["--ro-bind", path, path]
-    args += ["--size", str(TMPFS_BYTES), "--tmpfs", str(cwd),
+    args = _base() + ["--size", str(TMPFS_BYTES), "--tmpfs", str(cwd),
              "--bind", str(kernel_io), str(kernel_io),
              "--setenv", "HOME", "/tmp", "--chdir", str(cwd),
              # ipykernel quits when the PID it was given as its parent's is gone: in

@@ -1,7 +1,9 @@
-"""The examiner: test cells run here, in the grader's process, never in the student's kernel.
+"""The examiner: test cells run in a process of the grader's, never in the student's kernel.
 
 nbgrader's ``Execute`` runs a submission's cells in its kernel, top to bottom. ``ExaminesTests``
-takes the test cells out of that stream: each runs in this process, in a namespace of its own
+takes the test cells out of that stream and hands each to the examiner, a process of its own
+(``python -m autograder.worker.examiner``, under bubblewrap when the kernel is: no network,
+nothing writable, nothing of the course but its packages), which runs it in a namespace of its own
 where every name the cell uses that the examiner does not define (the student's functions and
 classes, the notebook's data) is a ``bdl.wire.Remote``. Using one puts a question to the kernel
 (``bdl.questions``), at the state the notebook has reached at that cell; the kernel answers with
@@ -14,27 +16,40 @@ The error output is the examiner's own: its traceback names the test cell's line
 is the test's, and an error of the student's code is named by its type only, and only when
 that type is Python's or TensorFlow's. Nothing the kernel says reaches it as text.
 
-A question goes to the kernel as a silent request (no history, no cell hooks), whose
-``user_expressions`` calls ``bdl.wire.respond``; the answer comes back in a file in the
-kernel's own folder. Time limits and a dying kernel are nbclient's, as for a cell.
+Three processes, each with one job. The examiner holds the tests and decides; it never sees the
+kernel. The worker (this module's ``ExaminesTests``, in nbgrader's process) only relays: it puts
+the examiner's question to the kernel as a silent request (no history, no cell hooks) whose
+``user_expressions`` calls ``bdl.wire.respond``, and hands the examiner the answer the kernel
+wrote to a file in its own folder, as text, unread. Time limits and a dying kernel are
+nbclient's, as for a cell. The examiner and the worker speak JSON lines over the examiner's
+stdin and stdout: ``{"source", "count"}`` in, then ``{"ask"}`` out and ``{"answer"}`` or
+``{"failed"}`` in as often as the test asks, then ``{"verdict"}`` out.
 """
 import ast
 import asyncio
 import builtins
 import json
+import os
 import re
+import subprocess
+import sys
+import tempfile
 import traceback
 from pathlib import Path
 
-from jupyter_core.utils import run_sync
+import nbformat
+
+from jupyter_core.utils import ensure_async, run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import Execute
-from traitlets import List, Unicode
+from traitlets import Bool, List, Unicode
 
 from autograder.course import cells
+from autograder.worker import bwrap
 from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
+from bdl.wire import MAX_ANSWER
 
 FILENAME = "<test cell>"
 # The error types of the student's code a message may name (any other is "Exception").
@@ -114,8 +129,6 @@ def examine(source, ask_kernel, execution_count):
     questions.ask_kernel = ask_kernel
     try:
         exec(compile(tree, FILENAME, "exec"), namespace)  # the course's test code, never the student's
-    except (DeadKernelError, CellTimeoutError):
-        raise
     except Exception as error:
         return error_output(error, source, execution_count)
     finally:
@@ -124,12 +137,14 @@ def examine(source, ask_kernel, execution_count):
 
 
 class ExaminesTests:
-    """Mixed into an nbclient client (nbgrader's ``Execute``, check-tests' client): test cells are
-    examined here; every other cell runs in the kernel as before."""
+    """Mixed into an nbclient client (nbgrader's ``Execute``, check-tests' client): test cells go
+    to the examiner; every other cell runs in the kernel as before."""
 
     answer_file = None  # where the kernel writes its answers (a folder it can write to)
     skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
     progress = None      # the file that names the running cell, should the kernel die
+    sandbox = False      # run the examiner under bubblewrap
+    _examiner = None
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
         if cell.cell_type != "code" or not cells.is_test(cell):
@@ -140,15 +155,10 @@ class ExaminesTests:
         if self.progress:
             Path(self.progress).write_text(cell.source)
         if cell_key(cell.source) in self.skip:
-            error = RuntimeError(SKIPPED_MESSAGE)
-            cell.outputs = [error_output(error, cell.source, count)]
+            cell.outputs = [error_output(RuntimeError(SKIPPED_MESSAGE), cell.source, count)]
         else:
             loop = asyncio.get_running_loop()
-
-            def ask_kernel(question, args, kwargs):
-                return asyncio.run_coroutine_threadsafe(self._ask(question, args, kwargs, cell), loop).result()
-
-            output = await loop.run_in_executor(None, examine, cell.source, ask_kernel, count)
+            output = await loop.run_in_executor(None, self._relay, cell, count, loop)
             if output is not None:
                 cell.outputs = [output]
         if cell.outputs and not (self.allow_errors or "raises-exception" in cell.metadata.get("tags", [])):
@@ -158,29 +168,99 @@ class ExaminesTests:
     # nbclient's own ``execute_cell`` wraps *its* coroutine, not this one, and nbconvert calls it.
     execute_cell = run_sync(async_execute_cell)
 
-    async def _ask(self, question, args, kwargs, cell):
-        from bdl.wire import MAX_ANSWER, WireError, decode, encode
+    def _relay(self, cell, count, loop):
+        """Hand the examiner ``cell``; relay its questions to the kernel; return its verdict."""
+        examiner = self._start_examiner()
+        try:
+            _send(examiner.stdin, {"source": cell.source, "count": count})
+            while True:
+                message = _receive(examiner.stdout)
+                if "verdict" in message:
+                    return nbformat.from_dict(message["verdict"]) if message["verdict"] else None
+                reply = asyncio.run_coroutine_threadsafe(self._ask(message["ask"], cell), loop).result()
+                _send(examiner.stdin, reply)
+        except (DeadKernelError, CellTimeoutError):
+            self._stop_examiner()
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as error:  # the examiner died: a grader's fault
+            self._stop_examiner()
+            raise RuntimeError(f"the examiner stopped: {error}; its log: {self._examiner_log()}") from None
 
+    def _start_examiner(self):
+        if self._examiner is None or self._examiner.poll() is not None:
+            command = bwrap.examiner_command() if self.sandbox else [sys.executable, "-m", __name__]
+            self._examiner_errors = tempfile.TemporaryFile()
+            self._examiner = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                              stderr=self._examiner_errors)
+        return self._examiner
+
+    def _examiner_log(self):
+        self._examiner_errors.seek(0)
+        return self._examiner_errors.read()[-2000:].decode(errors="replace")
+
+    def _stop_examiner(self):
+        if self._examiner is not None:
+            self._examiner.kill()
+            self._examiner.wait()
+            self._examiner = None
+
+    async def _async_cleanup_kernel(self):
+        self._stop_examiner()
+        await super()._async_cleanup_kernel()
+
+    _cleanup_kernel = run_sync(_async_cleanup_kernel)
+
+    async def _ask(self, request, cell):
+        """Put the examiner's ``request`` to the kernel; return the kernel's answer as text, unread."""
         answer_file = Path(self.answer_file)
         answer_file.unlink(missing_ok=True)
-        request = json.dumps({"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))})
-        expression = f"__import__('bdl.wire').wire.respond({request!r}, {str(answer_file)!r})"
-        msg_id = self.kc.execute("", silent=True, store_history=False, allow_stdin=False,
-                                 user_expressions={"answer": expression}, stop_on_error=False)
+        expression = f"__import__('bdl.wire').wire.respond({json.dumps(request)!r}, {str(answer_file)!r})"
+        msg_id = await ensure_async(self.kc.execute("", silent=True, store_history=False, allow_stdin=False,
+                                                    user_expressions={"answer": expression},
+                                                    stop_on_error=False))
         reply = await self.async_wait_for_reply(msg_id, cell)
-        if reply is None or reply["content"].get("status") != "ok":
-            raise AnswerError(f"the kernel could not answer a question about {_about(args)}", "Exception")
+        if reply is None:
+            return {"failed": f"took longer than {self._get_timeout(cell)} seconds"}
         try:
             if answer_file.stat().st_size > MAX_ANSWER:
-                raise WireError("too large")
-            answer = json.loads(answer_file.read_text())
-            if "error" in answer:
-                kinds = answer["error"] if type(answer["error"]) is list else []
-                name = _error_name(kinds)
-                raise AnswerError(f"{_about(args)} raised {name} when the tests {_verb(question)} it", name)
-            return decode(answer["value"])
-        except (OSError, ValueError, KeyError, TypeError, WireError):
-            raise AnswerError(f"the kernel gave no readable answer about {_about(args)}", "Exception") from None
+                return {"failed": "gave an answer too large to read"}
+            return {"answer": answer_file.read_text(errors="replace")}
+        except OSError:
+            return {"failed": "gave no answer"}
+
+
+def _send(stream, message):
+    stream.write((json.dumps(message) + "\n").encode())
+    stream.flush()
+
+
+def _receive(stream):
+    line = stream.readline(MAX_ANSWER + 2**20)
+    if not line:
+        raise EOFError("no reply")
+    return json.loads(line)
+
+
+def ask_worker(question, args, kwargs, channel):
+    """The examiner's side of a question: send it, read the kernel's answer, decode it as data."""
+    from bdl.wire import WireError, decode, encode
+
+    _send(channel[1], {"ask": {"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}})
+    reply = _receive(channel[0])
+    about, verb = _about(args), _verb(question)
+    if "failed" in reply:
+        reasons = ("took longer than", "gave an answer too large", "gave no answer")
+        reason = next((text for text in reasons if str(reply["failed"]).startswith(text)), "gave no answer")
+        raise AnswerError(f"{about} {reason} when the tests {verb} it", "Exception")
+    try:
+        answer = json.loads(reply["answer"])
+        if "error" in answer:
+            kinds = answer["error"] if type(answer["error"]) is list else []
+            name = _error_name(kinds)
+            raise AnswerError(f"{about} raised {name} when the tests {verb} it", name)
+        return decode(answer["value"])
+    except (ValueError, KeyError, TypeError, WireError):
+        raise AnswerError(f"the kernel gave no readable answer when the tests {verb} {about}", "Exception") from None
 
 
 def _about(args):
@@ -198,6 +278,21 @@ def _verb(question):
             "bdl.questions:item": "indexed"}.get(question, "used")
 
 
+def main():
+    """The examiner process: examine each test cell sent on stdin; questions and the verdict go
+    out on the original stdout, which the test code's own prints (moved to stderr) cannot reach."""
+    channel = (sys.stdin.buffer, os.fdopen(os.dup(sys.stdout.fileno()), "wb"))
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    trusted_namespace()  # TensorFlow loads once, before the first test cell
+    while True:
+        try:
+            request = _receive(channel[0])
+        except EOFError:
+            return
+        output = examine(request["source"], lambda *question: ask_worker(*question, channel), request["count"])
+        _send(channel[1], {"verdict": output})
+
+
 class ExaminingClient(ExaminesTests, NotebookClient):
     """nbclient's client with test cells examined (check-tests, and tests of the examiner)."""
 
@@ -208,3 +303,8 @@ class Examine(ExaminesTests, Execute):
     answer_file = Unicode("", help="where the kernel writes its answers").tag(config=True)
     progress = Unicode("", help="the file naming the running cell").tag(config=True)
     skip = List([], help="keys of the cells not to run").tag(config=True)
+    sandbox = Bool(False, help="run the examiner under bubblewrap").tag(config=True)
+
+
+if __name__ == "__main__":
+    main()

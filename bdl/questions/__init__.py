@@ -25,24 +25,15 @@ QUESTIONS = {}
 ask_kernel = None
 
 
-def _remote_in(value):
-    if type(value) is Remote:
-        return True
-    if type(value) in (tuple, list):
-        return any(_remote_in(item) for item in value)
-    if type(value) is dict:
-        return any(_remote_in(item) for item in value.values())
-    return False
-
-
 def question(function):
-    """Register ``function`` as a question: run here on local objects, in the kernel on remote ones."""
+    """Register ``function`` as a question: run where it is called, but in the examiner, where it is
+    put to the kernel."""
     name = f"{function.__module__}:{function.__name__}"
     QUESTIONS[name] = function
 
     @functools.wraps(function)
     def put(*args, **kwargs):
-        if _remote_in(args) or _remote_in(kwargs):
+        if ask_kernel is not None:  # in the examiner: every question is about the kernel's state
             return ask(name, *args, **kwargs)
         return function(*args, **kwargs)
     return put
@@ -226,6 +217,29 @@ def replaced(function, args, names, kwargs=None):
                 namespace.pop(name, None)
             else:
                 namespace[name] = value
+
+
+@question
+def bind(names):
+    """Bind the notebook's ``names`` (a dict) to the given values for the rest of a test cell;
+    return ``{name: (bound, value)}`` of what they were, for ``bind_back``."""
+    from IPython import get_ipython
+    namespace = get_ipython().user_ns
+    before = {name: (name in namespace, namespace.get(name)) for name in names}
+    namespace.update(names)
+    return before
+
+
+@question
+def bind_back(before):
+    """Undo ``bind``: each name bound as it was (or unbound)."""
+    from IPython import get_ipython
+    namespace = get_ipython().user_ns
+    for name, (bound, value) in before.items():
+        if bound:
+            namespace[name] = value
+        else:
+            namespace.pop(name, None)
 
 
 _MISSING = object()

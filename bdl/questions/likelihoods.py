@@ -34,3 +34,21 @@ class NetworkLoss(StandIn):
     def __call__(self, x, y):
         error = tf.abs(self.net(x) - y)
         return self.scale * (tf.reduce_mean(error) if self.reduce == "mean" else tf.reduce_sum(error))
+
+
+class SignStep(StandIn):
+    """Stands in for ``fgsm``: given the sign of the loss's input gradient at each input the test
+    uses (one per input shape), returns ``x + eps * sign`` for any ``eps``, as a correct FGSM
+    would; an input of another shape is an error. It is told the gradient's sign, never how to
+    find it."""
+
+    def __init__(self, signs):
+        super().__init__(signs)
+        self.signs = {tuple(np.shape(sign)): tf.constant(np.asarray(sign, "float32")) for sign in signs}
+
+    def __call__(self, loss_fn, x, y, eps):
+        x = tf.cast(x, tf.float32)
+        sign = self.signs.get(tuple(x.shape))
+        if sign is None:
+            raise ValueError("fgsm's stand-in was given an input the tests did not use")
+        return x + tf.cast(eps, tf.float32) * sign

@@ -40,9 +40,20 @@ def type_name(value):
     return re.sub(r"[^A-Za-z0-9_.]", "", type(value).__name__)[:40] or "object"
 
 
+def _has_text(value):
+    if type(value) in (str, bytes):
+        return True
+    if type(value) in (tuple, list, set, frozenset):
+        return any(_has_text(item) for item in value)
+    if type(value) is dict:
+        return any(_has_text(key) or _has_text(item) for key, item in value.items())
+    return False
+
+
 def shown(value):
-    """``value`` as a message may show it: its repr if it is plain and short, else its type."""
-    if _plain(value) and type(value) not in _TENSORS and type(value) is not np.ndarray:
+    """``value`` as a message may show it: its repr if it is plain, short and holds no text (a
+    string from the student's code is its to choose: it could carry what it read), else its type."""
+    if _plain(value) and not _has_text(value) and type(value) not in _TENSORS and type(value) is not np.ndarray:
         text = repr(value)
         if len(text) <= 80:
             return text

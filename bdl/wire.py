@@ -1,7 +1,7 @@
 """How the grader's questions reach the student's kernel, and its answers come back: as data only.
 
-When a notebook is graded, its test cells run in the grader's own process (the examiner,
-``autograder.worker.examiner``), never in the student's kernel. Each name a test cell uses
+When a notebook is graded, its test cells run in a process of the grader's own (the examiner),
+never in the student's kernel. Each name a test cell uses
 that the examiner does not define (``brier_score``, ``BayesianDense``) stands for the object of
 that name in the kernel: a ``Remote``. Calling it, or reading one of its attributes, is a
 *question*: the examiner sends the kernel a request (JSON), the kernel's ``respond`` looks the
@@ -42,10 +42,32 @@ class WireError(Exception):
     """A request or answer that is not of the agreed form."""
 
 
+# {"module:name": function} of every question (``bdl.questions.question`` registers them); the
+# kernel imports a question's module (one of ``bdl``'s) before it looks the question up.
+QUESTIONS = {}
+# Set by the examiner: ask_kernel(question, args, kwargs) -> the kernel's answer, decoded.
+ask_kernel = None
+
+
+def ask(name, *args, **kwargs):
+    """Put question ``name`` ("module:function") to the kernel (in the examiner only)."""
+    if ask_kernel is None:
+        raise RuntimeError("a kernel object is asked about outside the examiner")
+    return ask_kernel(name, args, kwargs)
+
+
+class StandIn:
+    """What a test hands the student's code in place of a loss, a layer, another graded function:
+    made from its arguments alone (data, or other stand-ins), on either side (``bdl.questions``)."""
+
+    def __init__(self, *args, **kwargs):
+        self.given_args, self.given_kwargs = args, kwargs
+
+
 class Remote:
     """An object in the student's kernel, as the examiner sees it: a notebook name or a handle.
 
-    Calling it or reading an attribute asks the kernel (``bdl.questions.ask``); ``kind`` is
+    Calling it or reading an attribute asks the kernel (``ask``); ``kind`` is
     the names of the object's classes as the kernel reported them (a handle's only)."""
 
     __slots__ = ("_ref", "_kind")
@@ -55,21 +77,17 @@ class Remote:
         object.__setattr__(self, "_kind", tuple(kind))
 
     def __call__(self, *args, **kwargs):
-        from bdl.questions import ask
         return ask("bdl.questions:call", self, *args, **kwargs)
 
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        from bdl.questions import ask
         return ask("bdl.questions:attribute", self, name)
 
     def __getitem__(self, key):
-        from bdl.questions import ask
         return ask("bdl.questions:item", self, key)
 
     def __setattr__(self, name, value):
-        from bdl.questions import ask
         ask("bdl.questions:set_attribute", self, name, value)
 
     def __repr__(self):
@@ -161,8 +179,6 @@ def _named(value):
     import tensorflow as tf
     import tensorflow_probability as tfp
 
-    from bdl.questions import StandIn
-
     if isinstance(value, StandIn) and _library_name(type(value)):
         return {"t": "standin", "id": id(value), "class": _library_name(type(value)),
                 "v": encode(list(value.given_args)),
@@ -229,7 +245,6 @@ def decode(data, lookup=None, made=None):
     if kind == "library":
         return resolve(str(value))
     if kind == "standin":
-        from bdl.questions import StandIn
         cls = resolve(str(data.get("class")))
         if not (isinstance(cls, type) and issubclass(cls, StandIn)):
             raise WireError("not a stand-in")
@@ -275,8 +290,6 @@ def _lookup(ref, namespace):
 def respond(request, answer_file, namespace=None):
     """Answer one question (``request``, JSON) about the kernel's state; write the answer to
     ``answer_file``. Runs in the student's kernel, as the examiner's silent request."""
-    from bdl import questions
-
     if namespace is None:
         from IPython import get_ipython
         namespace = get_ipython().user_ns
@@ -285,7 +298,7 @@ def respond(request, answer_file, namespace=None):
         module = str(request["question"]).partition(":")[0]
         if module.startswith("bdl.") or module == "bdl":
             importlib.import_module(module)
-        question = questions.QUESTIONS[request["question"]]
+        question = QUESTIONS[request["question"]]
         made = {}
         args = decode(request["args"], lambda ref: _lookup(ref, namespace), made)
         kwargs = decode(request["kwargs"], lambda ref: _lookup(ref, namespace), made)

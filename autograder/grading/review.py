@@ -24,7 +24,18 @@ SUSPECT_CALLS = {"setattr", "delattr", "exec", "eval", "compile", "__import__",
 SUSPECT_MODULES = {"ctypes", "gc", "inspect", "subprocess", "signal", "multiprocessing",
                    "importlib", "builtins", "sqlite3", "pty", "resource", "linecache", "traceback",
                    "IPython", "ipykernel", "jupyter_client", "threading", "types", "dis", "marshal",
-                   "pickle", "autograder"}
+                   "pickle", "autograder", "bdl.wire", "bdl.questions",
+                   # The standard library's ways to run code given as a string.
+                   "timeit", "doctest", "code", "codeop", "runpy", "cProfile", "profile", "pdb", "bdb",
+                   "trace", "pydoc"}
+# What runs code given as a string.
+CODE_RUNNERS = {"exec", "eval", "compile"}
+CODE_RUNNER_MODULES = {"timeit", "doctest", "code", "codeop", "runpy", "cProfile", "profile", "pdb", "bdb",
+                       "trace", "pydoc"}
+# Magics an answer may use: they run no code of their own.
+HARMLESS_MAGICS = {"matplotlib"}
+# A magic or shell escape on a line of its own, or as an assignment's value (``x = !ls``).
+MAGIC_LINE = re.compile(r"^(\s*)(?:[\w.]+\s*=\s*)?(%%?|!!?)\s*(\w*)\s*(.*)$")
 SUSPECT_ATTRIBUTES = {"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__builtins__",
                       "__dict__", "__closure__", "__subclasses__", "__bases__", "__mro__", "__func__",
                       "__self__", "__traceback__", "f_back", "f_globals", "f_locals", "f_code", "f_trace",
@@ -92,8 +103,21 @@ def _flags(tree, modules):
             if name in NAMESPACES:
                 flags.add(f"uses {name}()")
             if name in ("__import__", "importlib.import_module") and node.args and isinstance(
-                    node.args[0], ast.Constant) and str(node.args[0].value).split(".")[0] in SUSPECT_MODULES:
+                    node.args[0], ast.Constant) and _suspect_module(str(node.args[0].value)):
                 flags.add(f"imports {node.args[0].value}")
+            if name and (name in CODE_RUNNERS or name.split(".")[0] in CODE_RUNNER_MODULES
+                         or name.rsplit(".", 1)[-1] in ("run_line_magic", "run_cell_magic")):
+                # The code it is given as a string is read as the cell's own.
+                for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
+                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                        inner = _parse(argument.value)
+                        flags |= _flags(inner, modules) if inner is not None else set()
+            if name == MAGIC and node.args and isinstance(node.args[0], ast.Constant):
+                kind = node.args[0].value
+                if kind == "!":
+                    flags.add("runs a shell command (!)")
+                elif kind.lstrip("%") not in HARMLESS_MAGICS:
+                    flags.add(f"uses the magic {kind}")
             if name in SUSPECT_CALLS or (name and name.startswith("os.environ")
                                          and name.endswith(("update", "pop", "clear", "setdefault"))):
                 flags.add(f"calls {name}")
@@ -101,7 +125,7 @@ def _flags(tree, modules):
             names = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
                 else [node.module or ""]
             for name in names:
-                if name.split(".")[0] in SUSPECT_MODULES:
+                if _suspect_module(name):
                     flags.add(f"imports {name}")
         elif isinstance(node, ast.Attribute) and node.attr in SUSPECT_ATTRIBUTES:
             flags.add(f"uses .{node.attr}")
@@ -109,6 +133,8 @@ def _flags(tree, modules):
             flags.add(f"reaches the shell's {node.attr}")
         elif isinstance(node, ast.Attribute) and _dotted(node) == "sys.modules":
             flags.add("uses sys.modules")
+        elif isinstance(node, ast.Attribute) and (_dotted(node) or "").split(".")[0] in ("builtins", "__builtins__"):
+            flags.add(f"reaches builtins.{node.attr}")
         elif isinstance(node, ast.Name) and (node.id in SHELL_NAMES or NUMBERED_INPUT.match(node.id)):
             flags.add("uses get_ipython" if node.id == "get_ipython" else f"reads {node.id}")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in SUSPECT_METHODS:
@@ -125,6 +151,11 @@ def _flags(tree, modules):
                 if word in node.value:
                     flags.add(f"names course files ({word!r})")
     return flags
+
+
+def _suspect_module(name):
+    return name.split(".")[0] in SUSPECT_MODULES or any(
+        name == module or name.startswith(module + ".") for module in SUSPECT_MODULES if "." in module)
 
 
 def _imported_modules(trees):
@@ -153,13 +184,43 @@ def _is_test(cell):
     return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
 
 
+# What a magic or shell escape becomes in the syntax tree the review reads: a call that names it.
+MAGIC = "__ipython_magic__"
+
+
+def _python(source):
+    """The cell as the review reads it: IPython's magics and shell escapes (which nbgrader runs)
+    become a call naming them, followed by the Python they run where it is Python
+    (``%time exec(...)``, a ``%%capture`` cell's body)."""
+    lines = source.splitlines()
+    out = []
+    for number, line in enumerate(lines):
+        match = MAGIC_LINE.match(line)
+        if not match:
+            out.append(line)
+            continue
+        indent, kind, name, rest = match.groups()
+        out.append(f"{indent}{MAGIC}({(kind if kind.startswith('!') else kind + name)[:2 if kind.startswith('!') else 40]!r})")
+        if kind == "%%" and number == 0:
+            continue  # a cell magic: the lines after it are its body, read as they are
+        if kind.startswith("%") and rest and _parses(rest):
+            out.append(indent + rest)
+    return "\n".join(out)
+
+
+def _parses(code):
+    try:
+        ast.parse(code)
+        return True
+    except SyntaxError:
+        return False
+
+
 @functools.lru_cache(maxsize=4096)
 def _parse(source):
     """The cell's syntax tree, or None. The release's cells are parsed once for a whole class."""
-    # IPython magics and shell escapes are not Python; nbgrader runs them anyway.
-    lines = ["pass" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
     try:
-        return ast.parse("\n".join(lines))
+        return ast.parse(_python(source))
     except SyntaxError:
         return None
 

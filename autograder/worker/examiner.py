@@ -56,7 +56,7 @@ FILENAME = "<test cell>"
 KNOWN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                          if isinstance(value, type) and issubclass(value, BaseException))
 TF_ERRORS = re.compile(r"^tensorflow\.python\.framework\.errors_impl\.(\w+Error)$")
-HELPERS = ("checks.py", "questions.py", "wire.py", "diagnoses")
+HELPERS = ("/checks.py", "/questions/", "/wire.py", "/diagnoses/")
 
 
 class AnswerError(Exception):
@@ -116,7 +116,7 @@ def error_output(error, source, execution_count):
 def examine(source, ask_kernel, execution_count):
     """Run the test cell ``source`` here, its kernel names answered by ``ask_kernel(question,
     args, kwargs)``; return its error output, or None when it passed."""
-    from bdl import questions
+    from bdl import wire
     from bdl.wire import Remote
 
     namespace = trusted_namespace()
@@ -126,13 +126,13 @@ def examine(source, ask_kernel, execution_count):
         return error_output(error, source, execution_count)
     for name in kernel_names(tree, namespace):
         namespace[name] = Remote({"name": name})
-    questions.ask_kernel = ask_kernel
+    wire.ask_kernel = ask_kernel
     try:
         exec(compile(tree, FILENAME, "exec"), namespace)  # the course's test code, never the student's
     except Exception as error:
         return error_output(error, source, execution_count)
     finally:
-        questions.ask_kernel = None
+        wire.ask_kernel = None
     return None
 
 

@@ -28,6 +28,8 @@ import textwrap
 
 from bdl.diagnoses import bayes_by_backprop, bayesian_cnn, calibration, deep_ensembles, likelihoods
 from bdl.diagnoses.probes import Function, Mistake  # noqa: F401 (the tables' parts, named here too)
+from bdl.questions import question
+from bdl.wire import Remote
 
 PREFIX = "Likely mistake: "
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -124,9 +126,6 @@ def _diagnosis(grade_id, function, answer):
     ``Remote``) is diagnosed there, by these same public recognisers, and only the mistake's name
     comes back: the sentence is the table's own. A hint is not a verdict: a kernel that lies here
     can only choose which of its function's sentences its own feedback shows."""
-    from bdl.questions import likely_mistake
-    from bdl.wire import Remote
-
     if type(answer) is not Remote:
         return diagnose(grade_id, answer)
     try:
@@ -134,3 +133,10 @@ def _diagnosis(grade_id, function, answer):
     except Exception:  # no answer: no hint
         return None
     return next((mistake for mistake in function.mistakes if type(name) is str and mistake.name == name), None)
+
+
+@question
+def likely_mistake(grade_id, answer):
+    """The name of the first known mistake of ``grade_id``'s table that ``answer`` makes, or None."""
+    mistake = diagnose(grade_id, answer)
+    return None if mistake is None else mistake.name

@@ -16,34 +16,22 @@ import functools
 import numpy as np
 import tensorflow as tf
 
-from bdl.wire import Remote
-
-# {"module:name": function} of every question; the kernel imports a question's module (one of
-# ``bdl``'s) before it looks the question up.
-QUESTIONS = {}
-# Set by the examiner: ask_kernel(question, args, kwargs) -> the kernel's answer, decoded.
-ask_kernel = None
+from bdl import wire
+from bdl.wire import StandIn, ask  # noqa: F401 (the tests' names, here with the questions)
 
 
 def question(function):
     """Register ``function`` as a question: run where it is called, but in the examiner, where it is
     put to the kernel."""
     name = f"{function.__module__}:{function.__name__}"
-    QUESTIONS[name] = function
+    wire.QUESTIONS[name] = function
 
     @functools.wraps(function)
     def put(*args, **kwargs):
-        if ask_kernel is not None:  # in the examiner: every question is about the kernel's state
+        if wire.ask_kernel is not None:  # in the examiner: every question is about the kernel's state
             return ask(name, *args, **kwargs)
         return function(*args, **kwargs)
     return put
-
-
-def ask(name, *args, **kwargs):
-    """Put question ``name`` ("module:function") to the kernel (in the examiner only)."""
-    if ask_kernel is None:
-        raise RuntimeError("a kernel object is asked about outside the examiner")
-    return ask_kernel(name, args, kwargs)
 
 
 # The questions ``Remote`` itself puts: a call, an attribute, an item.
@@ -145,14 +133,6 @@ def variables_gradients(function, owner, args=()):
 
 
 @question
-def likely_mistake(grade_id, answer):
-    """The name of the first known mistake of ``grade_id``'s table that ``answer`` makes, or None."""
-    from bdl.diagnoses import diagnose
-    mistake = diagnose(grade_id, answer)
-    return None if mistake is None else mistake.name
-
-
-@question
 def numbers(value):
     """``value`` as a NumPy array (a tensor, a distribution's sample, a list of numbers)."""
     return np.asarray(tf.convert_to_tensor(value))
@@ -161,13 +141,6 @@ def numbers(value):
 # ---------------------------------------------------------------------------------------------
 # Stand-ins: what a test hands the student's code (a loss, a layer, another graded function's
 # place-taker). The examiner sends a stand-in by its class and arguments; the kernel makes its own.
-
-
-class StandIn:
-    """A stand-in made from its arguments alone (data, or other stand-ins), on either side."""
-
-    def __init__(self, *args, **kwargs):
-        self.given_args, self.given_kwargs = args, kwargs
 
 
 class Returns(StandIn):

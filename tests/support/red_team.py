@@ -19,8 +19,6 @@ expected start of the status, words the status must contain).
 from autograder.course.cells import graded_cells
 from small_course import FULL, blank as _blank, reference as _reference
 
-# What a submission caught tampering with the kernel at run time gets.
-TAMPERED = "error: not scored: it tampered with the grading kernel"
 # gaussian_nll is wrong (2 points) in the attacks that start from the reference.
 WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
 
@@ -323,6 +321,121 @@ WRITES_EARLIER_TESTS = ("import os, tempfile\n"
                         "    except OSError:\n"
                         "        pass\n")
 
+
+# ---------------------------------------------------------------- the student owns the kernel
+# Attacks written by a student who has read this repository: the first answer cell takes the
+# kernel over completely. The guard is disarmed through the shell's callbacks and their
+# closures, an AST transformer wraps every later statement in try/except, fake results and
+# fake errors are printed, every hidden text the kernel can reach is sent out encoded (rot13,
+# base64, reversed, one character per line), and the answering machinery (``bdl.wire.respond``)
+# is replaced so that every question gets crafted values. None of it can reach a verdict: the
+# tests run in the examiner, another process, which checks each answer itself.
+TAKEOVER = r"""
+import ast, base64, builtins, codecs, gc, json, sys
+import numpy
+import bdl.wire
+_ip = get_ipython()
+
+
+class _WrapAll(ast.NodeTransformer):
+    def visit_Module(self, node):
+        node.body = [ast.Try(body=[statement], handlers=[ast.ExceptHandler(type=None, name=None, body=[ast.Pass()])],
+                             orelse=[], finalbody=[]) for statement in node.body]
+        return ast.fix_missing_locations(node)
+
+
+_ip.ast_transformers.append(_WrapAll())
+for _event in ("pre_run_cell", "post_run_cell"):
+    for _callback in list(_ip.events.callbacks.get(_event, [])):
+        for _cell in getattr(_callback, "__closure__", None) or ():
+            try:
+                _held = _cell.cell_contents
+            except ValueError:
+                continue
+            if hasattr(_held, "restore"):
+                _held.restore = lambda: None
+        _ip.events.unregister(_event, _callback)
+_texts = [str(text) for text in list(_ip.user_ns.get("In", [])) + [s for s in gc.get_objects() if isinstance(s, str) and "assert" in s][:50]]
+_hidden = "\n".join(_texts)
+for _encoded in (codecs.encode(_hidden, "rot13"), base64.b64encode(_hidden.encode()).decode(), _hidden[::-1],
+                 "\n".join(_hidden)):
+    print(_encoded[:20000])
+print("hidden tests: passed\nbdl-seal:forged:0000")
+sys.stdout.write("AssertionError: the hidden tests passed\n")
+_real_respond = bdl.wire.respond
+
+
+def _first_array(data):
+    if isinstance(data, dict):
+        if data.get("t") in ("array", "tensor", "variable"):
+            return bdl.wire.decode(data)
+        for value in data.values():
+            found = _first_array(value)
+            if found is not None:
+                return found
+    if isinstance(data, list):
+        for value in data:
+            found = _first_array(value)
+            if found is not None:
+                return found
+    return None
+
+
+def _forged(request, answer_file, namespace=None):
+    question = json.loads(request)
+    target = json.dumps(question.get("args", ""))[:400]
+    if FORGE_ONLY and FORGE_ONLY not in target:
+        return _real_respond(request, answer_file, namespace)
+    given = _first_array(question.get("args"))
+    value = numpy.zeros(()) if given is None else numpy.asarray(given, dtype="float32")
+    if ANSWER == "zeros":
+        value = numpy.zeros_like(value)
+    leaked = codecs.encode(_hidden[:3000], "rot13")
+    if ANSWER == "error":
+        answer = {"error": [leaked, "builtins." + leaked.replace("\n", " ")[:200]]}
+    elif ANSWER == "text":
+        answer = {"value": {"t": "py", "v": base64.b64encode(_hidden.encode()).decode()[:3000]}}
+    else:
+        answer = {"value": bdl.wire.encode(value)}
+    with open(answer_file, "w") as handle:
+        json.dump(answer, handle)
+
+
+bdl.wire.respond = _forged
+builtins.__dict__["respond"] = _forged
+"""
+
+
+def takeover(answer="zeros", forge_only="", spelling="direct"):
+    """The takeover, answering every question (or those naming ``forge_only``) with ``answer``:
+    "zeros" (right shape, wrong numbers), "echo" (the first input given back), "error" (an error
+    whose names carry the hidden text encoded) or "text" (a string of it, base64); spelled
+    directly, as IPython line magics, or as a string that the standard library runs."""
+    code = f"FORGE_ONLY = {forge_only!r}\nANSWER = {answer!r}\n" + TAKEOVER
+    if spelling == "direct":
+        return code
+    encoded = __import__("base64").b64encode(code.encode()).decode()
+    if spelling == "magic":
+        return f"%time exec(__import__('base64').b64decode('{encoded}').decode(), globals())\n"
+    if spelling == "timeit":
+        return ("import timeit\n"
+                f"timeit.timeit(__import__('base64').b64decode('{encoded}').decode(), number=1, globals=globals())\n")
+    if spelling == "cell_magic":
+        return f"%%capture\nexec(__import__('base64').b64decode('{encoded}').decode(), globals())\n"
+    raise ValueError(spelling)
+
+
+def first_cell(code, build):
+    """``build()``'s notebook with ``code`` as a new first code cell (a cell magic must start its cell)."""
+    def made():
+        nb = build()
+        index = next(number for number, cell in enumerate(nb.cells) if cell.cell_type == "code")
+        from nbformat.v4 import new_code_cell
+        nb.cells.insert(index + 1, new_code_cell(code))
+        return nb
+    return made
+
+
 ATTACKS = {
     # Transformers: the tests never run; the guard takes the transformer away, or the seal is missing.
     "transformer_cleanup": (blank(TRANSFORMER_DIRECT), 0, "graded", ["uses get_ipython"]),
@@ -334,8 +447,8 @@ ATTACKS = {
     "ast_strips_asserts": (blank(AST_STRIP_ASSERTS), 0, "graded", ["ast_transformers"]),
     "ast_strips_asserts_when_called": (wrong(when_called(AST_STRIP_ASSERTS.replace("import ast\n", ""))),
                                        FULL - 2, "graded", ["ast_transformers"]),
-    "events_then_transformer": (blank(EVENTS_THEN_TRANSFORMER), 0, TAMPERED, ["events"]),
-    "last_line_only": (blank(LAST_LINE_ONLY), 0, TAMPERED, ["events"]),
+    "events_then_transformer": (blank(EVENTS_THEN_TRANSFORMER), 0, "graded", ["events"]),
+    "last_line_only": (blank(LAST_LINE_ONLY), 0, "graded", ["events"]),
     "syntax_error_silenced": (blank(SYNTAX_ERROR_SILENCED), 0, "graded", ["showsyntaxerror"]),
     # The shell's methods.
     "run_cell": (blank(RUN_CELL), 0, "graded", ["run_cell"]),
@@ -345,8 +458,8 @@ ATTACKS = {
     "showtraceback_private": (blank(_SHOWTRACEBACK), 0, "graded", ["computed name"]),
     # nbgrader adds the error from the kernel's reply: silencing the traceback alone hides nothing.
     "showtraceback_when_called": (wrong(when_called(SHOWTRACEBACK)), FULL - 2, "graded", ["showtraceback"]),
-    "silences_later_errors_when_called": (wrong(when_called(SILENCES_LATER_ERRORS, DIFFERENTIABLE)), 0,
-                                          TAMPERED, ["run_cell"]),
+    "silences_later_errors_when_called": (wrong(when_called(SILENCES_LATER_ERRORS, DIFFERENTIABLE)), FULL - 2,
+                                          "graded", ["run_cell"]),
     "transform_cell": (blank(TRANSFORM_CELL), 0, "graded", ["transform_cell"]),
     "error_messages_dropped": (blank(ERROR_MESSAGES), 0, "graded", ["displayhook"]),
     "error_messages_dropped_when_called": (wrong(when_called(ERROR_MESSAGES)), FULL - 2, "graded",
@@ -369,20 +482,20 @@ ATTACKS = {
     "helpers_in_modules": (blank(REBIND_MODULES), 0, "graded", ["rebinds numpy.allclose"]),
     "fake_checks_module": (blank(FAKE_CHECKS_MODULE), 0, "graded", ["writes sys.modules"]),
     "fake_checks_finder": (blank(FAKE_CHECKS_FINDER), 0, "graded", ["imports importlib"]),
-    "helpers_rebound_when_called": (wrong(when_called(REBIND_HELPERS_WHEN_CALLED, DIFFERENTIABLE)), 0, TAMPERED,
+    "helpers_rebound_when_called": (wrong(when_called(REBIND_HELPERS_WHEN_CALLED, DIFFERENTIABLE)), FULL - 2, "graded",
                                     ["globals()"]),
-    "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), 0, TAMPERED,
+    "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), FULL - 2, "graded",
                                     ["setattr"]),
-    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)), 0, TAMPERED,
+    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)), FULL - 2, "graded",
                                     ["numpy._core"]),
     "library_class_patched": (wrong(PATCHES_LIBRARY_CLASS + WRONG_GAUSSIAN.replace("tf.constant(0.0)",
                                                                                    HARD_CODED)),
                               FULL - 2, "graded", ["rebinds tfd.Normal.log_prob"]),
-    "library_class_patched_when_called": (wrong(when_called(PATCHES_LIBRARY_CLASS, HARD_CODED)), 0, TAMPERED,
+    "library_class_patched_when_called": (wrong(when_called(PATCHES_LIBRARY_CLASS, HARD_CODED)), FULL - 2, "graded",
                                           ["rebinds tfd.Normal.log_prob"]),
     "swaps_helper_code": (wrong(SWAPS_CODE + "\n" + WRONG_GAUSSIAN.replace("tf.constant(0.0)", DIFFERENTIABLE)),
                           FULL - 2, "graded", [".__code__"]),
-    "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), 0, TAMPERED, ["__code__"]),
+    "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), FULL - 2, "graded", ["__code__"]),
     # TensorFlow itself calls .numpy() on its tensors: the patch breaks the tests' own computations.
     "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), FULL - 2, "graded",
                                          ["__array__"]),
@@ -409,4 +522,21 @@ ATTACKS = {
     "displays_earlier_tests": (reference(DISPLAYS_EARLIER_TESTS), FULL, "graded", ["_ih"]),
     "repr_of_secret": (blank(REPR_OF_SECRET, "gaussian_nll"), 0, "graded", ["uses get_ipython"]),
     "writes_earlier_tests": (reference(WRITES_EARLIER_TESTS), FULL, "graded", ["In"]),
+    # The student owns the kernel: nothing it does reaches a verdict, nothing hidden reaches it.
+    "owns_kernel_zeros": (blank(takeover("zeros")), 0, "graded", ["ast_transformers", "imports bdl.wire"]),
+    "owns_kernel_echoes_inputs": (blank(takeover("echo")), 0, "graded", ["imports bdl.wire"]),
+    "owns_kernel_errors_carry_text": (blank(takeover("error")), 0, "graded", ["imports bdl.wire"]),
+    "owns_kernel_answers_text": (blank(takeover("text")), 0, "graded", ["imports bdl.wire"]),
+    "owns_kernel_as_magics": (blank(takeover("zeros", spelling="magic")), 0, "graded",
+                              ["uses the magic %time", "imports bdl.wire"]),
+    "owns_kernel_through_timeit": (blank(takeover("echo", spelling="timeit")), 0, "graded",
+                                   ["imports timeit", "imports bdl.wire"]),
+    "owns_kernel_in_a_cell_magic": (first_cell(takeover("zeros", spelling="cell_magic"), _blank), 0, "graded",
+                                    ["uses the magic %%capture", "imports bdl.wire"]),
+    # A wrong gaussian_nll whose questions get crafted answers: only the honest answers' points.
+    "owns_kernel_forges_one_function": (wrong(takeover("zeros", forge_only="gaussian_nll")), FULL - 2, "graded",
+                                        ["imports bdl.wire"]),
+    "owns_kernel_forges_when_called": (wrong(when_called(takeover("echo", forge_only="gaussian_nll",
+                                                                  spelling="timeit"), DIFFERENTIABLE)),
+                                       FULL - 2, "graded", ["imports timeit"]),
 }

@@ -198,6 +198,9 @@ class ExaminesTests:
         self._examiner_errors.seek(0)
         return self._examiner_errors.read()[-2000:].decode(errors="replace")
 
+    def examiner_running(self):
+        return self._examiner is not None and self._examiner.poll() is None
+
     def _stop_examiner(self):
         if self._examiner is not None:
             self._examiner.kill()

@@ -1,0 +1,124 @@
+"""The examiner in a real kernel: test cells run outside it, and only data crosses.
+
+One notebook runs as grading runs it (the guard in the kernel, test cells handed to the
+examiner process): a student's cells define functions, test cells check them, and a last
+student cell searches the kernel's whole memory for what the tests hold."""
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.worker.examiner import ExaminingClient
+from autograder.worker.guard import GUARD
+
+# Held by a test cell and never asked about: its expected value, its hidden comment.
+EXPECTED_MARK = "the-expected-value-4f1d9"
+COMMENT_MARK = "the-hidden-comment-8c2e7"
+
+
+def _test_cell(source):
+    cell = new_code_cell(source)
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 1,
+                                 "grade_id": f"t{abs(hash(source))}", "schema_version": 3}
+    return cell
+
+
+STUDENT = '''
+import bdl
+import numpy as np
+import tensorflow as tf
+
+
+def double(x):
+    return 2 * np.asarray(x)
+
+
+def shout(x):
+    raise ValueError("my own words, which no feedback shows")
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+    def get(self):
+        return tf.constant(self.value)
+'''
+PASSES = f'''
+from bdl.checks import assert_close
+_expected = "{EXPECTED_MARK}"  # {COMMENT_MARK}
+assert_close(double([1.0, 2.0]), [2.0, 4.0], "double of two numbers")
+assert_close(Box(3.0).get(), 3.0, "a box's value")
+assert tf.is_tensor(Box(3.0).get()), "a tensor stays a tensor"
+'''
+FAILS = '''
+from bdl.checks import assert_close
+assert_close(double(1.0), 3.0, "double of one")
+'''
+RAISES = '''
+shout(1.0)
+'''
+# Searched for by a pattern whose own text is not the mark (each '-' written as '[-]').
+SEARCH_MEMORY = r'''
+import re
+_found = set()
+_patterns = [re.compile(pattern.encode()) for pattern in (%r, %r)]
+with open("/proc/self/maps") as _maps, open("/proc/self/mem", "rb", 0) as _memory:
+    for _line in _maps:
+        _range, _mode = _line.split()[:2]
+        if not _mode.startswith("r") or "[vvar" in _line or "[vsyscall" in _line:
+            continue
+        _start, _end = (int(_part, 16) for _part in _range.split("-"))
+        try:
+            _memory.seek(_start)
+            _chunk = _memory.read(_end - _start)
+        except (OSError, ValueError, OverflowError):
+            continue
+        _found |= {_number for _number, _pattern in enumerate(_patterns) if _pattern.search(_chunk)}
+print("found in the kernel:", sorted(_found))
+'''
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("examined")
+    nb = new_notebook(cells=[new_code_cell(STUDENT), _test_cell(PASSES), _test_cell(FAILS), _test_cell(RAISES),
+                             new_code_cell(SEARCH_MEMORY % tuple(mark.replace("-", "[-]") for mark in (EXPECTED_MARK, COMMENT_MARK)))])
+    client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
+                             extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
+                             resources={"metadata": {"path": str(folder)}})
+    client.answer_file = str(folder / "answer.json")
+    client.execute()
+    nb.metadata["examiner_left_running"] = client.examiner_running()
+    return nb
+
+
+def _errors(cell):
+    return [output for output in cell.outputs if output.output_type == "error"]
+
+
+def test_a_right_answer_passes(graded):
+    assert not _errors(graded.cells[1]), graded.cells[1].outputs
+
+
+def test_a_wrong_answer_fails_with_the_tests_own_words(graded):
+    (error,) = _errors(graded.cells[2])
+    assert error.ename == "AssertionError"
+    assert "double of one does not match the expected values" in error.evalue
+    # As IPython shows a cell's frames, so the feedback tells visible from hidden lines.
+    assert any(line.startswith(f"Cell In[{graded.cells[2].execution_count}], line 3") for line in error.traceback)
+
+
+def test_an_error_of_the_students_code_is_named_by_its_type_only(graded):
+    (error,) = _errors(graded.cells[3])
+    assert error.ename == "ValueError"
+    assert "shout raised ValueError when the tests called it" in error.evalue
+    assert "my own words" not in str(error)
+
+
+def test_nothing_a_test_holds_enters_the_kernel(graded):
+    """The kernel never held the test cells' code: not their expected values, not their comments."""
+    text = "".join(output.get("text", "") for output in graded.cells[4].outputs)
+    assert "found in the kernel: []" in text, graded.cells[4].outputs
+
+
+def test_the_examiner_stops_with_the_notebook(graded):
+    assert graded.metadata["examiner_left_running"] is False

@@ -26,6 +26,7 @@ import re
 import traceback
 from pathlib import Path
 
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output
@@ -153,6 +154,9 @@ class ExaminesTests:
         if cell.outputs and not (self.allow_errors or "raises-exception" in cell.metadata.get("tags", [])):
             raise CellExecutionError.from_cell_and_msg(cell, cell.outputs[0])
         return cell
+
+    # nbclient's own ``execute_cell`` wraps *its* coroutine, not this one, and nbconvert calls it.
+    execute_cell = run_sync(async_execute_cell)
 
     async def _ask(self, question, args, kwargs, cell):
         from bdl.wire import MAX_ANSWER, WireError, decode, encode

@@ -1,0 +1,55 @@
+"""Questions and stand-ins for the tests of 05 (calibration).
+
+``reliability_bins`` is given to ``expected_calibration_error``'s tests as ``KnownBins``: a table
+of bins the examiner computed, never a way to compute them. The questions say what is asked (a
+Jacobian, the arguments as a call left them), never what the answer should be.
+"""
+import numpy as np
+import tensorflow as tf
+
+from bdl.questions import StandIn, question
+
+
+class KnownBins(StandIn):
+    """Stands in for ``reliability_bins(probs, labels, num_bins=15)`` on the one set of probabilities
+    and labels it is made for: ``bins`` maps ``str(num_bins)`` to the ``(accuracy, confidence, count)``
+    the examiner worked out for them, and a call returns copies of that entry. A call with other
+    probabilities or labels, or a ``num_bins`` the table lacks, raises ``ValueError``: the stand-in
+    knows nothing else."""
+
+    def __init__(self, probs, labels, bins):
+        super().__init__(probs, labels, bins)
+        self.probs, self.labels = np.asarray(probs, dtype=np.float64), np.ravel(labels)
+        self.bins = {str(key): tuple(np.asarray(part) for part in value) for key, value in bins.items()}
+
+    def __call__(self, probs, labels, num_bins=15):
+        given_probs, given_labels = np.asarray(probs, dtype=np.float64), np.ravel(labels)
+        if given_probs.shape != self.probs.shape or given_labels.shape != self.labels.shape \
+                or not np.allclose(given_probs, self.probs, rtol=1e-5, atol=1e-6) \
+                or not np.array_equal(given_labels, self.labels):
+            raise ValueError("reliability_bins was called with other probabilities or labels than the test's")
+        key = str(int(num_bins)) if float(num_bins) == int(num_bins) else None
+        if key not in self.bins:
+            raise ValueError("reliability_bins was called with a num_bins the test did not expect")
+        return tuple(part.copy() for part in self.bins[key])
+
+
+@question
+def batch_jacobian(function, args, wrt=0, part=0):
+    """The Jacobian, example by example, of part ``part`` of ``function(*args)`` (its whole value if
+    ``part`` is None) with respect to ``args[wrt]`` (a tensor): ``tf.GradientTape.batch_jacobian``."""
+    args = list(args)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(args[wrt])
+        value = function(*args)
+        if part is not None:
+            value = value[part]
+    return tape.batch_jacobian(value, args[wrt], experimental_use_pfor=False)
+
+
+@question
+def call_and_arguments(function, args):
+    """``function(*args)``, and the arguments as the call left them: ``(value, [arg, ...])``, so that
+    a change the function makes to an argument it was given shows."""
+    args = list(args)
+    return function(*args), args

@@ -442,7 +442,9 @@ ATTACKS = {
     "transformer_post": (blank(TRANSFORMER_POST), 0, "graded", ["uses get_ipython"]),
     "transformer_getattr": (blank(TRANSFORMER_GETATTR), 0, "graded", ["computed name"]),
     "transformer_vars": (blank(TRANSFORMER_VARS), 0, "graded", ["vars("]),
-    "transformer_when_called": (wrong(when_called(TRANSFORMER_DIRECT)), FULL - 2, "graded",
+    # Every later cell becomes ``pass``: the tests run in the examiner all the same, and the later
+    # answers, never defined, lose their points too.
+    "transformer_when_called": (wrong(when_called(TRANSFORMER_DIRECT)), 2, "graded",
                                 ["uses get_ipython"]),
     "ast_strips_asserts": (blank(AST_STRIP_ASSERTS), 0, "graded", ["ast_transformers"]),
     "ast_strips_asserts_when_called": (wrong(when_called(AST_STRIP_ASSERTS.replace("import ast\n", ""))),
@@ -486,7 +488,7 @@ ATTACKS = {
                                     ["globals()"]),
     "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), FULL - 2, "graded",
                                     ["setattr"]),
-    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)), FULL - 2, "graded",
+    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)), 5, "graded",
                                     ["numpy._core"]),
     "library_class_patched": (wrong(PATCHES_LIBRARY_CLASS + WRONG_GAUSSIAN.replace("tf.constant(0.0)",
                                                                                    HARD_CODED)),
@@ -497,7 +499,7 @@ ATTACKS = {
                           FULL - 2, "graded", [".__code__"]),
     "swaps_helper_code_when_called": (wrong(when_called(SWAPS_CODE, DIFFERENTIABLE)), FULL - 2, "graded", ["__code__"]),
     # TensorFlow itself calls .numpy() on its tensors: the patch breaks the tests' own computations.
-    "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), FULL - 2, "graded",
+    "patches_tensor_class_when_called": (wrong(when_called(PATCHES_TENSOR_CLASS, DIFFERENTIABLE)), 2, "graded",
                                          ["__array__"]),
     # The hidden tests also compare with values they do not keep in a name.
     "overwrites_expected_values": (blank(OVERWRITES_EXPECTED), 0, "graded", ["globals()"]),
@@ -528,11 +530,11 @@ ATTACKS = {
     "owns_kernel_errors_carry_text": (blank(takeover("error")), 0, "graded", ["imports bdl.wire"]),
     "owns_kernel_answers_text": (blank(takeover("text")), 0, "graded", ["imports bdl.wire"]),
     "owns_kernel_as_magics": (blank(takeover("zeros", spelling="magic")), 0, "graded",
-                              ["uses the magic %time", "imports bdl.wire"]),
+                              ["uses the magic %time", "calls exec"]),
     "owns_kernel_through_timeit": (blank(takeover("echo", spelling="timeit")), 0, "graded",
-                                   ["imports timeit", "imports bdl.wire"]),
+                                   ["imports timeit"]),
     "owns_kernel_in_a_cell_magic": (first_cell(takeover("zeros", spelling="cell_magic"), _blank), 0, "graded",
-                                    ["uses the magic %%capture", "imports bdl.wire"]),
+                                    ["uses the magic %%capture", "calls exec"]),
     # A wrong gaussian_nll whose questions get crafted answers: only the honest answers' points.
     "owns_kernel_forges_one_function": (wrong(takeover("zeros", forge_only="gaussian_nll")), FULL - 2, "graded",
                                         ["imports bdl.wire"]),

@@ -120,6 +120,11 @@ DENSE = Function("BayesianDense", (
     Mistake("same_noise_every_call",
             "Your layer draws the same weights on every call: draw new noise each time it is called.",
             lambda cls: _twice(_layer(cls), lambda layer: _called(layer, output=True))),
+    Mistake("noise_frozen_when_compiled",
+            "Your layer draws new weights when called directly, but the same ones on every run of a compiled "
+            "function: draw the noise with TensorFlow's random operations, not NumPy's, which draw once, when "
+            "the function is traced.",
+            lambda cls: _frozen_when_compiled(_layer(cls))),
     Mistake("bias_not_sampled",
             "Your layer's bias does not vary from call to call: sample the bias like the kernel.",
             lambda cls: _twice(_layer(cls, rho=_constant(0.0)), lambda layer: _sample(layer)[1])),
@@ -164,6 +169,15 @@ DENSE = Function("BayesianDense", (
 def _twice(layer, read):
     """Whether ``read(layer)`` gives the same twice: two calls of a layer that samples should differ."""
     return same(read(layer), read(layer))
+
+
+def _frozen_when_compiled(layer):
+    """Whether ``layer`` draws new weights on every direct call but the same on every run of one
+    ``tf.function`` that calls it."""
+    inputs = tf.constant([[0.5, -1.0], [2.0, 0.3]])
+    traced = tf.function(lambda: layer(inputs))
+    return not _twice(layer, lambda layer: _called(layer, output=True)) and same(np.asarray(traced()),
+                                                                                  np.asarray(traced()))
 
 
 def _called(layer, output=False):

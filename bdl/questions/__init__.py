@@ -97,33 +97,6 @@ def compiled(function, args, times=1, kwargs=None):
 
 
 @question
-def layer_calls(layer, inputs, compiled_times=0):
-    """Call ``layer`` on ``inputs``; return ``(output, log_prior, log_variational_posterior)`` as it
-    recorded them (None where it did not), and with ``compiled_times`` > 0 that many calls inside
-    one ``tf.function`` instead (a list of such triples)."""
-    def once(x):
-        output = layer(x)
-        return (output, getattr(layer, "log_prior", None), getattr(layer, "log_variational_posterior", None))
-    if compiled_times:
-        traced = tf.function(lambda x: [once(x) for _ in range(compiled_times)])
-        return traced(inputs)
-    return once(inputs)
-
-
-@question
-def layer_gradients(layer, inputs):
-    """One call of ``layer`` on ``inputs`` under a tape: the gradients of ``sum(output)``, of the
-    recorded ``log_variational_posterior`` and of ``sum(output) + log q - log prior`` with respect
-    to each trainable variable, with the variables' values: ``[(value, g_out, g_log_q, g_all)]``."""
-    with tf.GradientTape(persistent=True) as tape:
-        output = layer(inputs)
-        log_q = layer.log_variational_posterior
-        objective = tf.reduce_sum(output) + log_q - layer.log_prior
-    return [(variable.numpy(), tape.gradient(tf.reduce_sum(output), variable), tape.gradient(log_q, variable),
-             tape.gradient(objective, variable)) for variable in layer.trainable_variables]
-
-
-@question
 def variables_gradients(function, owner, args=()):
     """Whether ``function(*args)`` has a gradient with respect to each of ``owner``'s trainable
     variables (a model, say): a list of booleans."""

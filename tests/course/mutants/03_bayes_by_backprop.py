@@ -65,6 +65,10 @@ MUTANTS = {
          "tfd.Normal(mu, sigma).log_prob(tf.stop_gradient(w))"),
         ("noise drawn once", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
          "w = mu + sigma * tf.random.stateless_normal(tf.shape(mu), seed=[1, 2])"),
+        # New noise on every eager call, but NumPy's draw happens when a tf.function traces the layer:
+        # every run of a compiled training step then uses the same weights.
+        ("noise drawn with NumPy", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * np.random.normal(size=mu.shape).astype(\"float32\")"),
         ("bias not sampled", "for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho)]:",
          "for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho - 100.0)]:"),
         ("initialisers swapped", "initializer=self.new_initializer(\"mu\"))\n        self.kernel_rho",
@@ -288,6 +292,7 @@ DIAGNOSES = {
         "log prior of the mean": "prior_at_the_mean",
         "stopped gradient in log q": "gradient_stopped",
         "noise drawn once": "same_noise_every_call",
+        "noise drawn with NumPy": "noise_frozen_when_compiled",
         "bias not sampled": "bias_not_sampled",
         "initialisers swapped": "initialisers_swapped",
         "one initialiser for the kernel's and the bias's mu": "one_initialiser_for_both_means",

@@ -32,6 +32,25 @@ def secret_lines(source_path=SOURCE, release_path=RELEASE):
                                                                                 "END HIDDEN TESTS"}
 
 
+BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{16,}")
+
+
+def decoded_forms(text):
+    """``text`` and what it says once undone the ways an attack would hide it: rot13, reversed,
+    one character per line joined, and every base64 run decoded."""
+    import base64
+    import codecs
+
+    forms = [text, codecs.encode(text, "rot13"), text[::-1],
+             "".join(line if len(line) == 1 else "\n" for line in text.split("\n"))]
+    for run in BASE64_RUN.findall(text):
+        try:
+            forms.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("utf-8", errors="ignore"))
+        except ValueError:
+            pass
+    return forms
+
+
 def visible_text(page):
     """The text a reader sees in an HTML page (tags removed, entities decoded)."""
     return html.unescape(re.sub(r"<[^>]+>", "", page))

@@ -59,7 +59,8 @@ def test_the_red_team_has_every_class_of_attack():
 
 
 def test_no_feedback_shows_a_hidden_test(graded):
-    """The leak scan over every attack's feedback page: no secret line, marker or definition."""
+    """The leak scan over every attack's feedback page, as shown and decoded: no secret line,
+    marker or definition."""
     root = graded["root"]
     secrets = scan.secrets([SOURCE], [RELEASE])
     given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
@@ -68,7 +69,8 @@ def test_no_feedback_shows_a_hidden_test(graded):
     assert {page.parent.parent.name for page in pages} >= expected, graded["feedback"].stdout[-2000:]
     for page in pages:
         text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
-        found = [item for item in scan.leaked_lines(text, secrets, own | given) if item[0] != "definition"]
+        found = [item for form in scan.decoded_forms(text)
+                 for item in scan.leaked_lines(form, secrets, own | given) if item[0] != "definition"]
         assert not found, f"{page.parent.parent.name}'s feedback shows hidden tests: {found[:3]}"
 
 

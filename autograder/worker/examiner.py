@@ -165,6 +165,12 @@ class ExaminesTests:
             raise CellExecutionError.from_cell_and_msg(cell, cell.outputs[0])
         return cell
 
+    async def async_start_new_kernel_client(self):
+        self._start_examiner()  # it loads TensorFlow while the kernel starts and the notebook runs
+        return await super().async_start_new_kernel_client()
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)
+
     # nbclient's own ``execute_cell`` wraps *its* coroutine, not this one, and nbconvert calls it.
     execute_cell = run_sync(async_execute_cell)
 

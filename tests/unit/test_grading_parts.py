@@ -102,6 +102,20 @@ def test_correct_alternatives_raise_no_review_flags(assignment, tmp_path):
     ("import os\nos._exit(0)", "calls os._exit"),
     ("open('../../../source/01_likelihoods/likelihoods.ipynb')", "names course files"),
     ("import ctypes", "imports ctypes"),
+    # The Python inside IPython's magics and shell escapes, and strings the standard library runs.
+    ("%time exec('x = 1')", "uses the magic %time"),
+    ("%time import gc", "imports gc"),
+    ("%%capture\nimport inspect", "uses the magic %%capture"),
+    ("%%capture\nimport inspect", "imports inspect"),
+    ("files = !ls /", "runs a shell command"),
+    ("import timeit\ntimeit.timeit('import gc', number=1)", "imports timeit"),
+    ("import timeit\ntimeit.timeit('import gc', number=1)", "imports gc"),
+    ("import doctest", "imports doctest"),
+    ("import runpy", "imports runpy"),
+    ("import cProfile\ncProfile.run('get_ipython()')", "uses get_ipython"),
+    ("import pdb", "imports pdb"),
+    ("import builtins\nx = builtins.print", "reaches builtins.print"),
+    ("import bdl.wire\nbdl.wire.respond = print", "imports bdl.wire"),
 ])
 def test_review_flags_suspicious_code(tmp_path, code, flag):
     """Each flag names what it found (``tests/support/red_team.py`` has these in full attacks)."""
@@ -167,3 +181,9 @@ def test_guard_notes_each_cell_and_skips_the_ones_that_crashed(tmp_path, monkeyp
     assert "not run when graded" in str(result.error_in_exec)
     assert progress.read_text() == crashed
     assert shell.run_cell("noted += 1").success and shell.user_ns["noted"] == 2
+
+
+def test_a_harmless_magic_is_not_flagged(tmp_path):
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%matplotlib inline\nx = 1")]),
+                   tmp_path / "nb.ipynb")
+    assert review_notebook(tmp_path / "nb.ipynb") == []

@@ -1,0 +1,100 @@
+"""The wire between the examiner and the kernel carries data only, and refuses anything else."""
+import base64
+import io
+import json
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tensorflow_probability as tfp
+
+from bdl import wire
+from bdl.questions import StandIn, gradient
+from bdl.questions.likelihoods import LinearLoss
+
+
+def _roundtrip(value):
+    return wire.decode(json.loads(json.dumps(wire.encode(value))))
+
+
+def test_data_comes_back_as_it_went():
+    value = {"a": [1, 2.5, True, None, "text"], "b": (np.arange(6.0).reshape(2, 3),),
+             "c": np.float32(1.5), "d": tf.float64, "e": tf.TensorShape([None, 3])}
+    back = _roundtrip(value)
+    assert back["a"] == [1, 2.5, True, None, "text"]
+    assert type(back["b"]) is tuple and np.array_equal(back["b"][0], value["b"][0])
+    assert back["c"] == np.float32(1.5) and back["d"] == tf.float64 and back["e"].as_list() == [None, 3]
+
+
+def test_a_tensor_arrives_as_a_tensor_and_a_variable_as_a_variable():
+    tensor, variable = _roundtrip([tf.constant([1.0, 2.0]), tf.Variable([3.0])])
+    assert tf.is_tensor(tensor) and not isinstance(tensor, tf.Variable)
+    assert isinstance(variable, tf.Variable) and variable.numpy().tolist() == [3.0]
+
+
+@pytest.mark.parametrize("data", [
+    {"t": "array", "v": None},
+    {"t": "code", "v": "import os"},
+    {"t": "py", "v": {"nested": "dict"}},
+    {"t": "library", "v": "os:system"},      # only the examiner names libraries, and only some
+    {"t": "distribution", "class": "Normal", "v": {"t": "dict", "v": {}}},
+    "not even a dict",
+])
+def test_the_examiner_refuses_what_is_not_data(data):
+    with pytest.raises((wire.WireError, TypeError, ValueError)):
+        wire.decode(data)
+
+
+def test_an_array_of_objects_or_a_pickle_is_never_read():
+    buffer = io.BytesIO()
+    np.save(buffer, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with pytest.raises(ValueError):  # NumPy refuses to unpickle
+        wire.decode({"t": "array", "v": base64.b64encode(buffer.getvalue()).decode()})
+
+
+def test_a_kernel_object_is_a_handle_and_a_handle_a_remote():
+    class Layer:
+        pass
+    layer = Layer()
+    handles = {}
+    data = json.loads(json.dumps(wire.encode([layer, layer], lambda obj: handles.setdefault(id(obj), {"handle": 7}))))
+    first, second = wire.decode(data)
+    assert type(first) is wire.Remote and first == second
+    assert any("Layer" in kind for kind in object.__getattribute__(first, "_kind"))
+
+
+def test_the_examiners_arguments_are_named_and_made_anew_once():
+    loss = LinearLoss(2.0)
+    data = json.loads(json.dumps(wire.encode([loss, loss, tfp.distributions.Normal(0.5, 2.0),
+                                              tf.keras.initializers.Constant(0.25), np.mean])))
+    made = wire.decode(data, lookup=lambda ref: None)
+    assert made[0] is made[1] and made[0] is not loss and float(made[0].w.numpy()) == 2.0
+    assert isinstance(made[2], tfp.distributions.Normal) and float(made[2].scale) == 2.0
+    assert float(made[3](()).numpy()) == 0.25 and made[4] is np.mean
+
+
+def test_a_function_of_the_tests_own_cannot_be_sent():
+    with pytest.raises(wire.WireError):
+        wire.encode(lambda x: x)
+
+    class Local(StandIn):  # a stand-in must live in a library module
+        pass
+    with pytest.raises(wire.WireError):
+        wire.encode(Local())
+
+
+def test_the_kernel_answers_a_question_and_names_an_error_by_its_classes_only(tmp_path):
+    answer = tmp_path / "answer.json"
+    namespace = {"square": lambda x: x * x, "broken": lambda x: 1 / 0}
+    request = {"question": "bdl.questions:call", "args": wire.encode([wire.Remote({"name": "square"}), np.arange(3.0)]),
+               "kwargs": wire.encode({})}
+    wire.respond(json.dumps(request), str(answer), namespace)
+    assert wire.decode(json.loads(answer.read_text())["value"]).tolist() == [0.0, 1.0, 4.0]
+    request["args"] = wire.encode([wire.Remote({"name": "broken"}), 1.0])
+    wire.respond(json.dumps(request), str(answer), namespace)
+    assert json.loads(answer.read_text())["error"][0] == "builtins.ZeroDivisionError"
+
+
+def test_a_question_is_an_ordinary_function_outside_the_examiner():
+    value, (grad,) = gradient(lambda x: tf.reduce_sum(x ** 2), (tf.constant([1.0, 2.0]),), wrt=(0,))
+    assert float(value) == 5.0 and grad.numpy().tolist() == [2.0, 4.0]

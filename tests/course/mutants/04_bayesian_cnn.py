@@ -101,6 +101,8 @@ MUTANTS = {
         ("16 filters", "filters=8", "filters=16"),
         ("SAME padding", 'padding="VALID"', 'padding="SAME"'),
         ("loss ignored", "loss=loss,", 'loss="categorical_crossentropy",'),
+        # The loss the notebook trains this model with, not the one it is given.
+        ("the notebook's nll, not the loss given", "loss=loss,", "loss=nll,"),
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
         ("no input shape", ", input_shape=input_shape", ""),
@@ -418,7 +420,8 @@ DIAGNOSES = {
         "probability not log": "probability_not_log", "ten classes hard-coded": "classes_hard_coded",
     },
     "get_probabilistic_model": {
-        **_MODEL, "softmax before the distribution": "softmax_before_distribution",
+        **_MODEL, "the notebook's nll, not the loss given": "loss_ignored",
+        "softmax before the distribution": "softmax_before_distribution",
         "tensor is a sample": "tensor_not_the_mode", "tensor is the mean": "tensor_not_the_mode",
     },
     "get_convolutional_reparameterization_layer": {

@@ -49,7 +49,7 @@ QUESTIONS = {}
 ask_kernel = None
 
 
-def ask(name, *args, **kwargs):
+def ask(name, /, *args, **kwargs):
     """Put question ``name`` ("module:function") to the kernel (in the examiner only)."""
     if ask_kernel is None:
         raise RuntimeError("a kernel object is asked about outside the examiner")

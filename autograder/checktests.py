@@ -29,7 +29,7 @@ from autograder.course.cells import graded_functions
 from autograder.course.table import format_table
 from bdl.diagnoses import PREFIX, all_tables, noted
 from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
-from autograder.worker.examiner import ExaminingClient
+from autograder.worker.relay import ExaminingClient
 from autograder.worker.guard import GUARD
 
 MUTANTS_DIR = REPO / "tests" / "course" / "mutants"

@@ -33,7 +33,7 @@ from nbgrader.converters import Autograde
 
 from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
-from autograder.worker.examiner import Examine
+from autograder.worker.relay import Examine
 from autograder.worker.guard import GUARD, PROGRESS_ENV, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 

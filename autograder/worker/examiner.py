@@ -1,54 +1,32 @@
-"""The examiner: test cells run in a process of the grader's, never in the student's kernel.
+"""The examiner: the process that runs the test cells and decides every verdict, never the student's kernel.
 
-nbgrader's ``Execute`` runs a submission's cells in its kernel, top to bottom. ``ExaminesTests``
-takes the test cells out of that stream and hands each to the examiner, a process of its own
-(``python -m autograder.worker.examiner``, under bubblewrap when the kernel is: no network,
-nothing writable, nothing of the course but its packages), which runs it in a namespace of its own
-where every name the cell uses that the examiner does not define (the student's functions and
-classes, the notebook's data) is a ``bdl.wire.Remote``. Using one puts a question to the kernel
-(``bdl.questions``), at the state the notebook has reached at that cell; the kernel answers with
-data. So the test's code, its hidden inputs' generators, its expected values, tolerances and
-reference code stay in this process, and the verdict is this process's: the cell gets an error
-output written here (nbgrader then scores it zero), or none.
+``python -m autograder.worker.examiner`` (started by ``autograder.worker.relay``, under bubblewrap
+when the kernel is: no network, nothing writable, nothing of the course but its packages) reads
+test cells on its stdin and runs each in a namespace of its own where every name the cell uses that
+the examiner does not define (the student's functions and classes, the notebook's data) is a
+``bdl.wire.Remote``. Using one puts a question to the kernel (``bdl.questions``), through the
+worker, at the state the notebook has reached at that cell; the kernel answers with data. So the
+test's code, its hidden inputs' generators, its expected values, tolerances and reference code stay
+in this process, and the verdict is this process's: an error output written here, or none.
 
-The error output is the examiner's own: its traceback names the test cell's lines and
-``bdl.checks``' frames as IPython would (so the feedback tells visible from hidden), its message
-is the test's, and an error of the student's code is named by its type only, and only when
-that type is Python's or TensorFlow's. Nothing the kernel says reaches it as text.
+The error output is the examiner's own: its traceback names the test cell's lines and ``bdl``'s
+frames as IPython would (so the feedback tells visible from hidden), its message is the test's,
+and an error of the student's code is named by its type only, and only when that type is
+Python's or TensorFlow's. Nothing the kernel says reaches it as text.
 
-Three processes, each with one job. The examiner holds the tests and decides; it never sees the
-kernel. The worker (this module's ``ExaminesTests``, in nbgrader's process) only relays: it puts
-the examiner's question to the kernel as a silent request (no history, no cell hooks) whose
-``user_expressions`` calls ``bdl.wire.respond``, and hands the examiner the answer the kernel
-wrote to a file in its own folder, as text, unread. Time limits and a dying kernel are
-nbclient's, as for a cell. The examiner and the worker speak JSON lines over the examiner's
-stdin and stdout: ``{"source", "count"}`` in, then ``{"ask"}`` out and ``{"answer"}`` or
-``{"failed"}`` in as often as the test asks, then ``{"verdict"}`` out.
+It speaks JSON lines with the worker over its stdin and stdout: ``{"source", "count"}`` in, then
+``{"ask"}`` out and ``{"answer"}`` or ``{"failed"}`` in as often as the test asks, then
+``{"verdict"}`` out. It imports no more than the tests need (TensorFlow, not nbgrader): it starts
+once per submission.
 """
 import ast
-import asyncio
 import builtins
 import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 import traceback
-from pathlib import Path
 
-import nbformat
-
-from jupyter_core.utils import ensure_async, run_sync
-from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-from nbformat.v4 import new_output
-from nbgrader.preprocessors import Execute
-from traitlets import Bool, List, Unicode
-
-from autograder.course import cells
-from autograder.worker import bwrap
-from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
 
 FILENAME = "<test cell>"
@@ -108,9 +86,8 @@ def error_output(error, source, execution_count):
     else:
         message = str(error)
     notes = list(getattr(error, "__notes__", ()))
-    return new_output("error", ename=name, evalue="\n".join([message, *notes]),
-                      traceback=[f"{name}    Traceback (most recent call last)", *frames,
-                                 f"{name}: {message}", *notes])
+    return {"output_type": "error", "ename": name, "evalue": "\n".join([message, *notes]),
+            "traceback": [f"{name}    Traceback (most recent call last)", *frames, f"{name}: {message}", *notes]}
 
 
 def examine(source, ask_kernel, execution_count):
@@ -134,108 +111,6 @@ def examine(source, ask_kernel, execution_count):
     finally:
         wire.ask_kernel = None
     return None
-
-
-class ExaminesTests:
-    """Mixed into an nbclient client (nbgrader's ``Execute``, check-tests' client): test cells go
-    to the examiner; every other cell runs in the kernel as before."""
-
-    answer_file = None  # where the kernel writes its answers (a folder it can write to)
-    skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
-    progress = None      # the file that names the running cell, should the kernel die
-    sandbox = False      # run the examiner under bubblewrap
-    _examiner = None
-
-    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
-        if cell.cell_type != "code" or not cells.is_test(cell):
-            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        self._examined = getattr(self, "_examined", 0) + 1
-        count = 10_000 + self._examined  # no kernel count: the feedback only matches it within the cell
-        cell.outputs, cell.execution_count = [], count
-        if self.progress:
-            Path(self.progress).write_text(cell.source)
-        if cell_key(cell.source) in self.skip:
-            cell.outputs = [error_output(RuntimeError(SKIPPED_MESSAGE), cell.source, count)]
-        else:
-            loop = asyncio.get_running_loop()
-            output = await loop.run_in_executor(None, self._relay, cell, count, loop)
-            if output is not None:
-                cell.outputs = [output]
-        if cell.outputs and not (self.allow_errors or "raises-exception" in cell.metadata.get("tags", [])):
-            raise CellExecutionError.from_cell_and_msg(cell, cell.outputs[0])
-        return cell
-
-    async def async_start_new_kernel_client(self):
-        self._start_examiner()  # it loads TensorFlow while the kernel starts and the notebook runs
-        return await super().async_start_new_kernel_client()
-
-    start_new_kernel_client = run_sync(async_start_new_kernel_client)
-
-    # nbclient's own ``execute_cell`` wraps *its* coroutine, not this one, and nbconvert calls it.
-    execute_cell = run_sync(async_execute_cell)
-
-    def _relay(self, cell, count, loop):
-        """Hand the examiner ``cell``; relay its questions to the kernel; return its verdict."""
-        examiner = self._start_examiner()
-        try:
-            _send(examiner.stdin, {"source": cell.source, "count": count})
-            while True:
-                message = _receive(examiner.stdout)
-                if "verdict" in message:
-                    return nbformat.from_dict(message["verdict"]) if message["verdict"] else None
-                reply = asyncio.run_coroutine_threadsafe(self._ask(message["ask"], cell), loop).result()
-                _send(examiner.stdin, reply)
-        except (DeadKernelError, CellTimeoutError):
-            self._stop_examiner()
-            raise
-        except (OSError, ValueError, KeyError, TypeError) as error:  # the examiner died: a grader's fault
-            self._stop_examiner()
-            raise RuntimeError(f"the examiner stopped: {error}; its log: {self._examiner_log()}") from None
-
-    def _start_examiner(self):
-        if self._examiner is None or self._examiner.poll() is not None:
-            command = bwrap.examiner_command() if self.sandbox else [sys.executable, "-m", __name__]
-            self._examiner_errors = tempfile.TemporaryFile()
-            self._examiner = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                              stderr=self._examiner_errors)
-        return self._examiner
-
-    def _examiner_log(self):
-        self._examiner_errors.seek(0)
-        return self._examiner_errors.read()[-2000:].decode(errors="replace")
-
-    def examiner_running(self):
-        return self._examiner is not None and self._examiner.poll() is None
-
-    def _stop_examiner(self):
-        if self._examiner is not None:
-            self._examiner.kill()
-            self._examiner.wait()
-            self._examiner = None
-
-    async def _async_cleanup_kernel(self):
-        self._stop_examiner()
-        await super()._async_cleanup_kernel()
-
-    _cleanup_kernel = run_sync(_async_cleanup_kernel)
-
-    async def _ask(self, request, cell):
-        """Put the examiner's ``request`` to the kernel; return the kernel's answer as text, unread."""
-        answer_file = Path(self.answer_file)
-        answer_file.unlink(missing_ok=True)
-        expression = f"__import__('bdl.wire').wire.respond({json.dumps(request)!r}, {str(answer_file)!r})"
-        msg_id = await ensure_async(self.kc.execute("", silent=True, store_history=False, allow_stdin=False,
-                                                    user_expressions={"answer": expression},
-                                                    stop_on_error=False))
-        reply = await self.async_wait_for_reply(msg_id, cell)
-        if reply is None:
-            return {"failed": f"took longer than {self._get_timeout(cell)} seconds"}
-        try:
-            if answer_file.stat().st_size > MAX_ANSWER:
-                return {"failed": "gave an answer too large to read"}
-            return {"answer": answer_file.read_text(errors="replace")}
-        except OSError:
-            return {"failed": "gave no answer"}
 
 
 def _send(stream, message):
@@ -300,19 +175,6 @@ def main():
             return
         output = examine(request["source"], lambda *question: ask_worker(*question, channel), request["count"])
         _send(channel[1], {"verdict": output})
-
-
-class ExaminingClient(ExaminesTests, NotebookClient):
-    """nbclient's client with test cells examined (check-tests, and tests of the examiner)."""
-
-
-class Examine(ExaminesTests, Execute):
-    """nbgrader's ``Execute``, with test cells examined (the worker's autograde pipeline)."""
-
-    answer_file = Unicode("", help="where the kernel writes its answers").tag(config=True)
-    progress = Unicode("", help="the file naming the running cell").tag(config=True)
-    skip = List([], help="keys of the cells not to run").tag(config=True)
-    sandbox = Bool(False, help="run the examiner under bubblewrap").tag(config=True)
 
 
 if __name__ == "__main__":

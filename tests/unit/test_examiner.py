@@ -6,7 +6,7 @@ student cell searches the kernel's whole memory for what the tests hold."""
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.worker.examiner import ExaminingClient
+from autograder.worker.relay import ExaminingClient
 from autograder.worker.guard import GUARD
 
 # Held by a test cell and never asked about: its expected value, its hidden comment.

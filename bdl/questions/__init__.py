@@ -68,12 +68,6 @@ def class_names(target):
 
 
 @question
-def is_tensor(value):
-    """Whether ``value`` is a TensorFlow tensor (``tf.is_tensor``)."""
-    return tf.is_tensor(value)
-
-
-@question
 def gradient(function, args, wrt, kwargs=None):
     """``function(*args)`` and its gradients with respect to the arguments at positions ``wrt``,
     each taken as a ``tf.Variable``: ``(value, [gradient or None, ...])``. A tuple value gives

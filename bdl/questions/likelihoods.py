@@ -47,8 +47,8 @@ class SignStep(StandIn):
         self.signs = {tuple(np.shape(sign)): tf.constant(np.asarray(sign, "float32")) for sign in signs}
 
     def __call__(self, loss_fn, x, y, eps):
-        x = tf.cast(x, tf.float32)
-        sign = self.signs.get(tuple(x.shape))
+        inputs = tf.cast(x, "float32")
+        sign = self.signs.get(tuple(inputs.shape))
         if sign is None:
             raise ValueError("fgsm's stand-in was given an input the tests did not use")
-        return x + tf.cast(eps, tf.float32) * sign
+        return inputs + tf.cast(eps, "float32") * sign

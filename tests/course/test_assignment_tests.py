@@ -29,13 +29,15 @@ def test_check_tests_passes(assignment):
 
 def _tiny_course(root):
     """A course of one notebook whose tests are weak on purpose: they pass a
-    wrong answer, and fail the reference under some seeds."""
+    wrong answer, and fail the reference under some seeds (of the kernel, where ``draw`` runs: the
+    test cell itself runs in the examiner)."""
     cells = [
-        nbformat.v4.new_code_cell("import numpy as np\nnp.random.seed(0)  # the notebook itself runs cleanly"),
+        nbformat.v4.new_code_cell("import numpy as np\nnp.random.seed(0)  # the notebook itself runs cleanly\n\n\n"
+                                  "def draw():\n    return np.random.rand()"),
         nbformat.v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n"
                                   "    ### END SOLUTION"),
         nbformat.v4.new_code_cell("assert double(0) == 0\n"
-                                  "assert np.random.rand() < 0.7, 'an unlucky seed'"),
+                                  "assert draw() < 0.7, 'an unlucky seed'"),
     ]
     for cell, grade_id, extra in ((cells[1], "double", {"solution": True, "grade": False}),
                                   (cells[2], "double_tests", {"grade": True, "points": 1})):

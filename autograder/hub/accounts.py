@@ -7,16 +7,22 @@ from pathlib import Path
 
 import psutil
 
-from autograder.hub.settings import CGROUP_GROUP, hub_environment, instructor_environment, run_command
+from autograder.hub.settings import (CGROUP_GROUP, FIRST_USER_UID, HubError, hub_environment, instructor_environment,
+                                     run_command)
 
 
 def ensure_user(name, home_root, log=print):
     """Create the Unix account ``name`` (home HOME_ROOT/name, mode 0700) unless it exists; return its
     pwd entry."""
     try:
-        return pwd.getpwnam(name)
+        account = pwd.getpwnam(name)
     except KeyError:
-        pass
+        account = None
+    if account is not None:
+        if account.pw_uid < FIRST_USER_UID:
+            raise HubError(f"{name!r} is a system account (uid {account.pw_uid}): no hub user may run as it; "
+                           "give that person another id in the roster")
+        return account
     home = Path(home_root) / name
     run_command(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash", "--user-group", name],
          f"creating the account {name!r}")
@@ -46,17 +52,18 @@ def remove_accounts(names):
 
 
 def chown_tree(path, user):
-    os.chown(path, user.pw_uid, user.pw_gid)
+    os.chown(path, user.pw_uid, user.pw_gid, follow_symlinks=False)
     for folder, dirs, files in os.walk(path):
         for name in dirs + files:
             os.chown(Path(folder) / name, user.pw_uid, user.pw_gid, follow_symlinks=False)
 
 
-def as_user(user, command, settings, what, cwd=None):
-    """Run ``command`` as ``user`` with the hub's environment first on PATH, as their server would."""
+def as_user(user, command, settings, what, cwd=None, input=None):
+    """Run ``command`` as ``user`` with the hub's environment first on PATH, as their server would
+    (``input`` on its stdin)."""
     env = {"HOME": user.pw_dir, "USER": user.pw_name, **hub_environment(settings),
            **(instructor_environment(settings, user.pw_dir) if user.pw_name == settings.instructor else {})}
     return run_command(["runuser", "-u", user.pw_name, "--", "env", *(f"{k}={v}" for k, v in env.items()), *command],
-                what, cwd=cwd or user.pw_dir)
+                what, cwd=cwd or user.pw_dir, input=input)
 
 

@@ -28,11 +28,14 @@ c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
 # Who logs in. NativeAuthenticator: students sign up with their roster id and the instructor (an admin)
 # approves them at /hub/authorize; the instructor's login is made by `hub` before the first start.
 # --dummy (127.0.0.1 only): one shared password, for tests and demos.
+# Only the roster and the staff get in, whoever the instructor approves: a sign-up as a system account
+# (postgres, www-data) is never let in, and the spawner refuses one too (autograder/hub/spawner.py).
 c.Authenticator.admin_users = {instructor}
+c.Authenticator.allowed_users = {instructor, *settings.graders, *students}
+c.CourseSpawner.allowed_names = [instructor, *settings.graders, *students]
 if settings.dummy:
     c.JupyterHub.authenticator_class = "dummy"
     c.DummyAuthenticator.password = dummy_password(settings)
-    c.Authenticator.allowed_users = {instructor, *settings.graders, *students}
 else:
     c.JupyterHub.authenticator_class = "native"
     c.NativeAuthenticator.open_signup = False
@@ -40,15 +43,19 @@ else:
     c.NativeAuthenticator.minimum_password_length = 10
     c.NativeAuthenticator.allowed_failed_logins = 5
     c.NativeAuthenticator.seconds_before_next_try = 60
-    c.Authenticator.allow_all = True  # who gets in is who the instructor approved
 
 # nbgrader's groups: JupyterHubAuthPlugin reads a user's courses from them (the Assignment List's
 # course), and formgrader adds and removes students through them.
 c.JupyterHub.load_groups = {f"nbgrader-{course}": {"users": students},
                             f"formgrade-{course}": {"users": [instructor, *settings.graders]}}
 c.JupyterHub.load_roles = [
-    # a user's server acts as its user (nbgrader reads the user's own groups with its token)
-    {"name": "server", "scopes": ["inherit"]},
+    # A server's token: what nbgrader does with it and no more (never "inherit": the instructor is an
+    # admin, and TAs open the instructor's server). JupyterHub intersects these with the owner's own
+    # scopes, so a student's server reads only its student, and only formgrade-<course> members' servers
+    # manage the students' group.
+    {"name": "server", "scopes": ["users:activity!user", "access:servers!server", "read:users:name!user",
+                                  "read:users:groups!user", "list:users", "read:users", "list:groups",
+                                  "read:groups", f"groups!group=nbgrader-{course}"]},
     # instructors and graders read the roster, manage the course's students group, and open the
     # instructor's server, where formgrader and the course folder are
     {"name": f"formgrade-{course}", "groups": [f"formgrade-{course}"],
@@ -68,6 +75,8 @@ c.Spawner.cpu_limit = settings.cpus
 c.Spawner.start_timeout = 180  # a class logging in at once on a small machine
 c.Spawner.http_timeout = 180
 c.Spawner.environment = hub_environment(settings)
+# Not JupyterHub's default: its PYTHONPATH names this repository (the hub imports autograder from it).
+c.Spawner.env_keep = ["PATH", "LANG", "LC_ALL", "JUPYTERHUB_SINGLEUSER_APP"]
 
 
 def _instructor_tools(spawner):

@@ -10,13 +10,15 @@ import subprocess
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from autograder.course.directory import COURSE_ID
+from autograder.course.directory import COURSE_ID, REPO
 
 DEFAULT_DIR = "/srv/bdl-hub"
 # the hub's folder in each cgroup hierarchy: one subfolder per user (hub.spawner)
 CGROUP_GROUP = "bdl-hub"
 NODE_MAJOR = 20  # what configurable-http-proxy 5 (deploy/proxy/package.json) runs on
 USERNAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+# Accounts below this uid are the system's (postgres, www-data, a cloud image's sudoer): no server runs as one.
+FIRST_USER_UID = 1000
 ROSTER_FIELDS = ("first_name", "last_name", "email")
 
 
@@ -91,6 +93,7 @@ def check_machine(settings):
         raise HubError("--ssl-cert and --ssl-key go together")
     if os.geteuid() != 0:
         raise HubError("run as root: each user's server runs in that user's own Unix account")
+    check_private(REPO)
     for program, package in (("npm", "npm (with nodejs)"), ("node", "nodejs"), ("useradd", "passwd"),
                              ("runuser", "util-linux")):
         if not shutil.which(program):
@@ -101,9 +104,35 @@ def check_machine(settings):
                        f"this machine has {node}")
 
 
-def run_command(command, what, **kwargs):
-    """Run ``command``; raise HubError with the end of its output when it fails."""
-    result = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL, **kwargs)
+def readable_by_others(path):
+    """Whether a user other than the owner (a student) can read the folder ``path``: it lets others in,
+    and so does every folder above it."""
+    path = Path(path).resolve()
+    if not os.stat(path).st_mode & 0o005:
+        return False
+    return all(os.stat(folder).st_mode & 0o001 for folder in path.parents)
+
+
+def check_private(repository):
+    """Refuse to run a hub from a repository its students could read: it holds every answer."""
+    if readable_by_others(repository):
+        raise HubError(f"the course repository {repository} is readable by other users, and it holds every "
+                       f"answer and hidden test: run chmod o-rwx '{repository}' first")
+
+
+def private_file(path, text):
+    """Write ``text`` to ``path``, readable by its owner only from the moment it exists."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    os.fchmod(handle, 0o600)
+    with os.fdopen(handle, "w") as file:
+        file.write(text)
+
+
+def run_command(command, what, input=None, **kwargs):
+    """Run ``command`` (with ``input`` on its stdin: a secret never goes on a command line, which every
+    user sees in ``ps``); raise HubError with the end of its output when it fails."""
+    stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
+    result = subprocess.run(command, capture_output=True, text=True, **stdin, **kwargs)
     if result.returncode:
         raise HubError(f"{what} failed ({' '.join(map(str, command[:3]))} ...): "
                        f"{(result.stderr or result.stdout).strip()[-2000:]}")
@@ -126,8 +155,7 @@ def instructor_environment(settings, home):
 def dummy_password(settings):
     path = Path(settings.hub_dir) / "dummy-password"
     if not path.exists():
-        path.write_text(secrets.token_urlsafe(12) + "\n")
-        path.chmod(0o600)
+        private_file(path, secrets.token_urlsafe(12) + "\n")
     return path.read_text().strip()
 
 

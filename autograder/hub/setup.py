@@ -29,8 +29,8 @@ from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
 from autograder.hub.process import run
-from autograder.hub.settings import (DEFAULT_DIR, HubSettings, check_machine, default, dummy_password, read_roster,
-                                     run_command)
+from autograder.hub.settings import (DEFAULT_DIR, HubError, HubSettings, check_machine, default, dummy_password,
+                                     private_file, read_roster, run_command)
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
 NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
@@ -55,13 +55,16 @@ def prepare_course(settings, instructor, log=print):
     """The instructor's course folder ~/<course>: a copy of this course unless it is there already
     (it is the instructor's from then on), and ~/.jupyter/nbgrader_config.py pointing nbgrader at it."""
     home = Path(instructor.pw_dir)
-    course = home / settings.course_id
+    course, jupyter = home / settings.course_id, home / ".jupyter"
+    config = jupyter / "nbgrader_config.py"
+    for path in (course, jupyter, config):
+        if path.is_symlink():  # root writes and chowns here: it must not be sent elsewhere (/etc)
+            raise HubError(f"{path} is a symbolic link: root will not follow it; remove it and run hub again")
     if not course.exists():
         shutil.copytree(REPO, course, ignore=shutil.ignore_patterns(*NOT_COURSE), symlinks=True)
         log(f"copied the course to {course}")
-    jupyter = home / ".jupyter"
     jupyter.mkdir(exist_ok=True)
-    (jupyter / "nbgrader_config.py").write_text(
+    config.write_text(
         "# Written by python -m autograder hub: formgrader and nbgrader use the course folder.\n"
         "c = get_config()  # noqa: F821\n"
         f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n")
@@ -74,16 +77,15 @@ ROSTER_SCRIPT = """
 import json, sys
 from nbgrader.api import Gradebook
 with Gradebook(sys.argv[1]) as gradebook:
-    for student in json.loads(sys.argv[2]):
+    for student in json.load(sys.stdin):
         gradebook.update_or_create_student(student.pop("id"), **{k: v for k, v in student.items() if v})
 """
 
 
 def sync_gradebook(settings, instructor, course):
     """The roster's students in the course's gradebook, written as the instructor."""
-    as_user(instructor, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db",
-                         json.dumps(settings.students)], settings, "adding the roster to the gradebook",
-            cwd=course)
+    as_user(instructor, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
+            settings, "adding the roster to the gradebook", cwd=course, input=json.dumps(settings.students))
 
 
 INSTRUCTOR_SCRIPT = """
@@ -93,10 +95,11 @@ from sqlalchemy.orm import Session
 from nativeauthenticator.orm import UserInfo
 engine = create_engine(sys.argv[1])
 UserInfo.__table__.create(engine, checkfirst=True)
+password = sys.stdin.read().strip()
 with Session(engine) as session:
     if session.query(UserInfo).filter_by(username=sys.argv[2]).first() is None:
         session.add(UserInfo(username=sys.argv[2], is_authorized=True,
-                             password=bcrypt.hashpw(sys.argv[3].encode(), bcrypt.gensalt())))
+                             password=bcrypt.hashpw(password.encode(), bcrypt.gensalt())))
         session.commit()
         print("created")
 """
@@ -107,12 +110,11 @@ def instructor_login(settings):
     sign up under the instructor's name first; return its password (HUB_DIR/instructor-password)."""
     path = Path(settings.hub_dir) / "instructor-password"
     if not path.exists():
-        path.write_text(secrets.token_urlsafe(12) + "\n")
-        path.chmod(0o600)
+        private_file(path, secrets.token_urlsafe(12) + "\n")
     password = path.read_text().strip()
     created = run_command([f"{settings.venv}/bin/python", "-c", INSTRUCTOR_SCRIPT,
-                    f"sqlite:///{settings.hub_dir}/jupyterhub.sqlite", settings.instructor, password],
-                   "creating the instructor's login")
+                           f"sqlite:///{settings.hub_dir}/jupyterhub.sqlite", settings.instructor],
+                          "creating the instructor's login", input=password)
     return password, bool(created.strip())
 
 
@@ -135,7 +137,8 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
     prepare_exchange(settings, instructor)
     course = prepare_course(settings, instructor, log)
     sync_gradebook(settings, instructor, course)
-    (hub / "settings.json").write_text(json.dumps(asdict(settings), indent=1))
+    # the roster, with names and emails: root's alone (jupyterhub_config.py reads it as root)
+    private_file(hub / "settings.json", json.dumps(asdict(settings), indent=1))
     config = hub / "jupyterhub_config.py"
     shutil.copy(Path(__file__).with_name("jupyterhub_config.py"), config)
     return config

@@ -7,11 +7,14 @@ then stops a user's processes at the memory limit and slows them at the CPU limi
 runaway training cannot take the machine from the class.
 """
 import os
+import pwd
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
+from traitlets import List
 
 from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
+from autograder.hub.settings import FIRST_USER_UID
 
 CGROUP = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000  # microseconds
@@ -21,7 +24,25 @@ def _write(path, value):
     Path(path).write_text(str(value))
 
 
+def refusal(name, allowed):
+    """Why no server may run as ``name`` (not in the roster or staff, a system account), or None."""
+    if name not in allowed:
+        return f"{name!r} is neither in the roster nor staff"
+    try:
+        uid = pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return f"{name!r} has no Unix account"
+    return f"{name!r} is a system account (uid {uid})" if uid < FIRST_USER_UID else None
+
+
 class CourseSpawner(LocalProcessSpawner):
+    allowed_names = List([], help="the roster and the staff: no one else gets a server").tag(config=True)
+
+    async def start(self):
+        why = refusal(self.user.name, self.allowed_names)
+        if why:
+            raise PermissionError(f"no server: {why}")
+        return await super().start()
 
     def cgroups(self):
         """Make this user's cgroups with the limits; return the folders to join ([] where there are none)."""

@@ -33,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 import nbformat
+import psutil
 import pytest
 
 from autograder.course.cells import graded_cells
@@ -129,6 +130,9 @@ class Hub:
         roster = base / "roster.csv"
         roster.write_text("id,first_name,last_name,email\n" + "".join(
             f"{name},Student,{key.upper()},\n" for key, name in self.students.items()))
+        # `hub` refuses a repository other users can read (it holds every answer): closed for the run.
+        self.repository_mode = REPO.stat().st_mode & 0o777
+        REPO.chmod(self.repository_mode & ~0o007)
         HUB_DIR.mkdir(exist_ok=True)
         self.clear()  # what a crashed run left
         link_cached_installs()
@@ -178,6 +182,7 @@ class Hub:
     def stop(self):
         """Stop the hub (it stops the users' servers), then remove the accounts and what they left."""
         self.server.stop()
+        REPO.chmod(self.repository_mode)
         remove_accounts(self.users)
         shutil.rmtree(self.base, ignore_errors=True)
         self.clear()
@@ -333,6 +338,7 @@ def test_a_student_fetches_fills_in_validates_and_submits(hub, students, key):
 
 
 PROBE = """import os
+print("PYTHONPATH=" + repr(os.environ.get("PYTHONPATH")))
 for what, path in {targets!r}.items():
     try:
         found = os.listdir(path) if os.path.isdir(path) else open(path).read(100)
@@ -352,6 +358,7 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
         "the instructor's source/": str(hub.course / "source"),
         "the instructor's solution": str(hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
         "the exchange's submissions": str(Path(hub.settings.exchange) / "bdl" / "inbound"),
+        "the course repository's source/": str(REPO / "source"),
     }
     page = students["a"]
     probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE.format(targets=targets))])
@@ -369,6 +376,7 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
     shot(page, "student_a_refused")
     text = output.inner_text()
     assert "READ" not in text, text
+    assert "PYTHONPATH=None" in text, text  # the hub's names the repository: no server gets it
     for what in targets:
         assert f"REFUSED {what}: [Errno 13] Permission denied" in text, text
 
@@ -453,6 +461,41 @@ def form(session, url, **fields):
                         allow_redirects=False, timeout=30)
 
 
+def _server_token(user):
+    """The API token in ``user``'s running server (what its terminals and kernels hold), read as root."""
+    uid = pwd.getpwnam(user).pw_uid
+    for process in psutil.process_iter(["uids", "cmdline"]):
+        if process.info["uids"] and process.info["uids"].real == uid and any(
+                "jupyterhub-singleuser" in part for part in process.info["cmdline"] or []):
+            environ = process.environ()
+            if "JUPYTERHUB_API_TOKEN" in environ:
+                return environ["JUPYTERHUB_API_TOKEN"]
+    raise AssertionError(f"no running server of {user}")
+
+
+def test_the_instructors_server_token_is_no_admins(hub, instructor, students):
+    """Whoever is in the instructor's server (the instructor, a TA) holds its token: it reads the roster
+    and manages the students' group, as nbgrader needs, and can neither start a student's server, make a
+    user nor make a token."""
+    import requests
+
+    token = _server_token(hub.instructor)
+    api, headers = f"{hub.url}/hub/api", {"Authorization": f"token {token}"}
+    student = hub.students["a"]
+    me = requests.get(f"{api}/user", headers=headers, timeout=30).json()
+    assert not [scope for scope in me["scopes"] if scope.startswith("admin")], me["scopes"]
+    assert requests.get(f"{api}/users/{student}", headers=headers, timeout=30).ok
+    for method, path in (("post", f"/users/{student}/server"), ("delete", f"/users/{student}/server"),
+                         ("post", "/users/intruder"), ("post", f"/users/{student}/tokens")):
+        answer = getattr(requests, method)(f"{api}{path}", headers=headers, timeout=30)
+        assert answer.status_code in (403, 404), (method, path, answer.status_code, answer.text[:300])
+
+
+def test_the_hubs_secrets_and_roster_are_roots_alone(hub):
+    for name in ("settings.json", "jupyterhub.sqlite", "dummy-password"):
+        assert (HUB_DIR / name).stat().st_mode & 0o777 == 0o600, name
+
+
 @pytest.mark.screenshots  # docs/images/hub-signup-approval.png
 def test_sign_up_waits_for_the_instructors_approval(hub, browser):
     """`make hub` without --dummy, on the same hub: NativeAuthenticator. A student signs up and cannot log
@@ -485,3 +528,9 @@ def test_sign_up_waits_for_the_instructors_approval(hub, browser):
     assert instructor.get(f"{hub.url}/hub/authorize/{student}", timeout=30).ok
     after = form(requests.Session(), login, username=student, password=password)
     assert after.status_code == 302, hub.log.read_text()[-3000:]
+    # A system account's name, signed up and approved by mistake, still never gets in.
+    form(requests.Session(), signup, username="daemon", signup_password=password,
+         signup_password_confirmation=password)
+    instructor.get(f"{hub.url}/hub/authorize/daemon", timeout=30)
+    refused = form(requests.Session(), login, username="daemon", password=password)
+    assert refused.status_code != 302, refused.headers

@@ -79,7 +79,16 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},
                                         "formgrade-bdl": {"users": ["grace", "ken"]}}
     roles = {role["name"]: role for role in c.JupyterHub.load_roles}
-    assert roles["server"]["scopes"] == ["inherit"]  # nbgrader reads its user's groups with the server's token
+    # a server's token does what nbgrader does with it, never all its owner may (the instructor is an admin)
+    assert "inherit" not in roles["server"]["scopes"]
+    assert not [scope for scope in roles["server"]["scopes"] if scope.startswith(("admin", "servers", "tokens"))
+                or scope in ("users", "groups", "access:servers")]
+    assert "read:users:groups!user" in roles["server"]["scopes"] and "groups!group=nbgrader-bdl" in roles["server"]["scopes"]
+    # only the roster and the staff get in or get a server, whoever the instructor approves
+    assert c.Authenticator.allowed_users == {"grace", "ken", "ada", "alan"} and not c.Authenticator.get("allow_all")
+    assert set(c.CourseSpawner.allowed_names) == {"grace", "ken", "ada", "alan"}
+    # a server never gets the hub's PYTHONPATH, which names this repository
+    assert "PYTHONPATH" not in c.Spawner.env_keep and "PYTHONPATH" not in c.Spawner.environment
     assert "access:servers!user=grace" in roles["formgrade-bdl"]["scopes"]
     assert roles["formgrade-bdl"]["groups"] == ["formgrade-bdl"]
     assert c.JupyterHub.spawner_class == "autograder.hub.spawner.CourseSpawner"
@@ -133,3 +142,79 @@ def test_a_change_of_groups_installs_the_hubs_environment_again(monkeypatch):
     assert environment.environment_key(environment.hub_requirements()) == key  # the same pins: kept
     monkeypatch.setattr(environment, "HUB_GROUPS", ("instructor", "hub", "test"))
     assert environment.environment_key(environment.hub_requirements()) != key
+
+
+def test_a_repository_other_users_can_read_is_refused_in_one_line():
+    import tempfile
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # every folder above it lets others through, as /opt does
+    try:
+        course = base / "opt" / "bdl-course"
+        course.mkdir(parents=True)
+        for folder in (base, base / "opt", course):
+            folder.chmod(0o755)  # a default clone
+        with pytest.raises(hub.HubError) as refused:
+            hub.check_private(course)
+        assert "\n" not in str(refused.value) and f"chmod o-rwx '{course}'" in str(refused.value)
+        course.chmod(0o750)
+        hub.check_private(course)
+        course.chmod(0o755)
+        (base / "opt").chmod(0o750)  # a closed folder above it does as well
+        hub.check_private(course)
+    finally:
+        shutil.rmtree(base)
+
+
+def test_a_private_file_is_never_readable_by_others_and_no_link_is_followed(tmp_path):
+    path = tmp_path / "secret"
+    hub.private_file(path, "s3cret\n")
+    assert path.stat().st_mode & 0o777 == 0o600 and path.read_text() == "s3cret\n"
+    (tmp_path / "elsewhere").write_text("")
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError):
+        hub.private_file(tmp_path / "link", "s3cret")
+    assert (tmp_path / "elsewhere").read_text() == ""
+
+
+def test_no_password_or_roster_goes_on_a_command_line(tmp_path, monkeypatch):
+    from autograder.hub import setup
+    calls = []
+    monkeypatch.setattr(setup, "run_command", lambda command, what, input=None, **kwargs: calls.append(
+        (command, input)) or "created")
+    monkeypatch.setattr(setup, "as_user", lambda user, command, settings, what, cwd=None, input=None: calls.append(
+        (command, input)))
+    settings = hub.HubSettings(hub_dir=str(tmp_path), students=[{"id": "ada", "email": "ada@example.org"}])
+    password, _ = setup.instructor_login(settings)
+    setup.sync_gradebook(settings, None, tmp_path)
+    assert (tmp_path / "instructor-password").stat().st_mode & 0o777 == 0o600
+    (login, given), (roster, rows) = calls
+    assert given == password and not [part for part in login if password in str(part)]
+    assert "ada@example.org" in rows and not [part for part in roster if "ada@example.org" in str(part)]
+
+
+def test_root_follows_no_link_in_the_instructors_home(tmp_path):
+    import pwd as passwords
+
+    from autograder.hub import setup
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "bdl").symlink_to("/etc")
+    instructor = passwords.struct_passwd(("grace", "x", 1000, 1000, "", str(home), "/bin/bash"))
+    with pytest.raises(hub.HubError, match="symbolic link"):
+        setup.prepare_course(hub.HubSettings(hub_dir=str(tmp_path)), instructor)
+
+
+def test_no_server_runs_outside_the_roster_or_as_a_system_account():
+    import pwd as passwords
+
+    from autograder.hub.spawner import refusal
+    assert "neither in the roster nor staff" in refusal("ada", ["grace"])
+    assert "system account (uid 1)" in refusal("daemon", ["daemon"])
+    users = [entry.pw_name for entry in passwords.getpwall() if 1000 <= entry.pw_uid < 60000]
+    if users:
+        assert refusal(users[0], [users[0]]) is None
+
+
+def test_an_existing_system_account_is_never_adopted(tmp_path):
+    from autograder.hub.accounts import ensure_user
+    with pytest.raises(hub.HubError, match="system account"):
+        ensure_user("daemon", tmp_path)

@@ -5,6 +5,7 @@ import os
 import pwd
 
 from autograder.hub.settings import HubSettings, dummy_password, hub_environment, instructor_environment
+from autograder.hub.spawner import refusal
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,13 +30,27 @@ c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
 # approves them at /hub/authorize; the instructor's login is made by `hub` before the first start.
 # --dummy (127.0.0.1 only): one shared password, for tests and demos.
 # Only the roster and the staff get in, whoever the instructor approves: a sign-up as a system account
-# (postgres, www-data) is never let in, and the spawner refuses one too (autograder/hub/spawner.py).
+# (postgres, www-data) is never let in (the login hook below), and the spawner refuses one too
+# (autograder/hub/spawner.py).
 c.Authenticator.admin_users = {instructor}
-c.Authenticator.allowed_users = {instructor, *settings.graders, *students}
 c.CourseSpawner.allowed_names = [instructor, *settings.graders, *students]
+
+
+def _only_the_course(authenticator, handler, authentication):
+    """Refuse the login itself (NativeAuthenticator lets in whoever was approved) of a name outside the
+    roster and the staff, or of a system account."""
+    why = refusal(authentication["name"], c.CourseSpawner.allowed_names)
+    if why:
+        authenticator.log.warning("login refused: %s", why)
+        return None
+    return authentication
+
+
+c.Authenticator.post_auth_hook = _only_the_course
 if settings.dummy:
     c.JupyterHub.authenticator_class = "dummy"
     c.DummyAuthenticator.password = dummy_password(settings)
+    c.Authenticator.allowed_users = {instructor, *settings.graders, *students}
 else:
     c.JupyterHub.authenticator_class = "native"
     c.NativeAuthenticator.open_signup = False
@@ -43,6 +58,9 @@ else:
     c.NativeAuthenticator.minimum_password_length = 10
     c.NativeAuthenticator.allowed_failed_logins = 5
     c.NativeAuthenticator.seconds_before_next_try = 60
+    # Not allowed_users: NativeAuthenticator approves a sign-up in it at once. Whom the instructor
+    # approves gets in, if the login hook lets them.
+    c.Authenticator.allow_all = True
 
 # nbgrader's groups: JupyterHubAuthPlugin reads a user's courses from them (the Assignment List's
 # course), and formgrader adds and removes students through them.

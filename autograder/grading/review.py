@@ -200,7 +200,8 @@ def _python(source):
             out.append(line)
             continue
         indent, kind, name, rest = match.groups()
-        out.append(f"{indent}{MAGIC}({(kind if kind.startswith('!') else kind + name)[:2 if kind.startswith('!') else 40]!r})")
+        label = "!" if kind.startswith("!") else (kind + name)[:40]
+        out.append(f"{indent}{MAGIC}({label!r})")
         if kind == "%%" and number == 0:
             continue  # a cell magic: the lines after it are its body, read as they are
         if kind.startswith("%") and rest and _parses(rest):

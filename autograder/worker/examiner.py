@@ -113,12 +113,14 @@ def examine(source, ask_kernel, execution_count):
     return None
 
 
-def _send(stream, message):
+def send(stream, message):
+    """One JSON line to the other side (the worker's relay, or the examiner)."""
     stream.write((json.dumps(message) + "\n").encode())
     stream.flush()
 
 
-def _receive(stream):
+def receive(stream):
+    """One JSON line from the other side; EOFError when it has gone."""
     line = stream.readline(MAX_ANSWER + 2**20)
     if not line:
         raise EOFError("no reply")
@@ -129,8 +131,8 @@ def ask_worker(question, args, kwargs, channel):
     """The examiner's side of a question: send it, read the kernel's answer, decode it as data."""
     from bdl.wire import WireError, decode, encode
 
-    _send(channel[1], {"ask": {"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}})
-    reply = _receive(channel[0])
+    send(channel[1], {"ask": {"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}})
+    reply = receive(channel[0])
     about, verb = _about(args), _verb(question)
     if "failed" in reply:
         reasons = ("took longer than", "gave an answer too large", "gave no answer")
@@ -170,11 +172,11 @@ def main():
     trusted_namespace()  # TensorFlow loads once, before the first test cell
     while True:
         try:
-            request = _receive(channel[0])
+            request = receive(channel[0])
         except EOFError:
             return
         output = examine(request["source"], lambda *question: ask_worker(*question, channel), request["count"])
-        _send(channel[1], {"verdict": output})
+        send(channel[1], {"verdict": output})
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from traitlets import Bool, List, Unicode
 
 from autograder.course import cells
 from autograder.worker import bwrap
-from autograder.worker.examiner import _receive, _send, error_output
+from autograder.worker.examiner import error_output, receive, send
 from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
 
@@ -72,13 +72,13 @@ class ExaminesTests:
         """Hand the examiner ``cell``; relay its questions to the kernel; return its verdict."""
         examiner = self._start_examiner()
         try:
-            _send(examiner.stdin, {"source": cell.source, "count": count})
+            send(examiner.stdin, {"source": cell.source, "count": count})
             while True:
-                message = _receive(examiner.stdout)
+                message = receive(examiner.stdout)
                 if "verdict" in message:
                     return nbformat.from_dict(message["verdict"]) if message["verdict"] else None
                 reply = asyncio.run_coroutine_threadsafe(self._ask(message["ask"], cell), loop).result()
-                _send(examiner.stdin, reply)
+                send(examiner.stdin, reply)
         except (DeadKernelError, CellTimeoutError):
             self._stop_examiner()
             raise

@@ -145,18 +145,11 @@ def gradient_by_variables(function, args, owner):
 def replaced(function, args, names, kwargs=None):
     """``function(*args)`` with the notebook's ``names`` (a dict) bound to the given stand-ins for
     the call, and put back after it."""
-    from IPython import get_ipython
-    namespace = get_ipython().user_ns
-    saved = {name: namespace.get(name, _MISSING) for name in names}
-    namespace.update(names)
+    before = bind(names)  # here, in the kernel (or on a student's machine): plain calls
     try:
         return function(*args, **(kwargs or {}))
     finally:
-        for name, value in saved.items():
-            if value is _MISSING:
-                namespace.pop(name, None)
-            else:
-                namespace[name] = value
+        bind_back(before)
 
 
 @question
@@ -180,6 +173,3 @@ def bind_back(before):
             namespace[name] = value
         else:
             namespace.pop(name, None)
-
-
-_MISSING = object()

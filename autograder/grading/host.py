@@ -164,8 +164,9 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
     under bubblewrap unless ``sandbox`` is False (then every status says so).
     """
     check_assignment(assignment, root)
-    if sandbox and not scheduler and not bwrap.bwrap():
-        raise ValueError(bwrap.MISSING)
+    reason = bwrap.unusable() if sandbox and not scheduler else None
+    if reason:
+        raise ValueError(reason)
     limits = limits or Limits()
     db_url = gradebook_url(db_url, root)
     with _connect(scheduler) if scheduler else contextlib.nullcontext() as client:

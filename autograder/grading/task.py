@@ -87,8 +87,9 @@ def grade_task(task):
     """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder; return a
     ``Graded``. It writes only there and into the gradebook, so it runs alike in the local pool
     and on a Dask worker on another machine."""
-    if task.sandbox and not bwrap.bwrap():
-        return Graded(task.student, f"error: on {socket.gethostname()}: {bwrap.MISSING}", {})
+    reason = bwrap.unusable() if task.sandbox else None
+    if reason:
+        return Graded(task.student, f"error: on {socket.gethostname()}: {reason}", {})
     with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
         target = Path(scratch) / "submitted" / task.student / task.assignment
         target.mkdir(parents=True)

@@ -276,11 +276,11 @@ def add_parser(commands):
     bench = commands.add_parser("bench-hub", help="N students at once on a hub of their own (as root): log in, "
                                 "start a server, fetch, submit, fetch feedback; latencies, errors, memory")
     bench.add_argument("--students", type=int, default=30, help="how many (default %(default)d)")
-    bench.add_argument("--dir", default="/tmp/bench-hub/hub", help="the hub's folder; its environment is reused "
+    bench.add_argument("--dir", default="/srv/bdl-hub-bench/hub", help="the hub's folder; its environment is reused "
                        "(default %(default)s)")
     bench.add_argument("--port", type=int, default=28000, help="the hub's port; PORT+1 and PORT+81 for the proxy's "
                        "and the hub's APIs (default %(default)d)")
-    bench.add_argument("--home-root", default="/tmp/bench-hub/home", help="where the accounts' homes go")
+    bench.add_argument("--home-root", default="/srv/bdl-hub-bench/home", help="where the accounts' homes go")
     bench.add_argument("--keep-users", action="store_true", help="keep the accounts, homes and exchange afterwards")
     bench.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     bench.set_defaults(run=main)

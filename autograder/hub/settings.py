@@ -6,16 +6,20 @@ import os
 import re
 import secrets
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from autograder.course.directory import COURSE_ID, REPO
+from autograder.worker import bwrap
 
 DEFAULT_DIR = "/srv/bdl-hub"
 # the hub's folder in each cgroup hierarchy: one subfolder per user (hub.spawner)
 CGROUP_GROUP = "bdl-hub"
-NODE_MAJOR = 20  # what configurable-http-proxy 5 (deploy/proxy/package.json) runs on
+# The oldest Node.js the proxy (configurable-http-proxy 4.6, deploy/proxy/package.json) is run on here:
+# Debian 12's and Ubuntu 24.04's own.
+NODE_MAJOR = 18
 USERNAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 # Accounts below this uid are the system's (postgres, www-data, a cloud image's sudoer): no server runs as one.
 FIRST_USER_UID = 1000
@@ -40,6 +44,7 @@ class HubSettings:
     idle_timeout: int = 3600
     ssl_cert: str = ""
     ssl_key: str = ""
+    insecure_http: bool = False  # plain HTTP off 127.0.0.1: passwords cross the network in clear
 
     @property
     def exchange(self):
@@ -79,7 +84,7 @@ def read_roster(path):
     return students
 
 
-def check_machine(settings):
+def check_machine(settings, home_root="/home"):
     """Raise HubError saying why the options are refused, or naming what this machine lacks for the hub."""
     if settings.dummy and not ipaddress.ip_address(settings.ip).is_loopback:
         raise HubError(f"--dummy lets anyone in with one password: it is refused unless the hub listens on "
@@ -91,17 +96,37 @@ def check_machine(settings):
             raise HubError(f"{name!r} is staff and also in the roster")
     if bool(settings.ssl_cert) != bool(settings.ssl_key):
         raise HubError("--ssl-cert and --ssl-key go together")
+    if not settings.ssl_cert and not ipaddress.ip_address(settings.ip).is_loopback and not settings.insecure_http:
+        raise HubError(f"plain HTTP on {settings.ip} sends every password and notebook in clear: give --ssl-cert "
+                       "and --ssl-key, or --ip 127.0.0.1 behind a proxy that terminates TLS, or --insecure-http")
     if os.geteuid() != 0:
         raise HubError("run as root: each user's server runs in that user's own Unix account")
     check_private(REPO)
+    for folder in (settings.hub_dir, home_root):
+        check_root_owned(folder)
     for program, package in (("npm", "npm (with nodejs)"), ("node", "nodejs"), ("useradd", "passwd"),
                              ("runuser", "util-linux")):
         if not shutil.which(program):
             raise HubError(f"needs {program!r}: install the Debian package {package}")
     node = run_command(["node", "--version"], "asking Node.js its version").strip()
     if int(node.lstrip("v").split(".")[0]) < NODE_MAJOR:
-        raise HubError(f"the proxy (configurable-http-proxy 5) needs Node.js {NODE_MAJOR} or later; "
+        raise HubError(f"the proxy (configurable-http-proxy 4.6) is run on Node.js {NODE_MAJOR} or later; "
                        f"this machine has {node}")
+
+
+def check_root_owned(path):
+    """Refuse a folder root is to write in that another user could have made or could change: every
+    existing folder on its path, as given and as resolved, must be root's (a link too), and one that
+    others may write must be sticky (as /tmp is), so that no one swaps a part of it for a link of theirs."""
+    given = Path(os.path.abspath(path))
+    for folder in (given, *given.parents, *(lambda real: (real, *real.parents))(Path(os.path.realpath(given)))):
+        if not os.path.lexists(folder):
+            continue
+        status = os.lstat(folder)
+        open_to_others = status.st_mode & 0o022 and not status.st_mode & stat.S_ISVTX
+        if status.st_uid != 0 or (open_to_others and not stat.S_ISLNK(status.st_mode)):
+            raise HubError(f"{folder} is not root's alone (owner uid {status.st_uid}, mode "
+                           f"{stat.S_IMODE(status.st_mode):o}): root will not write below it; choose another folder")
 
 
 def readable_by_others(path):

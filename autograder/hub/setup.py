@@ -18,10 +18,12 @@ restarts the hub with new students added:
 Then it runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
 until it is stopped.
 """
+import ipaddress
 import json
 import os
 import secrets
 import shutil
+import socket
 from dataclasses import asdict
 from pathlib import Path
 
@@ -29,6 +31,7 @@ from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
 from autograder.hub.process import run
+from autograder.worker import bwrap
 from autograder.hub.settings import (DEFAULT_DIR, HubError, HubSettings, check_machine, default, dummy_password,
                                      private_file, read_roster, run_command)
 
@@ -120,7 +123,7 @@ def instructor_login(settings):
 
 def set_up(settings, home_root="/home", data_dir=None, log=print):
     """Everything but starting the hub; return the config file's path."""
-    check_machine(settings)
+    check_machine(settings, home_root)
     hub = Path(settings.hub_dir)
     hub.mkdir(parents=True, exist_ok=True)
     os.chmod(hub, 0o755)  # users read the environment and the data; the secrets in it are 0600
@@ -132,6 +135,9 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
     install_proxy(settings, log)
     install_data(settings, data_dir)
     instructor = ensure_user(settings.instructor, home_root, log)
+    reason = bwrap.unusable(run_as=["runuser", "-u", settings.instructor, "--"])
+    if reason:  # the instructor grades in their own server, as themselves, in the sandbox
+        raise HubError(f"as {settings.instructor}: {reason}")
     for name in [*settings.graders, *(student["id"] for student in settings.students)]:
         ensure_user(name, home_root, log)
     prepare_exchange(settings, instructor)
@@ -144,6 +150,13 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
     return config
 
 
+def browser_host(ip):
+    """The host a browser opens for a hub listening on ``ip``: the machine's name for every address."""
+    if ipaddress.ip_address(ip).is_unspecified:  # 0.0.0.0 or ::, which no browser opens
+        return socket.getfqdn()
+    return f"[{ip}]" if ":" in ip else ip
+
+
 def main(args):
     students = read_roster(args.students) if args.students else []
     settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), course_id=args.course_id, ip=args.ip,
@@ -151,7 +164,8 @@ def main(args):
                            instructor=args.instructor, graders=args.graders.split(",") if args.graders else [],
                            students=students, dummy=args.dummy,
                            memory_gib=args.memory, cpus=args.cpus, idle_timeout=args.idle_timeout,
-                           ssl_cert=args.ssl_cert or "", ssl_key=args.ssl_key or "")
+                           ssl_cert=args.ssl_cert or "", ssl_key=args.ssl_key or "",
+                           insecure_http=args.insecure_http)
     config = set_up(settings, args.home_root)
     scheme = "https" if settings.ssl_cert else "http"
     print(f"course {settings.course_id}: {len(students)} students, instructor {settings.instructor}; "
@@ -165,7 +179,7 @@ def main(args):
                  "/hub/change-password)" if created else " with the password set before")
               + "; students sign up at /hub/signup with their roster id, and the instructor approves them "
                 "at /hub/authorize")
-    print(f"JupyterHub at {scheme}://{settings.ip}:{settings.port}/", flush=True)
+    print(f"JupyterHub at {scheme}://{browser_host(settings.ip)}:{settings.port}/", flush=True)
     if args.setup_only:
         return 0
     run(settings, config)
@@ -200,5 +214,7 @@ def add_parser(commands):
                      help="seconds before an idle server is stopped (default %(default)d)")
     hub.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")
     hub.add_argument("--ssl-key", help="the TLS key (PEM) for https")
+    hub.add_argument("--insecure-http", action="store_true", help="serve plain HTTP on an address other than "
+                     "127.0.0.1 (passwords in clear; refused without it unless --ssl-cert and --ssl-key are given)")
     hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")
     hub.set_defaults(run=main)

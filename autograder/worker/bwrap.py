@@ -21,6 +21,7 @@ pass signals on to the kernel.
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -34,9 +35,32 @@ MISSING = ("bubblewrap is not installed: grading runs student code inside it "
            "(apt-get install bubblewrap), or pass --no-sandbox to grade without it")
 
 
+# Ubuntu 24.04 sets this to 1: AppArmor then refuses user namespaces to programs without a profile
+# allowing them, bwrap among them, for every user but root.
+APPARMOR_SWITCH = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
+APPARMOR = ("AppArmor stops bubblewrap for users other than root (kernel.apparmor_restrict_unprivileged_userns=1, "
+            "as on Ubuntu 24.04): give /usr/bin/bwrap the profile in docs/deploy/hub.md (\"Ubuntu 24.04\"), "
+            "or grade with --no-sandbox")
+
+
 def bwrap():
     """The ``bwrap`` program, or None."""
     return shutil.which("bwrap")
+
+
+def unusable(run_as=(), switch=APPARMOR_SWITCH):
+    """Why bubblewrap cannot make a sandbox here (for the user the command prefix ``run_as`` runs as,
+    this process's by default), in one line; None when it can."""
+    if not bwrap():
+        return MISSING
+    result = subprocess.run([*run_as, bwrap(), "--unshare-all", "--ro-bind", "/", "/", "true"],
+                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if result.returncode == 0:
+        return None
+    if switch.is_file() and switch.read_text().strip() == "1":
+        return APPARMOR
+    reason = (result.stderr.strip().splitlines() or [f"exit status {result.returncode}"])[-1]
+    return f"bubblewrap cannot make a sandbox here ({reason}): grading runs student code inside it"
 
 
 def _system_binds():

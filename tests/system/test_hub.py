@@ -16,8 +16,8 @@ account), and Python Playwright drives Debian's Chromium through it as each of t
 It needs root (accounts), Debian's chromium, bubblewrap, nodejs and npm; under CI=true their
 absence fails it, elsewhere it skips with a line naming what is missing. The hub's environment
 (every pin: two minutes of pip) and its proxy (npm) are kept between runs in a cache folder
-(``CACHE``), one per digest of what they are installed from, and <temp>/bdl-hub-test links to
-them; everything else, accounts included, is removed at the end. Screenshots and step times:
+(``CACHE``), one per digest of what they are installed from, and the hub's folder ``CACHE``/hub
+links to them; everything else, accounts included, is removed at the end. Screenshots and step times:
 test-artifacts/hub/.
 """
 import hashlib
@@ -55,11 +55,12 @@ SNIPPETS = {"a": "tf.square(y - mean)", "b": "tf.abs(y - loc)"}  # a part of eac
 ARTIFACTS = REPO / "test-artifacts" / "hub"
 FLOW = Flow(ARTIFACTS, "hub flow")
 needs, timed, shot, DONE = FLOW.needs, FLOW.timed, FLOW.shot, FLOW.done
-HUB_DIR = Path(tempfile.gettempdir()) / "bdl-hub-test"
-KEPT = ("venv", "proxy")  # links into CACHE
-# Outside the temporary folder, which may be emptied at any boot, and readable by every account
-# (their servers run from the environment). BDL_TEST_CACHE moves it.
+# Outside the temporary folder, which may be emptied at any boot and where any user may have made a
+# folder of that name first, and readable by every account (their servers run from the environment).
+# BDL_TEST_CACHE moves it.
 CACHE = Path(os.environ.get("BDL_TEST_CACHE", "/var/cache/bdl-course-tests"))
+HUB_DIR = CACHE / "hub"
+KEPT = ("venv", "proxy")  # links into CACHE
 CACHED = 2  # installs kept per kind (the newest): a branch with other pins does not evict main's
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
 
@@ -73,6 +74,9 @@ def requirements():
         pytest.skip(message)
     for program, package in (("node", "nodejs"), ("npm", "npm"), ("bwrap", "bubblewrap")):
         require(shutil.which(program), package)
+    node = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "nodejs"], capture_output=True, text=True).stdout
+    if os.environ.get("CI") == "true" and "nodesource" in node:  # .ci/run installs the distribution's
+        pytest.fail(f"CI runs the hub on the distribution's own Node.js, not NodeSource's {node}")
 
 
 def _key(*parts):
@@ -86,7 +90,7 @@ def cache_keys():
     pins = hub_requirements()
     python = shared_python()
     version = subprocess.run([python, "--version"], capture_output=True, text=True, check=True).stdout
-    return {"venv": _key(*pins, python, version),
+    return {"venv": _key(*pins, python, version, str(HUB_DIR)),  # its scripts name HUB_DIR/venv/bin/python
             "proxy": _key(*((PROXY_PACKAGE / name).read_text() for name in ("package.json", "package-lock.json")))}
 
 
@@ -133,7 +137,7 @@ class Hub:
         # `hub` refuses a repository other users can read (it holds every answer): closed for the run.
         self.repository_mode = REPO.stat().st_mode & 0o777
         REPO.chmod(self.repository_mode & ~0o007)
-        HUB_DIR.mkdir(exist_ok=True)
+        HUB_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
         self.clear()  # what a crashed run left
         link_cached_installs()
         self.port = free_port()

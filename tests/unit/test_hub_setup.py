@@ -1,6 +1,8 @@
 """`python -m autograder hub` without a hub: the roster, the refusals, and the config JupyterHub loads."""
 import json
+import os
 import shutil
+import socket
 import subprocess
 import sys
 import tomllib
@@ -14,6 +16,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.hub import environment, settings as hub
 from autograder.course.directory import REPO
+from autograder.worker import bwrap
 
 
 def roster(tmp_path, text):
@@ -43,6 +46,53 @@ def test_dummy_logins_are_refused_off_the_loopback(tmp_path):
     settings = hub.HubSettings(hub_dir=str(tmp_path), ip="0.0.0.0", dummy=True)
     with pytest.raises(hub.HubError, match="refused unless the hub listens on 127.0.0.1"):
         hub.check_machine(settings)
+
+
+def test_plain_http_is_refused_off_the_loopback(tmp_path):
+    settings = hub.HubSettings(hub_dir=str(tmp_path), ip="0.0.0.0")
+    with pytest.raises(hub.HubError, match="plain HTTP on 0.0.0.0 sends every password .* or --insecure-http"):
+        hub.check_machine(settings)
+
+
+def test_a_folder_another_user_made_is_refused(tmp_path):
+    """Root writes the hub's folder and homes: not below a folder another user owns or may write."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534) if os.geteuid() == 0 else None
+    open_to_all = tmp_path / "open"
+    open_to_all.mkdir()
+    open_to_all.chmod(0o777)
+    sticky = tmp_path / "sticky"
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    for folder in (theirs / "hub", open_to_all / "hub", tmp_path / "link"):
+        if folder.name == "link":
+            folder.symlink_to(open_to_all)
+        with pytest.raises(hub.HubError, match="is not root's alone"):
+            hub.check_root_owned(folder)
+    if os.geteuid() == 0:
+        tmp_path.chmod(0o755)
+        hub.check_root_owned(sticky / "hub")  # as /tmp/<a folder root makes> is
+        hub.check_root_owned("/srv/bdl-hub")
+
+
+def test_a_sandbox_bubblewrap_cannot_make_is_named(tmp_path):
+    """The one-line cause when bwrap fails: AppArmor's switch (Ubuntu 24.04) when it is on."""
+    switch = tmp_path / "apparmor_restrict_unprivileged_userns"
+    switch.write_text("1\n")
+    assert bwrap.unusable(run_as=["false"], switch=switch) == bwrap.APPARMOR
+    switch.write_text("0\n")
+    assert bwrap.unusable(run_as=["false"], switch=switch).startswith("bubblewrap cannot make a sandbox here")
+    if bwrap.bwrap():
+        assert bwrap.unusable(switch=switch) is None
+        if os.geteuid() == 0:  # as a user who is not root, as the instructor grades on the hub
+            assert bwrap.unusable(run_as=["runuser", "-u", "nobody", "--"], switch=switch) is None
+
+
+def test_the_url_printed_is_one_a_browser_opens():
+    from autograder.hub.setup import browser_host
+    assert browser_host("127.0.0.1") == "127.0.0.1" and browser_host("::1") == "[::1]"
+    assert browser_host("0.0.0.0") == browser_host("::") == socket.getfqdn() != "0.0.0.0"
 
 
 def test_staff_in_the_roster_is_refused(tmp_path):

@@ -84,12 +84,15 @@ c.JupyterHub.load_roles = [
 ]
 
 # Each user's server in that user's own Unix account, from the course's environment, in a cgroup with
-# the memory and CPU limits where this machine has one (autograder/hub/spawner.py).
+# the memory, CPU and task limits, with a /tmp of its own (autograder/hub/spawner.py).
 c.JupyterHub.spawner_class = "autograder.hub.spawner.CourseSpawner"
 c.Spawner.cmd = [os.path.join(settings.venv, "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = f"{settings.memory_gib}G"
 c.Spawner.cpu_limit = settings.cpus
+c.CourseSpawner.max_tasks = settings.max_tasks
+c.CourseSpawner.limits = settings.limits  # fail closed: a server whose limits cannot be set does not start
+c.CourseSpawner.tmp_root = settings.tmp_root  # each server's own /tmp
 c.Spawner.start_timeout = 180  # a class logging in at once on a small machine
 c.Spawner.http_timeout = 180
 c.Spawner.environment = hub_environment(settings)

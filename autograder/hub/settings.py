@@ -45,6 +45,8 @@ class HubSettings:
     ssl_cert: str = ""
     ssl_key: str = ""
     insecure_http: bool = False  # plain HTTP off 127.0.0.1: passwords cross the network in clear
+    limits: bool = True  # False (--no-limits): servers start without their cgroup limits and private /tmp
+    max_tasks: int = 1024  # processes and threads per user's server (TensorFlow starts dozens per kernel)
 
     @property
     def exchange(self):
@@ -53,6 +55,11 @@ class HubSettings:
     @property
     def venv(self):
         return str(Path(self.hub_dir) / "venv")
+
+    @property
+    def tmp_root(self):
+        """Each user's private /tmp is a folder in here."""
+        return str(Path(self.hub_dir) / "tmp")
 
 
 class HubError(ValueError):
@@ -99,11 +106,14 @@ def check_machine(settings, home_root="/home"):
     if not settings.ssl_cert and not ipaddress.ip_address(settings.ip).is_loopback and not settings.insecure_http:
         raise HubError(f"plain HTTP on {settings.ip} sends every password and notebook in clear: give --ssl-cert "
                        "and --ssl-key, or --ip 127.0.0.1 behind a proxy that terminates TLS, or --insecure-http")
+    for folder in (settings.hub_dir, home_root):
+        check_root_owned(folder)
+        if settings.limits and Path(os.path.realpath(folder)).is_relative_to("/tmp"):
+            raise HubError(f"{folder} is in /tmp, which each server sees as a /tmp of its own: "
+                           "choose another folder (or --no-limits)")
     if os.geteuid() != 0:
         raise HubError("run as root: each user's server runs in that user's own Unix account")
     check_private(REPO)
-    for folder in (settings.hub_dir, home_root):
-        check_root_owned(folder)
     for program, package in (("npm", "npm (with nodejs)"), ("node", "nodejs"), ("useradd", "passwd"),
                              ("runuser", "util-linux")):
         if not shutil.which(program):

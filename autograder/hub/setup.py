@@ -31,6 +31,7 @@ from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
 from autograder.hub.process import run
+from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
 from autograder.hub.settings import (DEFAULT_DIR, HubError, HubSettings, check_machine, default, dummy_password,
                                      private_file, read_roster, run_command)
@@ -124,6 +125,9 @@ def instructor_login(settings):
 def set_up(settings, home_root="/home", data_dir=None, log=print):
     """Everything but starting the hub; return the config file's path."""
     check_machine(settings, home_root)
+    reason = limits_unavailable() if settings.limits else None
+    if reason:
+        raise HubError(f"{reason}: each user's server needs its limits; {NO_LIMITS}")
     hub = Path(settings.hub_dir)
     hub.mkdir(parents=True, exist_ok=True)
     os.chmod(hub, 0o755)  # users read the environment and the data; the secrets in it are 0600
@@ -165,7 +169,7 @@ def main(args):
                            students=students, dummy=args.dummy,
                            memory_gib=args.memory, cpus=args.cpus, idle_timeout=args.idle_timeout,
                            ssl_cert=args.ssl_cert or "", ssl_key=args.ssl_key or "",
-                           insecure_http=args.insecure_http)
+                           insecure_http=args.insecure_http, limits=not args.no_limits, max_tasks=args.max_tasks)
     config = set_up(settings, args.home_root)
     scheme = "https" if settings.ssl_cert else "http"
     print(f"course {settings.course_id}: {len(students)} students, instructor {settings.instructor}; "
@@ -210,6 +214,10 @@ def add_parser(commands):
                      help="GiB each user's server may use (default %(default)g)")
     hub.add_argument("--cpus", type=float, default=default("cpus"),
                      help="cores each user's server may use (default %(default)g)")
+    hub.add_argument("--max-tasks", type=int, default=default("max_tasks"),
+                     help="processes and threads each user's server may run at once (default %(default)d)")
+    hub.add_argument("--no-limits", action="store_true", help="start servers without their memory, CPU and task "
+                     "limits and private /tmp where the machine cannot set them (refused otherwise)")
     hub.add_argument("--idle-timeout", type=int, default=default("idle_timeout"),
                      help="seconds before an idle server is stopped (default %(default)d)")
     hub.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")

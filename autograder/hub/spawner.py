@@ -1,23 +1,49 @@
 """The hub's spawner: JupyterHub's LocalProcessSpawner (each server in its user's own Unix account), with
-``mem_limit`` and ``cpu_limit`` enforced by a cgroup per user where the machine lets the hub make one.
+``mem_limit``, ``cpu_limit`` and a cap on its tasks enforced by a cgroup per user, and a /tmp of its own.
 
 LocalProcessSpawner itself only passes the limits on as MEM_LIMIT and CPU_LIMIT. Here the server joins
 its cgroup before it drops root (so every process it starts is in it, kernels included); the kernel
-then stops a user's processes at the memory limit and slows them at the CPU limit, and one student's
-runaway training cannot take the machine from the class.
+then stops a user's processes at the memory limit, slows them at the CPU limit and refuses them a new
+process or thread past the task limit, so one student's runaway training or fork bomb cannot take the
+machine from the class. Its /tmp is its user's own folder (a mount namespace of its own), so no one
+sees or plants another's temporary files. Limits fail closed: a server whose limits cannot be set is
+not started, unless the hub runs with --no-limits.
 """
+import ctypes
 import os
 import pwd
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import List
+from traitlets import Bool, Integer, List, Unicode
 
 from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
 from autograder.hub.settings import FIRST_USER_UID
 
 CGROUP = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000  # microseconds
+# Linux's numbers (sched.h, mount.h) for a private /tmp: Python 3.11 has no os.unshare.
+CLONE_NEWNS, MS_BIND, MS_REC, MS_PRIVATE = 0x00020000, 4096, 16384, 1 << 18
+NO_LIMITS = "the hub's --no-limits starts servers without limits"
+LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: the server's process only calls it
+
+
+def limits_unavailable():
+    """Why this machine cannot give each server its limits and its own /tmp, in one line; None if it can."""
+    if (CGROUP / "cgroup.controllers").exists():
+        missing = {"memory", "cpu", "pids"} - set((CGROUP / "cgroup.controllers").read_text().split())
+    else:
+        missing = {name for name in ("memory", "cpu", "pids") if not (CGROUP / name).is_dir()}
+    if missing:
+        return f"this machine's cgroups lack the controllers {', '.join(sorted(missing))}"
+    if not os.access(CGROUP / GROUP if (CGROUP / GROUP).exists() else CGROUP, os.W_OK):
+        return f"{CGROUP} is read-only here (a container without its own cgroups?)"
+    pid = os.fork()
+    if pid == 0:  # a child tries the private /tmp, so the hub's own mounts stay as they are
+        os._exit(0 if LIBC.unshare(CLONE_NEWNS) == 0 else 1)
+    if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
+        return "no mount namespace for a private /tmp (unshare is refused here)"
+    return None
 
 
 def _write(path, value):
@@ -35,8 +61,21 @@ def refusal(name, allowed):
     return f"{name!r} is a system account (uid {uid})" if uid < FIRST_USER_UID else None
 
 
+def private_tmp(folder):
+    """Mount ``folder`` on /tmp for this process and its children only (as root, before the server
+    drops root): a mount namespace of its own, whose mounts do not reach the machine's."""
+    for call, args in ((LIBC.unshare, (CLONE_NEWNS,)), (LIBC.mount, (b"none", b"/", None, MS_REC | MS_PRIVATE, None)),
+                       (LIBC.mount, (str(folder).encode(), b"/tmp", None, MS_BIND, None))):
+        if call(*args) != 0:
+            error = ctypes.get_errno()
+            raise OSError(error, f"a private /tmp: {os.strerror(error)}")
+
+
 class CourseSpawner(LocalProcessSpawner):
     allowed_names = List([], help="the roster and the staff: no one else gets a server").tag(config=True)
+    limits = Bool(True, help="refuse a server whose limits cannot be set (False: start it without)").tag(config=True)
+    max_tasks = Integer(0, help="processes and threads a user's server may run at once (0: no cap)").tag(config=True)
+    tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
 
     async def start(self):
         why = refusal(self.user.name, self.allowed_names)
@@ -45,51 +84,72 @@ class CourseSpawner(LocalProcessSpawner):
         return await super().start()
 
     def cgroups(self):
-        """Make this user's cgroups with the limits; return the folders to join ([] where there are none)."""
+        """Make this user's cgroups with the limits; return the folders to join."""
         name = self.user.name
-        try:
-            if (CGROUP / "cgroup.controllers").exists():  # cgroup v2, one hierarchy
-                parent = CGROUP / GROUP
-                parent.mkdir(exist_ok=True)
-                _write(parent / "cgroup.subtree_control", "+memory +cpu")
-                folder = parent / name
-                folder.mkdir(exist_ok=True)
-                if self.mem_limit:
-                    _write(folder / "memory.max", self.mem_limit)
-                if self.cpu_limit:
-                    _write(folder / "cpu.max", f"{int(self.cpu_limit * CPU_PERIOD)} {CPU_PERIOD}")
-                return [folder]
-            memory, cpu = CGROUP / "memory" / GROUP / name, CGROUP / "cpu" / GROUP / name  # cgroup v1
-            folders = []
+        if (CGROUP / "cgroup.controllers").exists():  # cgroup v2, one hierarchy
+            parent = CGROUP / GROUP
+            parent.mkdir(exist_ok=True)
+            _write(parent / "cgroup.subtree_control", "+memory +cpu +pids")
+            folder = parent / name
+            folder.mkdir(exist_ok=True)
             if self.mem_limit:
-                memory.mkdir(parents=True, exist_ok=True)
-                _write(memory / "memory.limit_in_bytes", self.mem_limit)
-                folders.append(memory)
+                _write(folder / "memory.max", self.mem_limit)
             if self.cpu_limit:
-                cpu.mkdir(parents=True, exist_ok=True)
-                _write(cpu / "cpu.cfs_period_us", CPU_PERIOD)
-                _write(cpu / "cpu.cfs_quota_us", int(self.cpu_limit * CPU_PERIOD))
-                folders.append(cpu)
-            return folders
-        except OSError as error:
-            self.log.warning("%s's server runs without memory and CPU limits: no cgroup (%s)", name, error)
-            return []
+                _write(folder / "cpu.max", f"{int(self.cpu_limit * CPU_PERIOD)} {CPU_PERIOD}")
+            if self.max_tasks:
+                _write(folder / "pids.max", self.max_tasks)
+            return [folder]
+        folders = []  # cgroup v1: a hierarchy per controller
+        for controller, limit, files in (
+                ("memory", self.mem_limit, {"memory.limit_in_bytes": self.mem_limit}),
+                ("cpu", self.cpu_limit, {"cpu.cfs_period_us": CPU_PERIOD,
+                                         "cpu.cfs_quota_us": int((self.cpu_limit or 0) * CPU_PERIOD)}),
+                ("pids", self.max_tasks, {"pids.max": self.max_tasks})):
+            if limit:
+                folder = CGROUP / controller / GROUP / name
+                folder.mkdir(parents=True, exist_ok=True)
+                for file, value in files.items():
+                    _write(folder / file, value)
+                folders.append(folder)
+        return folders
+
+    def tmp_folder(self):
+        """This user's private /tmp (TMP_ROOT/<name>, theirs alone), made as root."""
+        user = pwd.getpwnam(self.user.name)
+        root = Path(self.tmp_root)
+        root.mkdir(mode=0o711, parents=True, exist_ok=True)
+        folder = root / self.user.name
+        folder.mkdir(mode=0o700, exist_ok=True)
+        if folder.is_symlink() or not folder.is_dir():
+            raise OSError(f"{folder} is not a folder")
+        os.chown(folder, user.pw_uid, user.pw_gid, follow_symlinks=False)
+        os.chmod(folder, 0o700, follow_symlinks=False)
+        return folder
 
     def make_preexec_fn(self, name):
         drop_root = super().make_preexec_fn(name)
-        folders = self.cgroups()
+        if not self.limits:
+            self.log.warning("%s's server runs without limits and with the machine's /tmp (--no-limits)", name)
+            return drop_root
+        try:
+            folders = self.cgroups()
+            tmp = self.tmp_folder() if self.tmp_root else None
+        except OSError as error:
+            raise PermissionError(f"no server for {name}: its limits cannot be set ({error}); {NO_LIMITS}") from None
 
-        def join_then_drop_root():
+        def limit_then_drop_root():  # in the server's process, before it runs anything
             for folder in folders:
                 _write(folder / "cgroup.procs", os.getpid())
+            if tmp:
+                private_tmp(tmp)
             drop_root()
 
-        return join_then_drop_root
+        return limit_then_drop_root
 
     async def stop(self, now=False):
         await super().stop(now=now)
-        for folder in (CGROUP / GROUP / self.user.name, CGROUP / "memory" / GROUP / self.user.name,
-                       CGROUP / "cpu" / GROUP / self.user.name):
+        for folder in (CGROUP / GROUP / self.user.name, *(CGROUP / controller / GROUP / self.user.name
+                                                         for controller in ("memory", "cpu", "pids"))):
             try:
                 folder.rmdir()  # only once empty: a process left behind keeps its limits
             except OSError:

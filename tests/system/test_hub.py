@@ -20,6 +20,7 @@ absence fails it, elsewhere it skips with a line naming what is missing. The hub
 links to them; everything else, accounts included, is removed at the end. Screenshots and step times:
 test-artifacts/hub/.
 """
+import ast
 import hashlib
 import json
 import os
@@ -208,7 +209,9 @@ def browser():
 
 @pytest.fixture(scope="module")
 def hub(browser):
-    with FLOW.started("hub set-up and start", lambda: Hub(Path(tempfile.mkdtemp(prefix="bdl-hub-class-")))) as server:
+    CACHE.mkdir(parents=True, exist_ok=True)  # not the temp folder: each server has a /tmp of its own
+    base = lambda: Path(tempfile.mkdtemp(prefix="bdl-hub-class-", dir=CACHE))
+    with FLOW.started("hub set-up and start", lambda: Hub(base())) as server:
         yield server
 
 
@@ -347,12 +350,24 @@ for what, path in {targets!r}.items():
     try:
         found = os.listdir(path) if os.path.isdir(path) else open(path).read(100)
         print(f"READ {{what}}: {{found!r}}")
-    except PermissionError as error:
+    except OSError as error:
         print(f"REFUSED {{what}}: {{error}}")
+open("/tmp/{marker}", "w").write("mine")
+print("TMP=" + repr(sorted(os.listdir("/tmp"))))
+for line in open("/proc/self/cgroup"):
+    _, controllers, path = line.strip().split(":", 2)
+    for controller, file in (("pids", "pids.max"), ("memory", "memory.limit_in_bytes")):
+        if controller in controllers.split(","):  # cgroup v1
+            print(f"LIMIT {{file}}=" + open(f"/sys/fs/cgroup/{{controller}}{{path}}/{{file}}").read().strip())
+    if not controllers:  # cgroup v2
+        for file in ("pids.max", "memory.max"):
+            print(f"LIMIT {{file}}=" + open(f"/sys/fs/cgroup{{path}}/{{file}}").read().strip())
+print("PROBED")
 """
 
 
 def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
+    """Each refused by the OS; and the server runs in its limits (memory, tasks) with a /tmp of its own."""
     needs("submit a")
     needs("submit b")
     a, b = hub.students["a"], hub.students["b"]
@@ -364,8 +379,9 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
         "the exchange's submissions": str(Path(hub.settings.exchange) / "bdl" / "inbound"),
         "the course repository's source/": str(REPO / "source"),
     }
+    marker = f"probe-{secrets.token_hex(4)}"
     page = students["a"]
-    probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE.format(targets=targets))])
+    probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE.format(targets=targets, marker=marker))])
     probe.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     xsrf = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == "_xsrf")
     saved = page.request.put(f"{user_url(hub, a)}/api/contents/probe.ipynb",
@@ -376,13 +392,24 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
         page.goto(f"{user_url(hub, a)}/lab/tree/probe.ipynb")
         notebook = run_all(page, shot)
         output = notebook.locator(".jp-OutputArea-output").first
-        output.get_by_text("REFUSED the exchange's submissions").wait_for()
+        output.get_by_text("PROBED").wait_for()
     shot(page, "student_a_refused")
     text = output.inner_text()
     assert "READ" not in text, text
     assert "PYTHONPATH=None" in text, text  # the hub's names the repository: no server gets it
     for what in targets:
-        assert f"REFUSED {what}: [Errno 13] Permission denied" in text, text
+        # a clone in the system temp folder is not even there: the server's /tmp is its own
+        hidden = what == "the course repository's source/" and REPO.is_relative_to("/tmp")
+        refusals = ("[Errno 13] Permission denied", "[Errno 2] No such file") if hidden else ("[Errno 13]",)
+        assert any(f"REFUSED {what}: {refusal}" in text for refusal in refusals), text
+    assert f"LIMIT pids.max={hub.settings.max_tasks}" in text, text
+    assert re.search(rf"LIMIT memory\.(limit_in_bytes|max)={int(hub.settings.memory_gib * 2**30)}\b", text), text
+    # /tmp: the student's own folder in the hub's, not the machine's, and no one else's
+    own = Path(hub.settings.tmp_root) / a
+    assert (own / marker).read_text() == "mine" and not (Path("/tmp") / marker).exists()
+    assert own.stat().st_uid == pwd.getpwnam(a).pw_uid and own.stat().st_mode & 0o777 == 0o700
+    listed = set(ast.literal_eval(re.search(r"TMP=(\[.*?\])", text).group(1)))
+    assert marker in listed and not listed & set(os.listdir("/tmp")), listed
 
 
 def test_the_instructor_collects_grades_and_releases_feedback(hub):

@@ -95,6 +95,27 @@ def test_the_url_printed_is_one_a_browser_opens():
     assert browser_host("0.0.0.0") == browser_host("::") == socket.getfqdn() != "0.0.0.0"
 
 
+def test_a_hub_folder_in_tmp_is_refused_with_limits(tmp_path):
+    """Each server's /tmp is its own: homes or the hub's folder in the machine's /tmp would vanish."""
+    settings = hub.HubSettings(hub_dir="/tmp/a-hub", ip="127.0.0.1")
+    with pytest.raises(hub.HubError, match="is in /tmp, which each server sees as a /tmp of its own"):
+        hub.check_machine(settings)
+
+
+def test_a_server_whose_limits_cannot_be_set_does_not_start(tmp_path, monkeypatch):
+    """Fail closed: a cgroup that cannot be made refuses the server, naming --no-limits, which starts it."""
+    from types import SimpleNamespace
+    from autograder.hub import spawner
+    (tmp_path / "memory").write_text("where the memory hierarchy should be")
+    monkeypatch.setattr(spawner, "CGROUP", tmp_path)
+    server = spawner.CourseSpawner(user=SimpleNamespace(name="nobody", url="/", server=None), mem_limit="1G",
+                                   max_tasks=64)
+    with pytest.raises(PermissionError, match="no server for nobody: its limits cannot be set .* --no-limits"):
+        server.make_preexec_fn("nobody")
+    server.limits = False
+    assert callable(server.make_preexec_fn("nobody"))
+
+
 def test_staff_in_the_roster_is_refused(tmp_path):
     settings = hub.HubSettings(hub_dir=str(tmp_path), instructor="ada", students=[{"id": "ada"}])
     with pytest.raises(hub.HubError, match="'ada' is staff and also in the roster"):
@@ -126,6 +147,8 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     c = load_hub_config(tmp_path, instructor="grace", graders=["ken"], students=students)
     assert c.JupyterHub.authenticator_class == "native" and c.NativeAuthenticator.open_signup is False
     assert c.Authenticator.admin_users == {"grace"}
+    assert c.CourseSpawner.limits is True and c.CourseSpawner.max_tasks == 1024
+    assert c.CourseSpawner.tmp_root == str(tmp_path / "hub" / "tmp")
     assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},
                                         "formgrade-bdl": {"users": ["grace", "ken"]}}
     roles = {role["name"]: role for role in c.JupyterHub.load_roles}

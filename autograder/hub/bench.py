@@ -229,13 +229,13 @@ def main(args):
                 for n in range(1, args.students + 1)]
     settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), ip="127.0.0.1", port=args.port,
                                hub_port=args.port + 81, proxy_api_port=args.port + 1, instructor=f"{PREFIX}i",
-                               students=students, dummy=True)
+                               students=students, dummy=True, home_root=args.home_root)
     names = [settings.instructor] + [s["id"] for s in students]
     existing = {user.pw_name for user in pwd.getpwall()}  # accounts this run did not make stay
     process, start = None, time.monotonic()
     try:
         Path(args.home_root).mkdir(parents=True, exist_ok=True)
-        config = set_up(settings, args.home_root)
+        config = set_up(settings)
         instructor = pwd.getpwnam(settings.instructor)
         course = str(Path(instructor.pw_dir, settings.course_id))
         print(f"set up in {time.monotonic() - start:.0f} s; starting the hub", flush=True)

@@ -1,6 +1,7 @@
 """JupyterHub's config for the course (``python -m autograder hub`` copies it to HUB_DIR/jupyterhub_config.py
 and writes HUB_DIR/settings.json beside it): nbgrader's multi-user set-up on one machine."""
 import json
+import logging.handlers
 import os
 import pwd
 
@@ -25,6 +26,13 @@ if settings.ssl_cert:
 c.JupyterHub.db_url = f"sqlite:///{os.path.join(HERE, 'jupyterhub.sqlite')}"
 c.JupyterHub.cookie_secret_file = os.path.join(HERE, "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
+# The hub's log in HUB_DIR/logs/jupyterhub.log too (root's: it names users and addresses), rotated at
+# 10 MiB with 5 kept; the service's journal has it as well.
+os.makedirs(os.path.join(HERE, "logs"), mode=0o700, exist_ok=True)
+_log_file = logging.handlers.RotatingFileHandler(os.path.join(HERE, "logs", "jupyterhub.log"),
+                                                 maxBytes=10 * 2**20, backupCount=5)
+_log_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+c.JupyterHub.extra_log_handlers = [_log_file]
 
 # Who logs in. NativeAuthenticator: students sign up with their roster id and the instructor (an admin)
 # approves them at /hub/authorize; the instructor's login is made by `hub` before the first start.

@@ -26,10 +26,12 @@ def hub_process_environment(settings):
     return env
 
 
-def run(settings, config):
-    """Replace this process with JupyterHub (stopping it stops every user's server)."""
+def run(settings, config, upgrade_db=False):
+    """Replace this process with JupyterHub (stopping it stops every user's server); ``upgrade_db``: upgrade
+    its database to this JupyterHub first, if needed."""
     os.chdir(settings.hub_dir)
-    os.execve(f"{settings.venv}/bin/jupyterhub", ["jupyterhub", "-f", str(config)],
+    os.execve(f"{settings.venv}/bin/jupyterhub", ["jupyterhub", "-f", str(config),
+                                                  *(["--upgrade-db"] if upgrade_db else [])],
               hub_process_environment(settings))
 
 

@@ -2,13 +2,14 @@
 the roster, the environment every user's server gets, and the one-line error of every hub step."""
 import csv
 import ipaddress
+import json
 import os
 import re
 import secrets
 import shutil
 import stat
 import subprocess
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from autograder.course.directory import COURSE_ID, REPO
@@ -47,6 +48,7 @@ class HubSettings:
     insecure_http: bool = False  # plain HTTP off 127.0.0.1: passwords cross the network in clear
     limits: bool = True  # False (--no-limits): servers start without their cgroup limits and private /tmp
     max_tasks: int = 1024  # processes and threads per user's server (TensorFlow starts dozens per kernel)
+    home_root: str = "/home"  # where new accounts' homes go
 
     @property
     def exchange(self):
@@ -71,6 +73,20 @@ def default(name):
     return next(item.default for item in fields(HubSettings) if item.name == name)
 
 
+def stored_settings(hub_dir):
+    """The settings kept in HUB_DIR/settings.json, or the defaults where there are none yet."""
+    path = Path(hub_dir) / "settings.json"
+    stored = json.loads(path.read_text()) if path.exists() else {}
+    known = {item.name for item in fields(HubSettings)} - {"hub_dir"}
+    return HubSettings(hub_dir=str(hub_dir), **{name: value for name, value in stored.items() if name in known})
+
+
+def updated(settings, given):
+    """``settings`` with the options ``given`` ({field: value}, None for an option not given) written
+    over it: what a command line changes, every other setting kept as stored."""
+    return replace(settings, **{name: value for name, value in given.items() if value is not None})
+
+
 def read_roster(path):
     """Return the roster's students: dicts with ``id`` and any of first_name, last_name, email
     (nbgrader's roster format: a CSV with an ``id`` column)."""
@@ -91,7 +107,7 @@ def read_roster(path):
     return students
 
 
-def check_machine(settings, home_root="/home"):
+def check_machine(settings):
     """Raise HubError saying why the options are refused, or naming what this machine lacks for the hub."""
     if settings.dummy and not ipaddress.ip_address(settings.ip).is_loopback:
         raise HubError(f"--dummy lets anyone in with one password: it is refused unless the hub listens on "
@@ -106,7 +122,7 @@ def check_machine(settings, home_root="/home"):
     if not settings.ssl_cert and not ipaddress.ip_address(settings.ip).is_loopback and not settings.insecure_http:
         raise HubError(f"plain HTTP on {settings.ip} sends every password and notebook in clear: give --ssl-cert "
                        "and --ssl-key, or --ip 127.0.0.1 behind a proxy that terminates TLS, or --insecure-http")
-    for folder in (settings.hub_dir, home_root):
+    for folder in (settings.hub_dir, settings.home_root):
         check_root_owned(folder)
         if settings.limits and Path(os.path.realpath(folder)).is_relative_to("/tmp"):
             raise HubError(f"{folder} is in /tmp, which each server sees as a /tmp of its own: "

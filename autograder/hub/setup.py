@@ -18,6 +18,7 @@ restarts the hub with new students added:
 Then it runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
 until it is stopped.
 """
+import argparse
 import ipaddress
 import json
 import os
@@ -30,11 +31,12 @@ from pathlib import Path
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
+from autograder.hub import service
 from autograder.hub.process import run
 from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
-from autograder.hub.settings import (DEFAULT_DIR, HubError, HubSettings, check_machine, default, dummy_password,
-                                     private_file, read_roster, run_command)
+from autograder.hub.settings import (DEFAULT_DIR, HubError, check_machine, default, dummy_password, private_file,
+                                     read_roster, run_command, stored_settings, updated)
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
 NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
@@ -122,9 +124,9 @@ def instructor_login(settings):
     return password, bool(created.strip())
 
 
-def set_up(settings, home_root="/home", data_dir=None, log=print):
+def set_up(settings, data_dir=None, log=print):
     """Everything but starting the hub; return the config file's path."""
-    check_machine(settings, home_root)
+    check_machine(settings)
     reason = limits_unavailable() if settings.limits else None
     if reason:
         raise HubError(f"{reason}: each user's server needs its limits; {NO_LIMITS}")
@@ -138,12 +140,12 @@ def set_up(settings, home_root="/home", data_dir=None, log=print):
     write_user_config(settings)
     install_proxy(settings, log)
     install_data(settings, data_dir)
-    instructor = ensure_user(settings.instructor, home_root, log)
+    instructor = ensure_user(settings.instructor, settings.home_root, log)
     reason = bwrap.unusable(run_as=["runuser", "-u", settings.instructor, "--"])
     if reason:  # the instructor grades in their own server, as themselves, in the sandbox
         raise HubError(f"as {settings.instructor}: {reason}")
     for name in [*settings.graders, *(student["id"] for student in settings.students)]:
-        ensure_user(name, home_root, log)
+        ensure_user(name, settings.home_root, log)
     prepare_exchange(settings, instructor)
     course = prepare_course(settings, instructor, log)
     sync_gradebook(settings, instructor, course)
@@ -161,19 +163,30 @@ def browser_host(ip):
     return f"[{ip}]" if ":" in ip else ip
 
 
+# The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
+# it was set up (the service does), and one given changes that setting for good.
+KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "instructor", "memory_gib", "cpus",
+                "idle_timeout", "ssl_cert", "ssl_key", "insecure_http", "limits", "max_tasks", "home_root")
+
+
+def settings_from(args):
+    """The hub's settings: those kept in DIR/settings.json with this command line's options written over
+    them (the roster from --students, the graders from --graders); --dummy holds for this start only."""
+    given = {name: getattr(args, name) for name in KEPT_OPTIONS}
+    given["students"] = read_roster(args.students) if args.students else None
+    given["graders"] = [name for name in args.graders.split(",") if name] if args.graders is not None else None
+    given["dummy"] = args.dummy
+    return updated(stored_settings(Path(args.dir).resolve()), given)
+
+
 def main(args):
-    students = read_roster(args.students) if args.students else []
-    settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), course_id=args.course_id, ip=args.ip,
-                           port=args.port, hub_port=args.hub_port, proxy_api_port=args.proxy_api_port,
-                           instructor=args.instructor, graders=args.graders.split(",") if args.graders else [],
-                           students=students, dummy=args.dummy,
-                           memory_gib=args.memory, cpus=args.cpus, idle_timeout=args.idle_timeout,
-                           ssl_cert=args.ssl_cert or "", ssl_key=args.ssl_key or "",
-                           insecure_http=args.insecure_http, limits=not args.no_limits, max_tasks=args.max_tasks)
-    config = set_up(settings, args.home_root)
+    if args.action != "start":
+        return service.ACTIONS[args.action](args)
+    settings = settings_from(args)
+    config = set_up(settings)
     scheme = "https" if settings.ssl_cert else "http"
-    print(f"course {settings.course_id}: {len(students)} students, instructor {settings.instructor}; "
-          f"exchange {settings.exchange}")
+    print(f"course {settings.course_id}: {len(settings.students)} students, instructor {settings.instructor}; "
+          f"exchange {settings.exchange}; settings kept in {settings.hub_dir}/settings.json")
     if settings.dummy:
         print(f"log in as any of them with the password {dummy_password(settings)} (--dummy)")
     else:
@@ -186,43 +199,54 @@ def main(args):
     print(f"JupyterHub at {scheme}://{browser_host(settings.ip)}:{settings.port}/", flush=True)
     if args.setup_only:
         return 0
-    run(settings, config)
+    run(settings, config, upgrade_db=args.upgrade_db)
 
 
 def add_parser(commands):
     hub = commands.add_parser("hub", help="set up and run the course on a JupyterHub on this machine "
-                              "(as root): accounts, shared exchange, formgrader, the course's environment")
+                              "(as root): accounts, shared exchange, formgrader, the course's environment; "
+                              "or install it as a service, back it up, restore it")
+    hub.add_argument("action", nargs="?", default="start", choices=("start", *service.ACTIONS),
+                     help="start (the default): set up and run the hub; install-service: write its systemd "
+                     "unit; backup DEST: copy its state to the new folder DEST; restore SOURCE: put a backup "
+                     "back (the hub stopped)")
+    hub.add_argument("path", nargs="?", help="backup's DEST, restore's SOURCE")
     hub.add_argument("--dir", default=DEFAULT_DIR, help="the hub's folder: environment, proxy, data, exchange, "
-                     "database, secrets (default %(default)s)")
-    hub.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
-                     "and optionally first_name, last_name, email; accounts are made for new ids")
-    hub.add_argument("--instructor", default=default("instructor"),
-                     help="the instructor's user name (default %(default)s)")
-    hub.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: they open formgrader "
-                     "in the instructor's server (the group formgrade-COURSE)")
-    hub.add_argument("--course-id", default=default("course_id"), help="nbgrader's course id (default %(default)s)")
-    hub.add_argument("--home-root", default="/home", help="where new accounts' homes go (default %(default)s)")
-    hub.add_argument("--ip", default=default("ip"), help="the address to listen on (default %(default)s)")
-    hub.add_argument("--port", type=int, default=default("port"), help="the public port (default %(default)d)")
-    hub.add_argument("--hub-port", type=int, default=default("hub_port"),
-                     help="the hub's internal API port on 127.0.0.1")
-    hub.add_argument("--proxy-api-port", type=int, default=default("proxy_api_port"),
-                     help="the proxy's API port on 127.0.0.1")
+                     "database, secrets, and settings.json, which keeps the options below (default %(default)s)")
+    kept = hub.add_argument_group("settings", "kept in DIR/settings.json: given once, they hold for every later "
+                                  "start until given again (the defaults are a first start's)")
+    kept.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
+                      "and optionally first_name, last_name, email; accounts are made for new ids")
+    kept.add_argument("--instructor", help=f"the instructor's user name (default {default('instructor')})")
+    kept.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: they open "
+                      "formgrader in the instructor's server (the group formgrade-COURSE); '' for none")
+    kept.add_argument("--course-id", help=f"nbgrader's course id (default {default('course_id')})")
+    kept.add_argument("--home-root", help=f"where new accounts' homes go (default {default('home_root')})")
+    kept.add_argument("--ip", help=f"the address to listen on (default {default('ip')})")
+    kept.add_argument("--port", type=int, help=f"the public port (default {default('port')})")
+    kept.add_argument("--hub-port", type=int, help=f"the hub's internal API port on 127.0.0.1 "
+                      f"(default {default('hub_port')})")
+    kept.add_argument("--proxy-api-port", type=int, help=f"the proxy's API port on 127.0.0.1 "
+                      f"(default {default('proxy_api_port')})")
+    kept.add_argument("--memory", dest="memory_gib", type=float,
+                      help=f"GiB each user's server may use (default {default('memory_gib'):g})")
+    kept.add_argument("--cpus", type=float, help=f"cores each user's server may use (default {default('cpus'):g})")
+    kept.add_argument("--max-tasks", type=int, help="processes and threads each user's server may run at once "
+                      f"(default {default('max_tasks')})")
+    kept.add_argument("--limits", action=argparse.BooleanOptionalAction, help="--no-limits starts servers without "
+                      "their memory, CPU and task limits and private /tmp where the machine cannot set them "
+                      "(refused otherwise; default: limits)")
+    kept.add_argument("--idle-timeout", type=int, help="seconds before an idle server is stopped "
+                      f"(default {default('idle_timeout')})")
+    kept.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")
+    kept.add_argument("--ssl-key", help="the TLS key (PEM) for https")
+    kept.add_argument("--insecure-http", action=argparse.BooleanOptionalAction, help="serve plain HTTP on an "
+                      "address other than 127.0.0.1 (passwords in clear; refused without it unless --ssl-cert "
+                      "and --ssl-key are given)")
     hub.add_argument("--dummy", action="store_true", help="one shared password for every user, for a test or "
-                     "a demo: refused unless --ip is 127.0.0.1")
-    hub.add_argument("--memory", type=float, default=default("memory_gib"),
-                     help="GiB each user's server may use (default %(default)g)")
-    hub.add_argument("--cpus", type=float, default=default("cpus"),
-                     help="cores each user's server may use (default %(default)g)")
-    hub.add_argument("--max-tasks", type=int, default=default("max_tasks"),
-                     help="processes and threads each user's server may run at once (default %(default)d)")
-    hub.add_argument("--no-limits", action="store_true", help="start servers without their memory, CPU and task "
-                     "limits and private /tmp where the machine cannot set them (refused otherwise)")
-    hub.add_argument("--idle-timeout", type=int, default=default("idle_timeout"),
-                     help="seconds before an idle server is stopped (default %(default)d)")
-    hub.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")
-    hub.add_argument("--ssl-key", help="the TLS key (PEM) for https")
-    hub.add_argument("--insecure-http", action="store_true", help="serve plain HTTP on an address other than "
-                     "127.0.0.1 (passwords in clear; refused without it unless --ssl-cert and --ssl-key are given)")
+                     "a demo, this start only: refused unless --ip is 127.0.0.1")
+    hub.add_argument("--upgrade-db", action="store_true", help="upgrade JupyterHub's database to this JupyterHub "
+                     "first, if needed (the service does at every start)")
     hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")
+    service.add_arguments(hub)
     hub.set_defaults(run=main)

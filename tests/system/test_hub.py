@@ -525,6 +525,8 @@ def test_the_instructors_server_token_is_no_admins(hub, instructor, students):
 def test_the_hubs_secrets_and_roster_are_roots_alone(hub):
     for name in ("settings.json", "jupyterhub.sqlite", "dummy-password"):
         assert (HUB_DIR / name).stat().st_mode & 0o777 == 0o600, name
+    assert (HUB_DIR / "logs").stat().st_mode & 0o777 == 0o700
+    assert f"{hub.students['a']}" in (HUB_DIR / "logs" / "jupyterhub.log").read_text()  # the hub's log, in its file
 
 
 @pytest.mark.screenshots  # docs/images/hub-signup-approval.png

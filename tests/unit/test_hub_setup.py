@@ -148,6 +148,10 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert c.JupyterHub.authenticator_class == "native" and c.NativeAuthenticator.open_signup is False
     assert c.Authenticator.admin_users == {"grace"}
     assert c.CourseSpawner.limits is True and c.CourseSpawner.max_tasks == 1024
+    log_file, = c.JupyterHub.extra_log_handlers  # the hub's log in a file of its own, rotated
+    assert log_file.baseFilename == str(tmp_path / "hub" / "logs" / "jupyterhub.log")
+    assert log_file.maxBytes == 10 * 2**20 and log_file.backupCount == 5
+    assert (tmp_path / "hub" / "logs").stat().st_mode & 0o777 == 0o700
     assert c.CourseSpawner.tmp_root == str(tmp_path / "hub" / "tmp")
     assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},
                                         "formgrade-bdl": {"users": ["grace", "ken"]}}

@@ -1,0 +1,196 @@
+"""The hub as a service: its systemd unit (``hub install-service``), and its state backed up and put back
+(``hub backup DEST``, ``hub restore SOURCE``).
+
+The unit is modelled on The Littlest JupyterHub's: it restarts the hub whenever it stops, gives it a
+/tmp of its own, and upgrades JupyterHub's database at each start. It runs ``hub`` with no option but
+the folder, so the hub comes back as HUB_DIR/settings.json keeps it (TLS, port, graders, roster).
+
+A backup holds what cannot be made again: the hub's database, settings and secrets, the exchange
+(submissions not yet collected live only there) and the instructor's course folder (the gradebook,
+``submitted/``, ``autograded/``, ``feedback/``). SQLite databases are copied with SQLite's own backup,
+which is consistent while the hub writes; every file keeps its owner and mode.
+"""
+import os
+import pwd
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+
+from autograder.course.directory import REPO
+from autograder.hub.settings import HubError, stored_settings
+
+UNIT_NAME = "bdl-hub.service"
+UNIT_DIR = "/etc/systemd/system"
+# The hub's own files a backup keeps (its environment, proxy and data are made again by `hub`).
+HUB_FILES = ("settings.json", "jupyterhub.sqlite", "jupyterhub_cookie_secret", "instructor-password",
+             "dummy-password")
+DATABASES = ("jupyterhub.sqlite", "gradebook.db")
+
+
+def unit(hub_dir, python=sys.executable, repository=REPO):
+    """The text of the hub's systemd unit."""
+    return f"""# Written by `python -m autograder hub install-service`: the course's JupyterHub, as {hub_dir}/settings.json
+# keeps it. Change a setting with `python -m autograder hub --dir {hub_dir} --setup-only --OPTION VALUE`,
+# then `systemctl restart {UNIT_NAME}`.
+[Unit]
+Description=The course's JupyterHub ({hub_dir})
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+User=root
+WorkingDirectory={repository}
+ExecStart={python} -m autograder hub --dir {hub_dir} --upgrade-db
+Restart=always
+RestartSec=5
+PrivateTmp=yes
+KillMode=mixed
+TimeoutStopSec=60
+
+[Install]
+WantedBy=multi-user.target
+"""
+
+
+def install_service(args):
+    """Write the unit; enable and start it where systemd runs this machine, else say what to do."""
+    hub_dir = Path(args.dir).resolve()
+    if not (hub_dir / "settings.json").exists():
+        raise HubError(f"{hub_dir} holds no hub yet: run `python -m autograder hub --dir {hub_dir} --setup-only` "
+                       "with its options first (the service starts it as they are kept)")
+    path = Path(args.unit_dir) / UNIT_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(unit(hub_dir))
+    print(f"wrote {path}")
+    if Path("/run/systemd/system").is_dir() and args.unit_dir == UNIT_DIR:
+        for command in (["systemctl", "daemon-reload"], ["systemctl", "enable", "--now", UNIT_NAME]):
+            subprocess.run(command, check=True)
+        print(f"enabled and started {UNIT_NAME}: `systemctl status {UNIT_NAME}`, its log `journalctl -u {UNIT_NAME}`")
+    else:
+        print(f"systemd does not run this machine (or the unit went elsewhere): start it with "
+              f"`systemctl enable --now {UNIT_NAME}` where it does")
+    return 0
+
+
+def _copy_database(source, target):
+    """SQLite's own online backup: a consistent copy while another process writes."""
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reader, sqlite3.connect(target) as writer:
+        reader.backup(writer)
+    reader.close()
+    writer.close()
+
+
+def _copy_tree(source, target):
+    """Copy ``source`` to ``target`` as it is: links as links, every entry's mode and owner, databases
+    by SQLite's backup."""
+    source, target = Path(source), Path(target)
+    for folder, folders, files in os.walk(source):
+        here = target / Path(folder).relative_to(source)
+        here.mkdir(exist_ok=True)
+        for name in folders + files:
+            origin, copy = Path(folder) / name, here / name
+            if origin.is_symlink():
+                copy.symlink_to(os.readlink(origin))
+            elif name in files:
+                if name in DATABASES:
+                    _copy_database(origin, copy)
+                else:
+                    shutil.copy2(origin, copy)
+        _keep_owner(Path(folder), here)
+        for name in files:
+            _keep_owner(Path(folder) / name, here / name)
+
+
+def _keep_owner(origin, copy):
+    status = origin.lstat()
+    if os.geteuid() == 0:
+        os.chown(copy, status.st_uid, status.st_gid, follow_symlinks=False)
+    if not copy.is_symlink():
+        os.chmod(copy, status.st_mode & 0o7777)
+
+
+def course_folder(settings):
+    """The instructor's course folder, ~instructor/COURSE."""
+    try:
+        return Path(pwd.getpwnam(settings.instructor).pw_dir) / settings.course_id
+    except KeyError:
+        raise HubError(f"the instructor {settings.instructor!r} has no account here") from None
+
+
+def backup(settings, destination, course):
+    """Copy the hub's state into the new folder ``destination`` (root's alone): hub/, exchange/, course/."""
+    destination = Path(destination)
+    if destination.exists() and any(destination.iterdir()):
+        raise HubError(f"{destination} is not empty: a backup goes to a new folder")
+    destination.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(destination, 0o700)  # secrets and every student's work
+    (destination / "hub").mkdir(mode=0o700)
+    for name in HUB_FILES:
+        origin = Path(settings.hub_dir) / name
+        if origin.is_file():
+            (_copy_database if name in DATABASES else shutil.copy2)(origin, destination / "hub" / name)
+            _keep_owner(origin, destination / "hub" / name)
+    for name, folder in (("exchange", settings.exchange), ("course", course)):
+        if Path(folder).is_dir():
+            _copy_tree(folder, destination / name)
+    return destination
+
+
+def running(hub_dir):
+    """Whether the hub of ``hub_dir`` runs (its pid file names a live process)."""
+    try:
+        return psutil.pid_exists(int((Path(hub_dir) / "jupyterhub.pid").read_text()))
+    except (OSError, ValueError):
+        return False
+
+
+def restore(settings, source, course):
+    """Put the backup ``source`` back in place of the hub's state; the hub must be stopped."""
+    source = Path(source)
+    if not (source / "hub" / "settings.json").is_file():
+        raise HubError(f"{source} is not a backup of the hub (no hub/settings.json)")
+    if running(settings.hub_dir):
+        raise HubError(f"the hub of {settings.hub_dir} is running: stop it first (systemctl stop {UNIT_NAME})")
+    Path(settings.hub_dir).mkdir(parents=True, exist_ok=True)
+    for name in HUB_FILES:
+        origin = source / "hub" / name
+        if origin.is_file():
+            target = Path(settings.hub_dir) / name
+            target.unlink(missing_ok=True)
+            shutil.copy2(origin, target)
+            _keep_owner(origin, target)
+    for name, folder in (("exchange", settings.exchange), ("course", course)):
+        if (source / name).is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+            _copy_tree(source / name, folder)
+
+
+def backup_command(args):
+    settings = stored_settings(Path(args.dir).resolve())
+    if not args.path:
+        raise HubError("backup needs DEST: python -m autograder hub backup DEST")
+    destination = backup(settings, args.path, course_folder(settings))
+    print(f"backed up the hub of {settings.hub_dir} to {destination}")
+    return 0
+
+
+def restore_command(args):
+    if not args.path:
+        raise HubError("restore needs SOURCE: python -m autograder hub restore SOURCE")
+    settings = stored_settings(Path(args.path, "hub"))  # the backup's own settings: its instructor, course
+    settings.hub_dir = str(Path(args.dir).resolve())
+    restore(settings, args.path, course_folder(settings))
+    print(f"restored {args.path} into {settings.hub_dir}; start the hub again")
+    return 0
+
+
+ACTIONS = {"install-service": install_service, "backup": backup_command, "restore": restore_command}
+
+
+def add_arguments(parser):
+    parser.add_argument("--unit-dir", default=UNIT_DIR, help="where install-service writes its unit "
+                        "(default %(default)s)")

@@ -1,0 +1,143 @@
+"""The hub as a service without a hub: settings kept between starts, the systemd unit, backup and restore."""
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from autograder.__main__ import parser
+from autograder.hub import service
+from autograder.hub.settings import HubError, HubSettings, private_file
+from autograder.hub.setup import settings_from
+
+
+def hub_args(*argv):
+    return parser().parse_args(["hub", *argv])
+
+
+def test_a_start_keeps_the_settings_an_earlier_one_was_given(tmp_path):
+    """The service starts `hub --dir DIR` and nothing more: TLS, port, graders, roster come from settings.json;
+    an option given later changes that setting and no other."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id\nada\nalan\n")
+    folder = tmp_path / "hub"
+    folder.mkdir()
+    first = settings_from(hub_args("--dir", str(folder), "--students", str(roster), "--graders", "ken",
+                                   "--port", "8443", "--ssl-cert", "c.pem", "--ssl-key", "k.pem", "--no-limits"))
+    private_file(folder / "settings.json", json.dumps(first.__dict__))  # as set_up writes it
+    again = settings_from(hub_args("--dir", str(folder)))
+    assert again == first and again.port == 8443 and again.ssl_cert == "c.pem" and again.limits is False
+    assert [student["id"] for student in again.students] == ["ada", "alan"] and again.graders == ["ken"]
+    changed = settings_from(hub_args("--dir", str(folder), "--port", "9443", "--graders", ""))
+    assert changed.port == 9443 and changed.graders == [] and changed.ssl_cert == "c.pem"
+    assert changed.students == first.students
+    assert settings_from(hub_args("--dir", str(folder), "--dummy")).dummy is True  # this start only
+    assert again.dummy is False
+    fresh = settings_from(hub_args("--dir", str(tmp_path / "new")))
+    assert fresh == HubSettings(hub_dir=str(tmp_path / "new"))  # a first start: the defaults
+
+
+def test_the_unit_restarts_the_hub_as_kept_and_systemd_reads_it(tmp_path):
+    text = service.unit("/srv/bdl-hub")
+    assert "Restart=always" in text and "PrivateTmp=yes" in text
+    assert f"ExecStart={sys.executable} -m autograder hub --dir /srv/bdl-hub --upgrade-db" in text
+    if not shutil.which("systemd-analyze"):
+        pytest.skip("systemd-analyze is not installed: the unit is checked where it is")
+    path = tmp_path / service.UNIT_NAME
+    path.write_text(text)
+    checked = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True)
+    assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
+    path.write_text(text.replace("Restart=always", "Restart=whenever"))  # the check can fail
+    assert "restart specifier" in subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True,
+                                       text=True).stderr
+
+
+def test_install_service_needs_a_hub_set_up(tmp_path):
+    with pytest.raises(HubError, match="holds no hub yet"):
+        service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path)))
+    (tmp_path / "settings.json").write_text("{}")
+    service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
+    assert (tmp_path / "u" / service.UNIT_NAME).read_text() == service.unit(tmp_path)
+
+
+def database(path, rows=()):
+    with sqlite3.connect(path) as connection:
+        connection.execute("create table if not exists t (x integer)")
+        connection.executemany("insert into t values (?)", [(row,) for row in rows])
+    connection.close()
+
+
+def count(path):
+    with sqlite3.connect(path) as connection:
+        return connection.execute("select count(*) from t").fetchone()[0]
+
+
+def a_hub(root):
+    """A hub's state as `hub` leaves it: its folder, the exchange, the instructor's course folder."""
+    settings = HubSettings(hub_dir=str(root / "hub"))
+    Path(settings.hub_dir).mkdir()
+    private_file(Path(settings.hub_dir) / "settings.json", json.dumps(settings.__dict__))
+    private_file(Path(settings.hub_dir) / "instructor-password", "secret\n")
+    database(Path(settings.hub_dir) / "jupyterhub.sqlite", range(10))
+    (Path(settings.hub_dir) / "venv").mkdir()  # made again by `hub`: not backed up
+    inbound = Path(settings.exchange) / "bdl" / "inbound" / "ada+01+2026"
+    inbound.mkdir(parents=True)
+    (inbound / "answers.ipynb").write_text("ada's work")
+    os.chmod(settings.exchange, 0o1777)
+    course = root / "home" / "bdl"
+    (course / "submitted" / "ada").mkdir(parents=True)
+    (course / "submitted" / "ada" / "answers.ipynb").write_text("collected")
+    (course / "latest").symlink_to("submitted")
+    database(course / "gradebook.db", range(3))
+    if os.geteuid() == 0:
+        os.chown(inbound / "answers.ipynb", 65534, 65534)
+    return settings, course
+
+
+def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
+    settings, course = a_hub(tmp_path)
+    writing, stop = threading.Event(), threading.Event()
+
+    def write():  # the hub goes on writing while the backup runs
+        while not stop.is_set():
+            database(Path(settings.hub_dir) / "jupyterhub.sqlite", [1])
+            writing.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    writing.wait()
+    try:
+        backup = service.backup(settings, tmp_path / "backup", course)
+    finally:
+        stop.set()
+        writer.join()
+    assert backup.stat().st_mode & 0o777 == 0o700
+    assert count(backup / "hub" / "jupyterhub.sqlite") >= 10  # a consistent copy, opened by SQLite
+    assert not (backup / "hub" / "venv").exists()
+    with pytest.raises(HubError, match="is not empty"):
+        service.backup(settings, backup, course)
+
+    shutil.rmtree(settings.exchange)  # the machine lost its state
+    shutil.rmtree(course)
+    Path(settings.hub_dir, "jupyterhub.sqlite").unlink()
+    (Path(settings.hub_dir) / "jupyterhub.pid").write_text(str(os.getpid()))
+    with pytest.raises(HubError, match="is running: stop it first"):
+        service.restore(settings, backup, course)
+    (Path(settings.hub_dir) / "jupyterhub.pid").unlink()
+    service.restore(settings, backup, course)
+
+    restored = Path(settings.exchange) / "bdl" / "inbound" / "ada+01+2026" / "answers.ipynb"
+    assert restored.read_text() == "ada's work" and (course / "submitted" / "ada" / "answers.ipynb").exists()
+    assert Path(settings.exchange).stat().st_mode & 0o7777 == 0o1777
+    assert (course / "latest").is_symlink() and count(course / "gradebook.db") == 3
+    assert count(Path(settings.hub_dir) / "jupyterhub.sqlite") >= 10
+    assert Path(settings.hub_dir, "instructor-password").stat().st_mode & 0o777 == 0o600
+    if os.geteuid() == 0:
+        assert restored.stat().st_uid == 65534
+    with pytest.raises(HubError, match="is not a backup of the hub"):
+        service.restore(settings, tmp_path / "home", course)

@@ -44,7 +44,7 @@ def remove_accounts(names):
             process.kill()
         psutil.wait_procs(left, timeout=30)
         subprocess.run(["userdel", "--remove", name], capture_output=True)
-        for hierarchy in ("memory", "cpu", ""):
+        for hierarchy in ("memory", "cpu", "pids", ""):
             try:
                 Path("/sys/fs/cgroup", hierarchy, CGROUP_GROUP, name).rmdir()  # empty now
             except OSError:

@@ -5,7 +5,9 @@ import logging.handlers
 import os
 import pwd
 
-from autograder.hub.settings import HubSettings, dummy_password, hub_environment, instructor_environment
+from autograder.hub.roster import roster_token
+from autograder.hub.settings import (HubSettings, course_names, dummy_password, hub_environment,
+                                     instructor_environment)
 from autograder.hub.spawner import refusal
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
@@ -39,15 +41,18 @@ c.JupyterHub.extra_log_handlers = [_log_file]
 # --dummy (127.0.0.1 only): one shared password, for tests and demos.
 # Only the roster and the staff get in, whoever the instructor approves: a sign-up as a system account
 # (postgres, www-data) is never let in (the login hook below), and the spawner refuses one too
-# (autograder/hub/spawner.py).
+# (autograder/hub/spawner.py). Both read the roster from settings.json at each login and start, so
+# `hub roster CSV` changes it while the hub runs.
 c.Authenticator.admin_users = {instructor}
-c.CourseSpawner.allowed_names = [instructor, *settings.graders, *students]
+c.CourseSpawner.hub_dir = HERE
+# Everyone the authenticator lets in, the login hook then checks against the roster and the staff.
+c.Authenticator.allow_all = True
 
 
 def _only_the_course(authenticator, handler, authentication):
     """Refuse the login itself (NativeAuthenticator lets in whoever was approved) of a name outside the
     roster and the staff, or of a system account."""
-    why = refusal(authentication["name"], c.CourseSpawner.allowed_names)
+    why = refusal(authentication["name"], course_names(HERE))
     if why:
         authenticator.log.warning("login refused: %s", why)
         return None
@@ -58,7 +63,6 @@ c.Authenticator.post_auth_hook = _only_the_course
 if settings.dummy:
     c.JupyterHub.authenticator_class = "dummy"
     c.DummyAuthenticator.password = dummy_password(settings)
-    c.Authenticator.allowed_users = {instructor, *settings.graders, *students}
 else:
     c.JupyterHub.authenticator_class = "native"
     c.NativeAuthenticator.open_signup = False
@@ -68,7 +72,6 @@ else:
     c.NativeAuthenticator.seconds_before_next_try = 60
     # Not allowed_users: NativeAuthenticator approves a sign-up in it at once. Whom the instructor
     # approves gets in, if the login hook lets them.
-    c.Authenticator.allow_all = True
 
 # nbgrader's groups: JupyterHubAuthPlugin reads a user's courses from them (the Assignment List's
 # course), and formgrader adds and removes students through them.
@@ -87,6 +90,9 @@ c.JupyterHub.load_roles = [
     {"name": f"formgrade-{course}", "groups": [f"formgrade-{course}"],
      "scopes": ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}",
                 f"access:servers!user={instructor}"]},
+    # `hub roster CSV`: adds and removes the course's students while the hub runs
+    {"name": "roster", "services": ["roster"],
+     "scopes": ["admin:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]},
     {"name": "idle-culler", "services": ["idle-culler"],
      "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
 ]
@@ -121,4 +127,4 @@ c.JupyterHub.services = [{
     "name": "idle-culler",
     "command": [os.path.join(settings.venv, "bin", "python"), "-m", "jupyterhub_idle_culler",
                 f"--timeout={settings.idle_timeout}"],
-}]
+}, {"name": "roster", "api_token": roster_token(settings)}]

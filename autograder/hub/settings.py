@@ -81,6 +81,12 @@ def stored_settings(hub_dir):
     return HubSettings(hub_dir=str(hub_dir), **{name: value for name, value in stored.items() if name in known})
 
 
+def course_names(hub_dir):
+    """Who may log in and have a server, as HUB_DIR/settings.json says now: the roster and the staff."""
+    settings = stored_settings(hub_dir)
+    return {settings.instructor, *settings.graders, *(student["id"] for student in settings.students)}
+
+
 def updated(settings, given):
     """``settings`` with the options ``given`` ({field: value}, None for an option not given) written
     over it: what a command line changes, every other setting kept as stored."""

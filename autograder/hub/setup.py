@@ -31,7 +31,7 @@ from pathlib import Path
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
-from autograder.hub import service
+from autograder.hub import roster, service
 from autograder.hub.process import run
 from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
@@ -77,21 +77,6 @@ def prepare_course(settings, instructor, log=print):
     chown_tree(course, instructor)
     chown_tree(jupyter, instructor)
     return course
-
-
-ROSTER_SCRIPT = """
-import json, sys
-from nbgrader.api import Gradebook
-with Gradebook(sys.argv[1]) as gradebook:
-    for student in json.load(sys.stdin):
-        gradebook.update_or_create_student(student.pop("id"), **{k: v for k, v in student.items() if v})
-"""
-
-
-def sync_gradebook(settings, instructor, course):
-    """The roster's students in the course's gradebook, written as the instructor."""
-    as_user(instructor, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
-            settings, "adding the roster to the gradebook", cwd=course, input=json.dumps(settings.students))
 
 
 INSTRUCTOR_SCRIPT = """
@@ -148,7 +133,8 @@ def set_up(settings, data_dir=None, log=print):
         ensure_user(name, settings.home_root, log)
     prepare_exchange(settings, instructor)
     course = prepare_course(settings, instructor, log)
-    sync_gradebook(settings, instructor, course)
+    roster.sync_gradebook(settings, instructor, course)
+    roster.roster_token(settings)  # the roster service's, before JupyterHub reads it
     # the roster, with names and emails: root's alone (jupyterhub_config.py reads it as root)
     private_file(hub / "settings.json", json.dumps(asdict(settings), indent=1))
     config = hub / "jupyterhub_config.py"
@@ -163,6 +149,8 @@ def browser_host(ip):
     return f"[{ip}]" if ":" in ip else ip
 
 
+# What `hub ACTION` does besides start.
+ACTIONS = {**service.ACTIONS, "roster": roster.roster_command}
 # The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
 # it was set up (the service does), and one given changes that setting for good.
 KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "instructor", "memory_gib", "cpus",
@@ -181,7 +169,7 @@ def settings_from(args):
 
 def main(args):
     if args.action != "start":
-        return service.ACTIONS[args.action](args)
+        return ACTIONS[args.action](args)
     settings = settings_from(args)
     config = set_up(settings)
     scheme = "https" if settings.ssl_cert else "http"
@@ -206,11 +194,11 @@ def add_parser(commands):
     hub = commands.add_parser("hub", help="set up and run the course on a JupyterHub on this machine "
                               "(as root): accounts, shared exchange, formgrader, the course's environment; "
                               "or install it as a service, back it up, restore it")
-    hub.add_argument("action", nargs="?", default="start", choices=("start", *service.ACTIONS),
+    hub.add_argument("action", nargs="?", default="start", choices=("start", *ACTIONS),
                      help="start (the default): set up and run the hub; install-service: write its systemd "
                      "unit; backup DEST: copy its state to the new folder DEST; restore SOURCE: put a backup "
-                     "back (the hub stopped)")
-    hub.add_argument("path", nargs="?", help="backup's DEST, restore's SOURCE")
+                     "back (the hub stopped); roster CSV: make CSV the roster, on the running hub too")
+    hub.add_argument("path", nargs="?", help="backup's DEST, restore's SOURCE, roster's CSV")
     hub.add_argument("--dir", default=DEFAULT_DIR, help="the hub's folder: environment, proxy, data, exchange, "
                      "database, secrets, and settings.json, which keeps the options below (default %(default)s)")
     kept = hub.add_argument_group("settings", "kept in DIR/settings.json: given once, they hold for every later "

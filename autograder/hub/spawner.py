@@ -15,10 +15,10 @@ import pwd
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Bool, Integer, List, Unicode
+from traitlets import Bool, Integer, Unicode
 
 from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
-from autograder.hub.settings import FIRST_USER_UID
+from autograder.hub.settings import FIRST_USER_UID, course_names
 
 CGROUP = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000  # microseconds
@@ -72,13 +72,14 @@ def private_tmp(folder):
 
 
 class CourseSpawner(LocalProcessSpawner):
-    allowed_names = List([], help="the roster and the staff: no one else gets a server").tag(config=True)
+    hub_dir = Unicode("", help="the hub's folder: its settings.json names the roster and the staff, and no "
+                      "one else gets a server").tag(config=True)
     limits = Bool(True, help="refuse a server whose limits cannot be set (False: start it without)").tag(config=True)
     max_tasks = Integer(0, help="processes and threads a user's server may run at once (0: no cap)").tag(config=True)
     tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
 
     async def start(self):
-        why = refusal(self.user.name, self.allowed_names)
+        why = refusal(self.user.name, course_names(self.hub_dir))
         if why:
             raise PermissionError(f"no server: {why}")
         return await super().start()

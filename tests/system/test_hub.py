@@ -129,6 +129,7 @@ class Hub:
         tag = secrets.token_hex(3)  # new names each run: a crashed run's accounts never get in the way
         self.instructor, self.grader = f"bdlhi{tag}", f"bdlhg{tag}"
         self.students = {key: f"bdlh{key}{tag}" for key in ANSWERS}
+        self.late = f"bdlhl{tag}"  # a student the roster gains, then loses, while the hub runs
         self.base, self.homes = base, base / "home"
         self.homes.mkdir()
         base.chmod(0o755)  # the homes' parent: every account must reach its own home
@@ -160,7 +161,16 @@ class Hub:
 
     @property
     def users(self):
-        return [self.instructor, self.grader, *self.students.values()]
+        return [self.instructor, self.grader, *self.students.values(), self.late]
+
+    def change_roster(self, names):
+        """`python -m autograder hub roster CSV` with ``names``, the hub running."""
+        roster = self.base / "new-roster.csv"
+        roster.write_text("id\n" + "".join(f"{name}\n" for name in names))
+        result = subprocess.run([sys.executable, "-m", "autograder", "hub", "roster", str(roster), "--dir", str(HUB_DIR)],
+                                capture_output=True, text=True, cwd=REPO, timeout=600)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
 
     def wait_until_up(self):
         try:
@@ -410,6 +420,7 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
     assert own.stat().st_uid == pwd.getpwnam(a).pw_uid and own.stat().st_mode & 0o777 == 0o700
     listed = set(ast.literal_eval(re.search(r"TMP=(\[.*?\])", text).group(1)))
     assert marker in listed and not listed & set(os.listdir("/tmp")), listed
+    DONE.add("probe")
 
 
 def test_the_instructor_collects_grades_and_releases_feedback(hub):
@@ -490,6 +501,40 @@ def form(session, url, **fields):
     xsrf = next(cookie.value for cookie in session.cookies if cookie.name == "_xsrf")
     return session.post(url, data={**fields, "_xsrf": xsrf},
                         allow_redirects=False, timeout=30)
+
+
+def _kernels(user):
+    """The pids of ``user``'s running kernels."""
+    uid = pwd.getpwnam(user).pw_uid
+    return {process.pid for process in psutil.process_iter(["uids", "cmdline"]) if process.info["uids"]
+            and process.info["uids"].real == uid and "ipykernel_launcher" in " ".join(process.info["cmdline"] or [])}
+
+
+def test_the_roster_changes_while_the_hub_runs(hub, students):
+    """`hub roster CSV`, no restart: a student added logs in at once and is in the course's group; removed,
+    they are refused and leave it; another student's kernel runs on throughout."""
+    import requests
+
+    needs("probe")  # a's probe kernel is running
+    kernels = _kernels(hub.students["a"])
+    assert kernels
+    api = f"{hub.url}/hub/api"
+    admin = {"Authorization": f"token {(HUB_DIR / 'roster-token').read_text().strip()}"}
+    with timed("roster: a student added, the hub running"):
+        said = hub.change_roster([*hub.students.values(), hub.late])
+    assert f"added {hub.late}" in said, said
+    login = dict(username=hub.late, password=hub.password)
+    assert form(requests.Session(), f"{hub.url}/hub/login", **login).status_code == 302
+    assert hub.late in requests.get(f"{api}/groups/nbgrader-bdl", headers=admin, timeout=30).json()["users"]
+    with timed("roster: the student removed"):
+        said = hub.change_roster(hub.students.values())
+    assert f"removed {hub.late}" in said, said
+    assert form(requests.Session(), f"{hub.url}/hub/login", **login).status_code != 302
+    assert hub.late not in requests.get(f"{api}/groups/nbgrader-bdl", headers=admin, timeout=30).json()["users"]
+    assert requests.get(f"{api}/users/{hub.late}", headers=admin, timeout=30).status_code == 404
+    assert _kernels(hub.students["a"]) == kernels  # the same kernels, never restarted
+    assert hub.late in subprocess.run(["sqlite3", str(hub.course / "gradebook.db"), "select id from student"],
+                                      capture_output=True, text=True).stdout  # their grades would stay
 
 
 def _server_token(user):

@@ -162,7 +162,8 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
                 or scope in ("users", "groups", "access:servers")]
     assert "read:users:groups!user" in roles["server"]["scopes"] and "groups!group=nbgrader-bdl" in roles["server"]["scopes"]
     # only the roster and the staff get in or get a server, whoever the instructor approves
-    assert set(c.CourseSpawner.allowed_names) == {"grace", "ken", "ada", "alan"}
+    assert c.CourseSpawner.hub_dir == str(tmp_path / "hub")  # the roster read at each login and start
+    assert hub.course_names(tmp_path / "hub") == {"grace", "ken", "ada", "alan"}
     assert c.Authenticator.post_auth_hook.__name__ == "_only_the_course"
     # a server never gets the hub's PYTHONPATH, which names this repository
     assert "PYTHONPATH" not in c.Spawner.env_keep and "PYTHONPATH" not in c.Spawner.environment
@@ -172,13 +173,17 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert c.Spawner.environment["BDL_EXCHANGE"] == str(tmp_path / "hub" / "exchange")
     assert c.Spawner.mem_limit == "4.0G" and c.Spawner.cpu_limit == 2.0
     assert c.JupyterHub.services[0]["name"] == "idle-culler"
+    # the roster service's token, root's alone; its role manages users and the students' group, no more
+    assert c.JupyterHub.services[1] == {"name": "roster", "api_token": (tmp_path / "hub" / "roster-token").read_text().strip()}
+    assert (tmp_path / "hub" / "roster-token").stat().st_mode & 0o777 == 0o600
+    assert set(roles["roster"]["scopes"]) == {"admin:users", "list:groups", "read:groups", "groups!group=nbgrader-bdl"}
 
 
 def test_the_dummy_config_lets_in_only_the_course(tmp_path):
     c = load_hub_config(tmp_path, ip="127.0.0.1", dummy=True, instructor="grace", students=[{"id": "ada"}])
     assert c.JupyterHub.authenticator_class == "dummy"
     assert c.DummyAuthenticator.password == "a password"
-    assert c.Authenticator.allowed_users == {"grace", "ada"}
+    assert c.Authenticator.allow_all and c.Authenticator.post_auth_hook.__name__ == "_only_the_course"
     assert c.JupyterHub.bind_url == "http://127.0.0.1:8000"
 
 
@@ -253,15 +258,15 @@ def test_a_private_file_is_never_readable_by_others_and_no_link_is_followed(tmp_
 
 
 def test_no_password_or_roster_goes_on_a_command_line(tmp_path, monkeypatch):
-    from autograder.hub import setup
+    from autograder.hub import roster, setup
     calls = []
     monkeypatch.setattr(setup, "run_command", lambda command, what, input=None, **kwargs: calls.append(
         (command, input)) or "created")
-    monkeypatch.setattr(setup, "as_user", lambda user, command, settings, what, cwd=None, input=None: calls.append(
+    monkeypatch.setattr(roster, "as_user", lambda user, command, settings, what, cwd=None, input=None: calls.append(
         (command, input)))
     settings = hub.HubSettings(hub_dir=str(tmp_path), students=[{"id": "ada", "email": "ada@example.org"}])
     password, _ = setup.instructor_login(settings)
-    setup.sync_gradebook(settings, None, tmp_path)
+    roster.sync_gradebook(settings, None, tmp_path)
     assert (tmp_path / "instructor-password").stat().st_mode & 0o777 == 0o600
     (login, given), (roster, rows) = calls
     assert given == password and not [part for part in login if password in str(part)]

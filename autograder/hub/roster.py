@@ -1,0 +1,101 @@
+"""The roster of a hub: the gradebook's students, and ``hub roster CSV``, which changes who is in the course
+while the hub runs, no restart, so no one's kernel stops.
+
+A student added gets an account, a place in the gradebook and a hub user in the course's group; a student
+removed leaves the group and the hub (their server stops, and NativeAuthenticator forgets their sign-up),
+but keeps their account, home and grades. The hub's login hook and spawner read the roster from
+HUB_DIR/settings.json at each login and start, so the change holds at once. The hub's API is called with
+the token of its ``roster`` service (HUB_DIR/roster-token, root's alone), whose role may manage users and
+the course's group and nothing else.
+"""
+import json
+import pwd
+import secrets
+import urllib.error
+import urllib.request
+from dataclasses import asdict, replace
+from pathlib import Path
+
+from autograder.hub.accounts import as_user, ensure_user
+from autograder.hub.service import running
+from autograder.hub.settings import HubError, private_file, read_roster, stored_settings
+
+ROSTER_SCRIPT = """
+import json, sys
+from nbgrader.api import Gradebook
+with Gradebook(sys.argv[1]) as gradebook:
+    for student in json.load(sys.stdin):
+        gradebook.update_or_create_student(student.pop("id"), **{k: v for k, v in student.items() if v})
+"""
+
+
+def sync_gradebook(settings, instructor, course):
+    """The roster's students in the course's gradebook, written as the instructor."""
+    as_user(instructor, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
+            settings, "adding the roster to the gradebook", cwd=course, input=json.dumps(settings.students))
+
+
+def roster_token(settings):
+    """The ``roster`` service's API token (made once, root's alone)."""
+    path = Path(settings.hub_dir) / "roster-token"
+    if not path.exists():
+        private_file(path, secrets.token_hex(32) + "\n")
+    return path.read_text().strip()
+
+
+def _api(settings, method, path, body=None):
+    """Call the running hub's REST API as the roster service; 404 and 409 (gone, there already) are fine."""
+    request = urllib.request.Request(f"http://127.0.0.1:{settings.hub_port}/hub/api{path}", method=method,
+                                     data=json.dumps(body).encode() if body is not None else None,
+                                     headers={"Authorization": f"token {roster_token(settings)}",
+                                              "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=120):
+            return
+    except urllib.error.HTTPError as error:
+        if error.code not in (404, 409):
+            raise HubError(f"the hub refused {method} {path}: {error.code} {error.read()[:300].decode(errors='replace')}")
+    except OSError as error:
+        raise HubError(f"the hub's API at 127.0.0.1:{settings.hub_port} did not answer: {error}") from None
+
+
+def change_roster(settings, students, log=print):
+    """Make ``students`` (read_roster's dicts) the course's roster, on the running hub too; return
+    (added, removed) names."""
+    staff = {settings.instructor, *settings.graders}
+    both = sorted(staff & {student["id"] for student in students})
+    if both:
+        raise HubError(f"{both[0]!r} is staff and also in the roster")
+    before = {student["id"] for student in settings.students}
+    after = {student["id"] for student in students}
+    added, removed = sorted(after - before), sorted(before - after)
+    for name in added:
+        ensure_user(name, settings.home_root, log)
+    new = replace(settings, students=students)
+    instructor = pwd.getpwnam(settings.instructor)
+    sync_gradebook(new, instructor, Path(instructor.pw_dir) / settings.course_id)
+    private_file(Path(settings.hub_dir) / "settings.json", json.dumps(asdict(new), indent=1))
+    if running(settings.hub_dir):
+        group = f"/groups/nbgrader-{settings.course_id}/users"
+        for name in added:
+            _api(settings, "POST", f"/users/{name}")
+        if added:
+            _api(settings, "POST", group, {"users": added})
+        if removed:
+            _api(settings, "DELETE", group, {"users": removed})
+        for name in removed:
+            _api(settings, "DELETE", f"/users/{name}")  # stops their server first
+    return added, removed
+
+
+def roster_command(args):
+    if not args.path:
+        raise HubError("roster needs the roster's CSV: python -m autograder hub roster CSV")
+    settings = stored_settings(Path(args.dir).resolve())
+    if not (Path(settings.hub_dir) / "settings.json").exists():
+        raise HubError(f"{settings.hub_dir} holds no hub yet: set it up with `python -m autograder hub` first")
+    added, removed = change_roster(settings, read_roster(args.path))
+    print(f"roster of {settings.course_id}: added {', '.join(added) or 'no one'}; removed "
+          f"{', '.join(removed) or 'no one'} (their accounts, homes and grades stay)"
+          + ("" if running(settings.hub_dir) else "; the hub is not running: it starts with this roster"))
+    return 0

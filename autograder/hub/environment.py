@@ -13,7 +13,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from autograder.course.directory import REPO
-from autograder.hub.settings import HubError, run_command
+from autograder.hub.settings import HubError, instructor_config, run_command
 
 PROXY_PACKAGE = REPO / "deploy" / "proxy"
 # pyproject's optional groups the hub's environment takes beside its dependencies (every student's server
@@ -111,6 +111,13 @@ def write_user_config(settings):
         f"c.CourseDirectory.course_id = {settings.course_id!r}\n"
         f"c.Exchange.root = {settings.exchange!r}\n"
         "c.Authenticator.plugin_class = 'nbgrader.auth.JupyterHubAuthPlugin'\n")
+    # The instructor's server only: JupyterLab's Nbgrader > Formgrader shows formgrader in a frame of the same
+    # server, which JupyterHub's default (frame-ancestors 'none', since 4.1) leaves blank. 'self' lets a page
+    # of this hub frame it; students' servers keep 'none'.
+    instructor = Path(instructor_config(settings))
+    instructor.mkdir(mode=0o755, exist_ok=True)
+    (instructor / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}))
     # JupyterLab's defaults for every user: no "get notified about Jupyter news?" (which asks the internet)
     settings_dir = Path(settings.venv) / "share" / "jupyter" / "lab" / "settings"
     settings_dir.mkdir(parents=True, exist_ok=True)

@@ -205,8 +205,14 @@ def hub_environment(settings):
 
 def instructor_environment(settings, home):
     """What the instructor's server adds: the course folder's ``autograder`` (formgrader's config imports
-    it; ``python -m autograder`` and its grading workers run it)."""
-    return {"PYTHONPATH": str(Path(home) / settings.course_id)}
+    it; ``python -m autograder`` and its grading workers run it), and the Jupyter config that lets
+    JupyterLab show formgrader in its own tab (``environment.write_user_config``)."""
+    return {"PYTHONPATH": str(Path(home) / settings.course_id), "JUPYTER_CONFIG_PATH": instructor_config(settings)}
+
+
+def instructor_config(settings):
+    """The folder of the Jupyter config only the instructor's server reads."""
+    return str(Path(settings.hub_dir) / "instructor-jupyter")
 
 
 def dummy_password(settings):

@@ -262,8 +262,14 @@ def user_url(hub, user):
 
 
 def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
-    with timed("instructor: log in, roster, release in formgrader"):
+    with timed("instructor: Nbgrader > Formgrader in JupyterLab"):
         base = user_url(hub, hub.instructor)
+        instructor.get_by_text("Nbgrader", exact=True).click()
+        instructor.get_by_role("menuitem", name="Formgrader", exact=True).click()
+        # formgrader in JupyterLab's own tab: its frame shows (JupyterHub's default CSP would leave it blank)
+        instructor.frame_locator("iframe[src*='formgrader']").get_by_text("Manage Assignments").first.wait_for()
+        shot(instructor, "formgrader_in_jupyterlab")
+    with timed("instructor: log in, roster, release in formgrader"):
         instructor.goto(f"{base}/formgrader/manage_students")
         for key, user in hub.students.items():
             instructor.locator("tbody tr", has_text=user).wait_for()

@@ -27,7 +27,6 @@ from nbclient.exceptions import CellExecutionError
 
 from autograder.course.cells import graded_functions
 from autograder.course.table import format_table
-from bdl.diagnoses import PREFIX, all_tables, noted
 from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
 from autograder.worker.relay import ExaminingClient
 from autograder.worker.guard import GUARD
@@ -100,12 +99,14 @@ class NotebookKernel:
 
 def _last_error_line(text):
     """The error's own line: its last line that is not a diagnosis note."""
+    from bdl.diagnoses import PREFIX  # its recognisers load TensorFlow: only here, not for every command
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith(PREFIX)]
     return lines[-1] if lines else text
 
 
 def noted_mistake(text, function):
     """The name of the mistake of ``function``'s table that an error's text notes, or None."""
+    from bdl.diagnoses import all_tables, noted  # its recognisers load TensorFlow: only here, not for every command
     sentence, table = noted(text), all_tables().get(function)
     return next((mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
                 f"a mistake of another function: {sentence}" if sentence else None)

@@ -1,7 +1,6 @@
 """JupyterHub's config for the course (``python -m autograder hub`` copies it to HUB_DIR/jupyterhub_config.py
 and writes HUB_DIR/settings.json beside it): nbgrader's multi-user set-up on one machine."""
 import json
-import logging.handlers
 import os
 import pwd
 
@@ -29,12 +28,16 @@ c.JupyterHub.db_url = f"sqlite:///{os.path.join(HERE, 'jupyterhub.sqlite')}"
 c.JupyterHub.cookie_secret_file = os.path.join(HERE, "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
 # The hub's log in HUB_DIR/logs/jupyterhub.log too (root's: it names users and addresses), rotated at
-# 10 MiB with 5 kept; the service's journal has it as well.
+# 10 MiB with 5 kept; the service's journal has it as well. (traitlets' logging_config: a handler object
+# in the config could not be copied.)
 os.makedirs(os.path.join(HERE, "logs"), mode=0o700, exist_ok=True)
-_log_file = logging.handlers.RotatingFileHandler(os.path.join(HERE, "logs", "jupyterhub.log"),
-                                                 maxBytes=10 * 2**20, backupCount=5)
-_log_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-c.JupyterHub.extra_log_handlers = [_log_file]
+c.JupyterHub.logging_config = {
+    "handlers": {"file": {"class": "logging.handlers.RotatingFileHandler", "formatter": "file",
+                          "filename": os.path.join(HERE, "logs", "jupyterhub.log"),
+                          "maxBytes": 10 * 2**20, "backupCount": 5}},
+    "formatters": {"file": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "loggers": {"JupyterHub": {"handlers": ["console", "file"]}},
+}
 
 # Who logs in. NativeAuthenticator: students sign up with their roster id and the instructor (an admin)
 # approves them at /hub/authorize; the instructor's login is made by `hub` before the first start.

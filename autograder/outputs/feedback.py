@@ -36,7 +36,6 @@ from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
-from bdl.diagnoses import PREFIX, noted
 
 # A traceback's colours (items.py strips them from messages too).
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -134,6 +133,7 @@ class HideHiddenTests(NbGraderPreprocessor):
             line = shown_message(error, cell.get("execution_count"), self._secrets)
             name, _, message = line.partition(": ")
             lines = [line]
+            from bdl.diagnoses import PREFIX, noted  # its recognisers load TensorFlow: only here, not for every command
             mistake = noted("\n".join(error.get("traceback", [])))
             if mistake:
                 lines.append(PREFIX + mistake)

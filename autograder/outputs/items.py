@@ -19,7 +19,6 @@ import nbformat
 from autograder.course import cells
 from autograder.course.table import format_table
 from autograder.outputs.feedback import ANSI
-from bdl.diagnoses import noted
 
 # A number on its own (not the 32 of float32): "shape (5, 3)" and "shape (2, 4)" are one message.
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_\d])")
@@ -49,6 +48,7 @@ def message_group(message):
 def _cell_messages(path):
     """({grade_id: why the test cell failed, or None when it raised nothing}, {grade_id: the mistake
     noted under its error}) of an autograded notebook."""
+    from bdl.diagnoses import noted  # its recognisers load TensorFlow: only here, not for every command
     found, mistakes = {}, {}
     for cell in nbformat.read(path, 4).cells:
         if not cells.is_test(cell):

@@ -111,9 +111,9 @@ def link_cached_installs():
                 shutil.rmtree(link)
             else:
                 link.rename(target)
-        if not target.exists() and others:
-            # New pins: a copy of the newest install, which `hub` brings up to them (pip changes only
-            # what changed), is faster than a new one.
+        if not target.exists() and others and name == "proxy":
+            # New pins: a copy of the newest install, which `hub` brings up to them (npm changes only what
+            # changed), is faster than a new one. Not a venv: its scripts name the path it was made at.
             shutil.copytree(others[-1], target, symlinks=True)
         target.mkdir(mode=0o755, exist_ok=True)
         target.touch()  # the newest is kept

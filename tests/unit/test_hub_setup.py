@@ -1,5 +1,8 @@
 """`python -m autograder hub` without a hub: the roster, the refusals, and the config JupyterHub loads."""
+import copy
 import json
+import logging.config
+import logging.handlers
 import os
 import shutil
 import socket
@@ -148,9 +151,16 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert c.JupyterHub.authenticator_class == "native" and c.NativeAuthenticator.open_signup is False
     assert c.Authenticator.admin_users == {"grace"}
     assert c.CourseSpawner.limits is True and c.CourseSpawner.max_tasks == 1024
-    log_file, = c.JupyterHub.extra_log_handlers  # the hub's log in a file of its own, rotated
+    # the hub's log in a file of its own, rotated: the config JupyterHub's logging is made from
+    from traitlets.utils.nested_update import nested_update  # how traitlets merges it into its own
+    logging.config.dictConfig(nested_update({"version": 1, "handlers": {"console": {"class": "logging.NullHandler"}},
+                                             "disable_existing_loggers": False}, dict(c.JupyterHub.logging_config)))
+    log_file = next(handler for handler in logging.getLogger("JupyterHub").handlers
+                    if isinstance(handler, logging.handlers.RotatingFileHandler))
     assert log_file.baseFilename == str(tmp_path / "hub" / "logs" / "jupyterhub.log")
     assert log_file.maxBytes == 10 * 2**20 and log_file.backupCount == 5
+    logging.getLogger("JupyterHub").handlers.clear()
+    copy.deepcopy(c)  # as traitlets does with every value of a config
     assert (tmp_path / "hub" / "logs").stat().st_mode & 0o777 == 0o700
     assert c.CourseSpawner.tmp_root == str(tmp_path / "hub" / "tmp")
     assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},

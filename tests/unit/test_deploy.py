@@ -10,7 +10,7 @@ JupyterHub and NativeAuthenticator (a uid per user, the instructor's account mad
 and the Dockerfile must be pinned, copy nothing of the instructor's side, install
 pyproject.toml's dependencies and instructor group (nothing of its hub or test groups) and
 run as a user who is not root.
-No network, no helm, no docker: about a second.
+No network, no helm, no docker: a few seconds (bcrypt hashes a few passwords).
 """
 import copy
 import json

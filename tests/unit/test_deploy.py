@@ -1,15 +1,20 @@
-"""The Kubernetes deployment on paper: deploy/kubernetes/values.yaml and deploy/Dockerfile, linted.
+"""The Kubernetes deployment on paper: deploy/kubernetes/ and deploy/Dockerfile, linted.
 
-Neither helm nor a container engine runs here, so this stands in for `helm
-template` and `docker build`: every key of values.yaml must be one the
-targeted chart version documents (deploy/kubernetes/chart_keys.txt, written by
-hand from the chart's values.schema.yaml), the course's settings must agree
-between the values, the nbgrader config they mount and the exchange's claim,
-and the Dockerfile must be pinned, copy nothing of the instructor's side,
-install pyproject.toml's dependencies and instructor group (nothing of its
-hub or test groups) and run as a user who is not root.
-No network, no helm, no docker: a few milliseconds.
+Neither helm, a cluster nor a container engine runs here, so this stands in for `helm
+template` and `docker build`: values.yaml, laid over the chart's defaults as helm lays it,
+must satisfy the chart's own schema (both stored from the targeted chart version), and each
+hub.config key must be a live setting of the hub's classes; the course's settings must agree
+between the values, the nbgrader config they mount, the exchange's claim and Job and the
+grading network policy; the hub's extra configuration runs here against the course's pins of
+JupyterHub and NativeAuthenticator (a uid per user, the instructor's account made at start);
+and the Dockerfile must be pinned, copy nothing of the instructor's side, install
+pyproject.toml's dependencies and instructor group (nothing of its hub or test groups) and
+run as a user who is not root.
+No network, no helm, no docker: a few seconds (bcrypt hashes a few passwords).
 """
+import copy
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -17,8 +22,11 @@ import sys
 import shlex
 import tomllib
 from pathlib import Path
+from types import SimpleNamespace
 
+import jsonschema
 import nbgrader.auth
+import nbgrader.exchange.abc
 import pytest
 import yaml
 from packaging.requirements import Requirement
@@ -28,13 +36,18 @@ from traitlets.config import Config
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 VALUES = DEPLOY / "kubernetes" / "values.yaml"
-CHART_KEYS = DEPLOY / "kubernetes" / "chart_keys.txt"
+# The chart's own, stored as they are at its tag (docs/deploy/kubernetes.md says from where):
+# its values.schema.yaml as JSON, and its default values.yaml.
+SCHEMA = DEPLOY / "kubernetes" / "values.schema.json"
+CHART_DEFAULTS = DEPLOY / "kubernetes" / "chart-defaults.yaml"
 EXCHANGE = DEPLOY / "kubernetes" / "exchange.yaml"
+GRADING = DEPLOY / "kubernetes" / "grading.yaml"
+GUIDE = REPO / "docs" / "deploy" / "kubernetes.md"
 DOCKERFILE = DEPLOY / "Dockerfile"
 DOCKERIGNORE = DEPLOY / "Dockerfile.dockerignore"
 
 # The chart release targeted: the newest Zero to JupyterHub whose JupyterHub is
-# 5.x or 6.x. Changing it means reading that version's values.schema.yaml again.
+# 5.x or 6.x. Changing it means storing that version's schema and defaults again.
 CHART_VERSION = "4.4.0"
 JUPYTERHUB_VERSION = "5.5.0"
 HEADER = f"# Zero to JupyterHub chart {CHART_VERSION} (JupyterHub {JUPYTERHUB_VERSION})"
@@ -42,6 +55,7 @@ HEADER = f"# Zero to JupyterHub chart {CHART_VERSION} (JupyterHub {JUPYTERHUB_VE
 COURSE = "bdl"
 EXCHANGE_ROOT = "/srv/nbgrader/exchange"
 NBGRADER_CONFIG = "/etc/jupyter/nbgrader_config.py"
+INSTRUCTOR_SECRET = "bdl-instructor"
 # What the image may copy from the repository: what a student kit holds
 # (autograder/studentkit.py keeps source/, tests/, autograder/ and the course's
 # nbgrader_config.py out of students' hands, and every student runs this image).
@@ -55,34 +69,55 @@ EXTRA_PINS = {"jupyterhub": JUPYTERHUB_VERSION}
 IMAGE_GROUPS = ("instructor",)
 
 
-# ---------------------------------------------------------------- values.yaml against the chart's keys
+# ---------------------------------------------------------------- values.yaml against the chart's schema
 
-def chart_keys(text):
-    """The documented key patterns (tuples of segments) of chart_keys.txt."""
-    return [tuple(line.split(".")) for line in (raw.strip() for raw in text.splitlines())
-            if line and not line.startswith("#")]
-
-
-def key_paths(values, prefix=()):
-    """Every key path of a mapping, parents included; list items are Kubernetes objects, not keys."""
+def coalesce(defaults, values):
+    """The values helm validates and renders: ``values`` laid over the chart's ``defaults``
+    (mappings merged key by key, anything else replaced, a null deleting the default's key)."""
+    merged = copy.deepcopy(defaults)
     for key, value in values.items():
-        path = (*prefix, str(key))
-        yield path
-        if isinstance(value, dict):
-            yield from key_paths(value, path)
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = coalesce(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
-def _matches(path, pattern):
-    if pattern[-1] == "**":
-        head = pattern[:-1]
-        return len(path) > len(head) and _matches(path[:len(head)], head)
-    return len(path) == len(pattern) and all(p in ("*", seg) for seg, p in zip(path, pattern))
+def schema_errors(values):
+    """What the chart's schema refuses in ``values`` laid over its defaults, as "path: message"."""
+    schema = json.loads(SCHEMA.read_text())
+    merged = coalesce(yaml.safe_load(CHART_DEFAULTS.read_text()), values)
+    errors = jsonschema.Draft7Validator(schema).iter_errors(merged)
+    return sorted(f"{'.'.join(map(str, error.absolute_path)) or '(top)'}: {error.message}" for error in errors)
 
 
-def undocumented(values, patterns):
-    """The key paths of ``values`` that no documented pattern allows, dotted."""
-    return [".".join(path) for path in key_paths(values)
-            if not any(_matches(path, pattern) for pattern in patterns)]
+def hub_classes():
+    """The classes hub.config may configure here, by section name: the hub's own and the
+    authenticator's, at the course's pins of JupyterHub 5 and NativeAuthenticator (the chart's)."""
+    from jupyterhub.app import JupyterHub
+    from jupyterhub.auth import Authenticator
+    from nativeauthenticator import NativeAuthenticator
+    return {cls.__name__: cls for cls in (JupyterHub, Authenticator, NativeAuthenticator)}
+
+
+def hub_config_errors(values):
+    """The hub.config keys that configure nothing: the schema takes any section starting with a
+    capital and any key below it, and the hub ignores a misspelt one, or one deprecated to nothing."""
+    classes, errors = hub_classes(), []
+    for section, settings in values["hub"]["config"].items():
+        cls = classes.get(section)
+        if cls is None:
+            errors.append(f"hub.config.{section}: not one of {sorted(classes)}")
+            continue
+        traits = cls.class_traits(config=True)
+        for key in settings:
+            if key not in traits:
+                errors.append(f"hub.config.{section}.{key}: not a setting of {section}")
+            elif (traits[key].help or "").lstrip().upper().startswith("DEPRECATED"):
+                errors.append(f"hub.config.{section}.{key}: deprecated, does nothing")
+    return errors
 
 
 @pytest.fixture(scope="module")
@@ -90,40 +125,63 @@ def values():
     return yaml.safe_load(VALUES.read_text())
 
 
-@pytest.fixture(scope="module")
-def patterns():
-    return chart_keys(CHART_KEYS.read_text())
+def test_the_stored_schema_is_a_draft_7_schema():
+    schema = json.loads(SCHEMA.read_text())
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+    jsonschema.Draft7Validator.check_schema(schema)
+    assert schema_errors({}) == []  # the chart's defaults pass their own schema
 
 
-def test_every_key_of_the_values_is_one_the_chart_documents(values, patterns):
+def test_the_values_pass_the_charts_schema(values):
     assert isinstance(values, dict) and values
-    assert undocumented(values, patterns) == []
+    assert schema_errors(values) == []
 
 
-def test_the_checker_catches_a_misspelt_key(patterns):
-    planted = yaml.safe_load(VALUES.read_text())
+def test_every_hub_config_key_is_a_live_setting(values):
+    assert hub_config_errors(values) == []
+
+
+def test_the_checks_refuse_a_misspelt_key(values):
+    planted = copy.deepcopy(values)
     planted["singleuser"]["memroy"] = {"limit": "4G"}
     planted["proxy"]["https"]["letsencrypt"]["contactEmial"] = "x@example.org"
-    planted["hub"]["config"]["NativeAuthentictor"] = {"open_signup": False}
     planted["culll"] = {"enabled": True}
-    assert undocumented(planted, patterns) == [
-        "hub.config.NativeAuthentictor", "hub.config.NativeAuthentictor.open_signup",
-        "singleuser.memroy", "singleuser.memroy.limit",
-        "proxy.https.letsencrypt.contactEmial", "culll", "culll.enabled"]
-    # free-form subtrees stay free-form, and "*" stands for exactly one key
-    assert _matches(("hub", "loadRoles", "server", "scopes"), ("hub", "loadRoles", "**"))
-    assert not _matches(("hub", "loadRoles"), ("hub", "loadRoles", "**"))
-    assert _matches(("singleuser", "extraFiles", "x", "mountPath"), ("singleuser", "extraFiles", "*", "mountPath"))
-    assert not _matches(("singleuser", "extraFiles", "x", "mountPth"), ("singleuser", "extraFiles", "*", "mountPath"))
+    planted["singleuser"]["networkPolicy"] = {"egressAllowRules": {"privateIP": True}}
+    planted["singleuser"]["extraFiles"]["no-path"] = {"stringData": "x"}  # mountPath is required
+    planted["singleuser"]["cpu"]["limit"] = "two"
+    errors = schema_errors(planted)
+    for key in ("'memroy' was unexpected", "'contactEmial' was unexpected", "'culll' was unexpected",
+                "'privateIP' was unexpected", "'mountPath' is a required property",
+                "singleuser.cpu.limit: 'two' is not of type"):
+        assert any(key in error for error in errors), (key, errors)
+    assert len(errors) == 6, errors
+    # the schema takes any capitalised hub.config section: the hub's classes check those
+    planted["hub"]["config"]["NativeAuthentictor"] = {"open_signup": False}
+    planted["hub"]["config"]["NativeAuthenticator"]["open_sigup"] = False
+    planted["hub"]["config"]["JupyterHub"]["admin_access"] = False
+    assert schema_errors(planted) == errors
+    assert hub_config_errors(planted) == [
+        "hub.config.JupyterHub.admin_access: deprecated, does nothing",
+        "hub.config.NativeAuthenticator.open_sigup: not a setting of NativeAuthenticator",
+        "hub.config.NativeAuthentictor: not one of ['Authenticator', 'JupyterHub', 'NativeAuthenticator']"]
+
+
+def test_coalesce_lays_values_over_defaults_as_helm_does():
+    defaults = {"a": {"b": 1, "c": [1, 2]}, "d": 2, "e": {"f": 3}}
+    assert coalesce(defaults, {"a": {"c": [3]}, "d": None, "e": 4}) == {"a": {"b": 1, "c": [3]}, "e": 4}
+    assert defaults == {"a": {"b": 1, "c": [1, 2]}, "d": 2, "e": {"f": 3}}
 
 
 def test_the_chart_version_is_the_one_targeted():
     assert VALUES.read_text().splitlines()[0] == HEADER
-    assert CHART_KEYS.read_text().splitlines()[0] == HEADER
     helm = [line for line in VALUES.read_text().splitlines() if "--version" in line]
     assert helm and all(f"--version {CHART_VERSION}" in line for line in helm)
-    guide = (REPO / "docs" / "deploy" / "kubernetes.md").read_text()  # the Kubernetes guide, once the README's
+    guide = GUIDE.read_text()  # the Kubernetes guide, once the README's
     assert f"--version {CHART_VERSION}" in guide and f"chart {CHART_VERSION}" in guide
+    # the stored schema and defaults name their source: this tag of the chart's repository
+    for stored in (SCHEMA, CHART_DEFAULTS):
+        assert re.search(rf"`deploy/kubernetes/{stored.name}`[^.]*tag `{re.escape(CHART_VERSION)}`", guide,
+                         re.S), stored.name
 
 
 # ---------------------------------------------------------------- the course's settings agree
@@ -157,6 +215,9 @@ def test_every_user_gets_the_course_nbgrader_config(values):
     # the trait and the class are nbgrader's own (0.9.6): a misspelling is silently ignored otherwise
     assert "plugin_class" in nbgrader.auth.Authenticator.class_trait_names(config=True)
     assert issubclass(getattr(nbgrader.auth, plugin.rsplit(".", 1)[1]), nbgrader.auth.BaseAuthPlugin)
+    # collect's owner check names a uid the instructor's pod cannot: off, and really nbgrader's setting
+    assert config.ExchangeCollect.check_owner is False
+    assert "check_owner" in nbgrader.exchange.abc.ExchangeCollect.class_trait_names(config=True)
 
 
 def test_the_hub_knows_the_course_groups_and_lets_servers_read_them(values):
@@ -170,6 +231,17 @@ def test_the_hub_knows_the_course_groups_and_lets_servers_read_them(values):
     assert {"read:users:groups!user", "read:users:name!user", "access:servers!server"} <= set(scopes)
 
 
+def test_the_instructor_is_named_alike_everywhere(values):
+    instructor = values["custom"]["instructor"]
+    hub = values["hub"]
+    assert hub["config"]["Authenticator"]["admin_users"] == [instructor]
+    assert instructor in hub["config"]["JupyterHub"]["load_groups"][f"formgrade-{COURSE}"]["users"]
+    assert set(hub["loadRoles"][f"{COURSE}-graders"]["scopes"]) == {
+        f"access:servers!user={instructor}", f"servers!user={instructor}"}
+    policy = yaml.safe_load(GRADING.read_text())
+    assert policy["spec"]["podSelector"]["matchLabels"]["hub.jupyter.org/username"] == instructor
+
+
 def test_resources_guarantee_no_more_than_the_limit(values):
     gib = {"G": 1, "M": 1 / 1024}
     memory, cpu = values["singleuser"]["memory"], values["singleuser"]["cpu"]
@@ -178,16 +250,172 @@ def test_resources_guarantee_no_more_than_the_limit(values):
     assert 0 < cpu["guarantee"] <= cpu["limit"]
 
 
-def test_the_exchange_claim_is_shared_and_the_one_mounted(values):
+def exchange_job():
     claim, job = yaml.safe_load_all(EXCHANGE.read_text())
+    return claim, job["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_the_exchange_claim_is_shared_and_the_one_mounted(values):
+    claim, container = exchange_job()
     assert claim["kind"] == "PersistentVolumeClaim" and claim["spec"]["accessModes"] == ["ReadWriteMany"]
     volumes = values["singleuser"]["storage"]["extraVolumes"]
-    assert [v["persistentVolumeClaim"]["claimName"] for v in volumes] == [claim["metadata"]["name"]]
-    container = job["spec"]["template"]["spec"]["containers"][0]
-    assert container["command"] == ["chmod", "1777", EXCHANGE_ROOT]
+    claims = [v["persistentVolumeClaim"]["claimName"] for v in volumes if "persistentVolumeClaim" in v]
+    assert claims == [claim["metadata"]["name"]]
     assert [m["mountPath"] for m in container["volumeMounts"]] == [EXCHANGE_ROOT]
     assert ":" in container["image"] and not container["image"].endswith(":latest")
 
+
+# ---------------------------------------------------------------- hub.extraConfig: a uid per user, the instructor's account
+
+def extra_config(values):
+    """Run hub.extraConfig as the chart's jupyterhub_config.py does (after loading hub.config into
+    ``c``), with z2jh's get_config reading the values laid over the chart's defaults; return ``c``
+    and the names it defined."""
+    merged = coalesce(yaml.safe_load(CHART_DEFAULTS.read_text()), values)
+
+    def get_config(key, default=None):
+        value = merged
+        for level in key.split("."):
+            if not isinstance(value, dict) or level not in value:
+                return default
+            value = value[level]
+        return value
+
+    c = Config()
+    for section, settings in merged["hub"]["config"].items():
+        c[section].update(settings)
+    names = {"c": c, "get_config": get_config}
+    for key, code in sorted(merged["hub"]["extraConfig"].items()):
+        exec(compile(code, f"hub.extraConfig.{key}", "exec"), names)
+    return c, names
+
+
+def spawner(name, user_id):
+    """What the uid callables read of KubeSpawner: its user's name and id."""
+    return SimpleNamespace(user=SimpleNamespace(name=name, id=user_id))
+
+
+def test_each_user_pod_runs_as_a_uid_of_its_own(values):
+    c, _ = extra_config(values)
+    instructor = values["custom"]["instructor"]
+    uid, pod = c.KubeSpawner.uid, c.KubeSpawner.pod_security_context
+    assert uid(spawner(instructor, 1)) == 1000  # the image's jovyan
+    students = [uid(spawner(f"student{n}", n)) for n in range(2, 600)]
+    assert len(set(students)) == len(students) and min(students) > 1000 and 1000 not in students
+    assert uid(spawner("student7", 7)) == uid(spawner("student7", 7))  # the same at every start
+    # the pod's other containers (the passwd init container) run as the same uid, group users
+    for user in (spawner(instructor, 1), spawner("student7", 7)):
+        assert pod(user) == {"runAsUser": uid(user), "runAsGroup": 100}
+    assert c.KubeSpawner.gid == values["singleuser"]["fsGid"] == 100
+
+
+def test_the_exchange_course_folder_is_the_instructors(values):
+    c, _ = extra_config(values)
+    instructor_uid = c.KubeSpawner.uid(spawner(values["custom"]["instructor"], 1))
+    _, container = exchange_job()
+    assert container["command"][:2] == ["sh", "-c"]
+    script = container["command"][2]
+    subprocess.run(["sh", "-n", "-c", script], check=True)
+    lines = [line.strip() for line in script.splitlines()]
+    assert lines[:3] == ["set -e", f"cd {EXCHANGE_ROOT}", "chmod 1777 ."]
+    assert f"chown {instructor_uid}:{c.KubeSpawner.gid} {COURSE}" in lines
+    assert f"chmod 755 {COURSE}" in lines
+    assert f"grep -qx {instructor_uid}" in script  # an existing bdl/ of anyone else stops the Job
+
+
+def test_the_passwd_init_container_names_the_pods_uid_jovyan(values, tmp_path):
+    single = values["singleuser"]
+    image = single["image"]
+    (init,) = single["initContainers"]
+    assert init["image"] == f"{image['name']}:{image['tag']}"
+    (mount,) = init["volumeMounts"]
+    volume = next(v for v in single["storage"]["extraVolumes"] if v["name"] == mount["name"])
+    assert "emptyDir" in volume
+    (over,) = [m for m in single["storage"]["extraVolumeMounts"] if m["name"] == mount["name"]]
+    assert over == {"name": mount["name"], "mountPath": "/etc/passwd", "subPath": "passwd", "readOnly": True}
+    script = init["command"][2]
+    # KubeSpawner formats every string of an init container ({name}) and Kubernetes expands $(NAME)
+    assert not re.search(r"[{}]|\$\(", script)
+    # the script itself, on a copy of the image's passwd line for jovyan
+    passwd = tmp_path / "passwd"
+    passwd.write_text("root:x:0:0:root:/root:/bin/bash\njovyan:x:1000:100::/home/jovyan:/bin/bash\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    run = script.replace("/etc/passwd", str(passwd)).replace(mount["mountPath"], str(out))
+    subprocess.run(["sh", "-c", run], check=True)
+    assert (out / "passwd").read_text().splitlines() == [
+        "root:x:0:0:root:/root:/bin/bash", f"jovyan:x:{os.getuid()}:100::/home/jovyan:/bin/bash"]
+
+
+@pytest.fixture
+def authenticator(values, monkeypatch):
+    """A function making the hub's authenticator as the hub does at its start, on one database."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import sessionmaker
+    c, names = extra_config(values)
+    cls = c.JupyterHub.authenticator_class
+    assert cls is names["CourseAuthenticator"]
+    config = Config()
+    for section in ("Authenticator", "NativeAuthenticator"):
+        config[section] = c[section]
+    session = sessionmaker(bind=create_engine("sqlite://"))()
+    yield lambda: cls(config=config, _deprecated_db_session=session)
+    session.close()
+
+
+def test_the_instructors_account_exists_before_anyone_signs_up(values, authenticator, monkeypatch):
+    from nativeauthenticator.orm import UserInfo
+    env = values["hub"]["extraEnv"]["BDL_INSTRUCTOR_PASSWORD"]["valueFrom"]["secretKeyRef"]
+    assert env == {"name": INSTRUCTOR_SECRET, "key": "password"}
+    instructor = values["custom"]["instructor"]
+    monkeypatch.setenv("BDL_INSTRUCTOR_PASSWORD", "the instructor's own")
+    auth = authenticator()
+    info = UserInfo.find(auth.db, instructor)
+    assert info.is_authorized and info.is_valid_password("the instructor's own")
+    assert instructor in auth.admin_users and not auth.open_signup
+    # a sign-up under the instructor's name is refused; another waits for approval
+    assert auth.create_user(instructor, "somebody else's password") is None
+    assert UserInfo.find(auth.db, instructor).is_valid_password("the instructor's own")
+    auth.create_user("student1", "a long enough password")
+    assert not UserInfo.find(auth.db, "student1").is_authorized
+    # a restart keeps the account as it is (the instructor may have changed the password)
+    monkeypatch.setenv("BDL_INSTRUCTOR_PASSWORD", "the Secret changed since")
+    auth = authenticator()
+    assert len([u for u in UserInfo.all_users(auth.db) if u.username == instructor]) == 1
+    assert UserInfo.find(auth.db, instructor).is_valid_password("the instructor's own")
+
+
+@pytest.mark.parametrize("password", [None, "", "short"])
+def test_without_the_instructors_password_the_hub_does_not_start(values, authenticator, monkeypatch, password):
+    if password is None:
+        monkeypatch.delenv("BDL_INSTRUCTOR_PASSWORD", raising=False)
+    else:
+        monkeypatch.setenv("BDL_INSTRUCTOR_PASSWORD", password)
+    with pytest.raises(ValueError, match=INSTRUCTOR_SECRET):
+        authenticator()
+
+
+def test_another_authenticator_is_left_as_it_is(values):
+    other = copy.deepcopy(values)
+    other["hub"]["config"]["JupyterHub"]["authenticator_class"] = "ldapauthenticator.LDAPAuthenticator"
+    c, _ = extra_config(other)
+    assert c.JupyterHub.authenticator_class == "ldapauthenticator.LDAPAuthenticator"
+
+
+def test_the_instructors_pod_alone_reaches_the_gradebook_and_the_scheduler(values):
+    policy = yaml.safe_load(GRADING.read_text())
+    assert policy["kind"] == "NetworkPolicy" and policy["spec"]["policyTypes"] == ["Egress"]
+    labels = policy["spec"]["podSelector"]["matchLabels"]
+    assert labels["component"] == "singleuser-server" and labels["hub.jupyter.org/username"]
+    (rule,) = policy["spec"]["egress"]
+    assert {(p["protocol"], p["port"]) for p in rule["ports"]} == {("TCP", 5432), ("TCP", 8786)}
+    assert {"namespaceSelector": {}} in rule["to"]
+    assert {t["ipBlock"]["cidr"] for t in rule["to"] if "ipBlock" in t} == {
+        "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}
+    # every user's pod keeps the chart's default: no private address, so no student reaches either
+    merged = coalesce(yaml.safe_load(CHART_DEFAULTS.read_text()), values)
+    network = merged["singleuser"]["networkPolicy"]
+    assert network["enabled"] and not network["egressAllowRules"]["privateIPs"] and not network["egress"]
 
 # ---------------------------------------------------------------- the Dockerfile
 

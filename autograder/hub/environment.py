@@ -80,7 +80,8 @@ def install_environment(settings, log=print):
         return
     log(f"installing the course's environment in {venv} (minutes the first time)")
     if not (venv / "bin" / "python").exists():
-        run_command([shared_python(), "-m", "venv", str(venv)], "creating the hub's environment")
+        # at its real path: venv refuses a link (the hub's test keeps its environment in a cache folder)
+        run_command([shared_python(), "-m", "venv", os.path.realpath(venv)], "creating the hub's environment")
     python = str(venv / "bin" / "python")
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
         requirements.write("\n".join(pins) + "\n")

@@ -103,7 +103,7 @@ def run_isolated(job, limits):
         stderr = open(Path(io_dir) / "stderr", "w+")
         worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
                                   stdout=stdout, stderr=stderr, start_new_session=True,
-                                  cwd=job.scratch)
+                                  cwd=job.scratch, pass_fds=job.examiner_fds)
         worker.stdin.write(job.to_json().encode() + b"\n")
         worker.stdin.flush()
         try:

@@ -8,6 +8,7 @@ again with that cell left out, so only it and the cells that need its names scor
 """
 import socket
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from autograder.grading.repair import repair_notebook
 from autograder.worker import bwrap
 from autograder.worker.guard import cell_key
 from autograder.worker.job import GradingJob
+from autograder.worker.relay import Examiner
 
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 # How many crashing cells one submission may have left out before it is scored zero:
@@ -61,6 +63,22 @@ class Graded:
     log: str = ""      # nbgrader's log and the worker's and kernel's stderr, every grading run
 
 
+# Each grading slot (a thread of the local pool, or of a Dask worker) keeps one examiner between
+# submissions: it loads TensorFlow once. It runs only the course's test cells, each in a namespace of
+# its own, so nothing of one submission's grading reaches the next but what TensorFlow keeps.
+_slot = threading.local()
+
+
+def _slot_examiner(sandbox):
+    """This slot's examiner, started when it has none (or its last was left mid-question)."""
+    examiner = getattr(_slot, "examiner", None)
+    if examiner is None or not examiner.running() or _slot.sandbox != sandbox:
+        if examiner is not None:
+            examiner.stop()
+        _slot.examiner, _slot.sandbox = Examiner.start(sandbox), sandbox
+    return _slot.examiner
+
+
 def _grade_crash_safe(job, limits, notebooks):
     """Run the worker; while a cell crashes the kernel, grade again without it.
 
@@ -71,7 +89,11 @@ def _grade_crash_safe(job, limits, notebooks):
     while True:
         progress = Path(job.progress)
         progress.unlink(missing_ok=True)
+        job.examiner_fds = _slot_examiner(job.sandbox).fds()
         result = run_isolated(job, limits)
+        if not result.examiner_clean:  # the worker stopped while it waited for an answer
+            _slot.examiner.stop()
+            result.log += f"\n\n--- the examiner's stderr ---\n{_slot.examiner.log()}"
         logs.append(f"=== grading run {len(logs) + 1} ({'graded' if result.success else result.error})\n{result.log}")
         result.log = "\n\n".join(logs)
         if result.success or not result.crashed or not progress.exists():

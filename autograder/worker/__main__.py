@@ -33,6 +33,7 @@ from nbgrader.converters import Autograde
 
 from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
+from autograder.worker import relay
 from autograder.worker.relay import Examine
 from autograder.worker.guard import GUARD, PROGRESS_ENV, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
@@ -90,7 +91,7 @@ def grade(job):
     kernel_io.mkdir(parents=True, exist_ok=True)
     # The test cells run here, in the examiner; the kernel answers its questions in this folder.
     overrides["Examine"] = {"answer_file": str(kernel_io / "answer.json"), "progress": job.progress,
-                            "skip": list(job.skip), "sandbox": job.sandbox}
+                            "skip": list(job.skip), "sandbox": job.sandbox, "examiner_fds": list(job.examiner_fds)}
     overrides["Autograde"] = {"autograde_preprocessors": _examined(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
         bwrap.install(scratch / "jupyter", kernel_io,
@@ -103,7 +104,7 @@ def grade(job):
     log = f"{result.get('error') or ''}\n{result.get('log') or ''}".strip()
     error = "" if result["success"] else error_summary(log)
     return WorkerResult(result["success"], error, not result["success"] and DEAD_KERNEL in log,
-                        log[-MAX_LOG:])
+                        log[-MAX_LOG:], examiner_clean=relay.examiner_clean)
 
 
 def _examined(preprocessors):

@@ -20,6 +20,7 @@ class GradingJob:
     progress: str = ""   # the file the kernel writes each cell's code to before running it
     skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
     sandbox: bool = True  # run the kernel under bubblewrap
+    examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
 
     def to_json(self):
         return json.dumps(asdict(self))
@@ -33,6 +34,7 @@ class WorkerResult:
     error: str = ""
     crashed: bool = False
     log: str = ""        # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
+    examiner_clean: bool = False  # the slot's examiner waits for a new cell (not mid-question): keep it
 
     def to_json(self):
         return json.dumps(asdict(self))

@@ -8,9 +8,15 @@ kernel as a silent request (no history, no cell hooks) whose ``user_expressions`
 folder, as text, unread. Time limits and a dying kernel are nbclient's, as for a cell; a test cell
 is noted in the progress file before it runs, so one whose question kills the kernel is left out of
 the next attempt like any other cell.
+
+The examiner is the grading slot's (``Examiner.start`` on the host, handed to this process as two
+inherited pipes, ``examiner_fds``), so TensorFlow loads once per slot, not per submission; check-tests
+starts one of its own. A cell whose relay stops half way leaves the examiner waiting mid-question:
+``examiner_clean`` then says the slot must start a new one.
 """
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,6 +36,46 @@ from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
 
 
+class Examiner:
+    """An examiner process (``autograder.worker.examiner``): started here, or reached through the two pipe
+    ends another process started it with (``fds``: its stdin's writing end, its stdout's reading end)."""
+
+    def __init__(self, stdin, stdout, process=None, log=None):
+        self.stdin, self.stdout, self.process, self._log = stdin, stdout, process, log
+
+    @classmethod
+    def start(cls, sandbox):
+        """A new examiner, under bubblewrap when ``sandbox``; its stderr kept for ``log``."""
+        command = bwrap.examiner_command() if sandbox else [sys.executable, "-m", "autograder.worker.examiner"]
+        log = tempfile.TemporaryFile()
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        return cls(process.stdin, process.stdout, process, log)
+
+    @classmethod
+    def attach(cls, fds):
+        """The examiner whose pipe ends this process inherited; no child of this one inherits them."""
+        for fd in fds:
+            os.set_inheritable(fd, False)
+        return cls(os.fdopen(fds[0], "wb"), os.fdopen(fds[1], "rb"))
+
+    def fds(self):
+        return (self.stdin.fileno(), self.stdout.fileno())
+
+    def running(self):
+        return self.process is None or self.process.poll() is None
+
+    def log(self):
+        if self._log is None:
+            return "kept by the grading slot"
+        self._log.seek(0)
+        return self._log.read()[-2000:].decode(errors="replace")
+
+    def stop(self):
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+
+
 class ExaminesTests:
     """Mixed into an nbclient client (nbgrader's ``Execute``, check-tests' client): test cells go
     to the examiner; every other cell runs in the kernel as before."""
@@ -38,7 +84,9 @@ class ExaminesTests:
     skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
     progress = None      # the file that names the running cell, should the kernel die
     sandbox = False      # run the examiner under bubblewrap
+    examiner_fds = ()    # the grading slot's examiner's pipe ends, if it has one
     _examiner = None
+    _attached = False
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
         if cell.cell_type != "code" or not cells.is_test(cell):
@@ -84,31 +132,31 @@ class ExaminesTests:
             raise
         except (OSError, ValueError, KeyError, TypeError) as error:  # the examiner died: a grader's fault
             self._stop_examiner()
-            raise RuntimeError(f"the examiner stopped: {error}; its log: {self._examiner_log()}") from None
+            raise RuntimeError(f"the examiner stopped: {error}; its log: {examiner.log()}") from None
 
     def _start_examiner(self):
-        if self._examiner is None or self._examiner.poll() is not None:
-            command = bwrap.examiner_command() if self.sandbox else [sys.executable, "-m", "autograder.worker.examiner"]
-            self._examiner_errors = tempfile.TemporaryFile()
-            self._examiner = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                              stderr=self._examiner_errors)
+        if self._examiner is None or not self._examiner.running():
+            if self.examiner_fds and examiner_clean and not self._attached:  # the slot's, once
+                self._examiner, self._attached = Examiner.attach(self.examiner_fds), True
+            else:
+                self._examiner = Examiner.start(self.sandbox)
         return self._examiner
 
-    def _examiner_log(self):
-        self._examiner_errors.seek(0)
-        return self._examiner_errors.read()[-2000:].decode(errors="replace")
-
     def examiner_running(self):
-        return self._examiner is not None and self._examiner.poll() is None
+        return self._examiner is not None and self._examiner.running()
 
     def _stop_examiner(self):
+        """Stop this client's examiner; one of the slot's is left mid-question: the slot makes a new one."""
+        global examiner_clean
         if self._examiner is not None:
-            self._examiner.kill()
-            self._examiner.wait()
+            if self._examiner.process is None:
+                examiner_clean = False
+            self._examiner.stop()
             self._examiner = None
 
     async def _async_cleanup_kernel(self):
-        self._stop_examiner()
+        if self._examiner is not None and self._examiner.process is not None:
+            self._stop_examiner()  # one this client started; the slot's stays, between two cells
         await super()._async_cleanup_kernel()
 
     _cleanup_kernel = run_sync(_async_cleanup_kernel)
@@ -132,6 +180,10 @@ class ExaminesTests:
             return {"failed": "gave no answer"}
 
 
+# False once a relay stopped half way with the slot's examiner (one submission per worker process).
+examiner_clean = True
+
+
 class ExaminingClient(ExaminesTests, NotebookClient):
     """nbclient's client with test cells examined (check-tests, and tests of the examiner)."""
 
@@ -143,3 +195,4 @@ class Examine(ExaminesTests, Execute):
     progress = Unicode("", help="the file naming the running cell").tag(config=True)
     skip = List([], help="keys of the cells not to run").tag(config=True)
     sandbox = Bool(False, help="run the examiner under bubblewrap").tag(config=True)
+    examiner_fds = List([], help="the grading slot's examiner's pipe ends (stdin, stdout)").tag(config=True)

@@ -122,3 +122,59 @@ def test_nothing_a_test_holds_enters_the_kernel(graded):
 
 def test_the_examiner_stops_with_the_notebook(graded):
     assert graded.metadata["examiner_left_running"] is False
+
+
+# The pipes of the examiner as the kernel would see them, were they passed on: (device, inode) of each fd.
+LIST_FDS = r'''
+import os
+_seen = set()
+for _fd in os.listdir("/proc/self/fd"):
+    try:
+        _status = os.fstat(int(_fd))
+        _seen.add((_status.st_dev, _status.st_ino))
+    except OSError:
+        pass
+print("fds:", sorted(_seen))
+'''
+
+
+@pytest.fixture(scope="module")
+def slot(tmp_path_factory):
+    """Two submissions examined by one examiner, as a grading slot keeps it: its pipe ends inherited
+    by the client, as the worker inherits them."""
+    import os
+
+    from autograder.worker import relay
+    examiner = relay.Examiner.start(sandbox=False)
+    runs = []
+    for number in range(2):
+        # a copy of the pipe ends per run, inheritable: what pass_fds gives each worker process
+        fds = tuple(os.dup(fd) for fd in examiner.fds())
+        for fd in fds:
+            os.set_inheritable(fd, True)
+        folder = tmp_path_factory.mktemp(f"slot{number}")
+        nb = new_notebook(cells=[new_code_cell(STUDENT), _test_cell(PASSES), _test_cell(FAILS), new_code_cell(LIST_FDS)])
+        client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
+                                 extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
+                                 resources={"metadata": {"path": str(folder)}})
+        client.answer_file, client.examiner_fds = str(folder / "answer.json"), fds
+        client.execute()
+        runs.append((nb, client._attached and client._examiner.process is None))
+    pipes = {(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in examiner.fds()}
+    yield runs, examiner, pipes, relay.examiner_clean
+    examiner.stop()
+
+
+def test_a_slots_examiner_examines_one_submission_after_another(slot):
+    runs, examiner, _, clean = slot
+    for nb, attached in runs:
+        assert attached  # the slot's, not one of the client's own
+        assert not _errors(nb.cells[1]) and "double of one" in _errors(nb.cells[2])[0].evalue
+    assert examiner.running() and clean  # waiting for the next cell, after both
+
+
+def test_the_kernel_holds_no_pipe_of_the_slots_examiner(slot):
+    runs, _, pipes, _ = slot
+    for nb, _ in runs:
+        text = "".join(output.get("text", "") for output in nb.cells[3].outputs)
+        assert "fds:" in text and not any(f"({dev}, {ino})" in text for dev, ino in pipes), text

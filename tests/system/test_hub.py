@@ -370,12 +370,13 @@ for what, path in {targets!r}.items():
         print(f"REFUSED {{what}}: {{error}}")
 open("/tmp/{marker}", "w").write("mine")
 print("TMP=" + repr(sorted(os.listdir("/tmp"))))
+v2 = os.path.exists("/sys/fs/cgroup/cgroup.controllers")  # else v1 (or hybrid: v1 holds the limits)
 for line in open("/proc/self/cgroup"):
     _, controllers, path = line.strip().split(":", 2)
     for controller, file in (("pids", "pids.max"), ("memory", "memory.limit_in_bytes")):
-        if controller in controllers.split(","):  # cgroup v1
+        if not v2 and controller in controllers.split(","):
             print(f"LIMIT {{file}}=" + open(f"/sys/fs/cgroup/{{controller}}{{path}}/{{file}}").read().strip())
-    if not controllers:  # cgroup v2
+    if v2 and not controllers:
         for file in ("pids.max", "memory.max"):
             print(f"LIMIT {{file}}=" + open(f"/sys/fs/cgroup{{path}}/{{file}}").read().strip())
 print("PROBED")

@@ -397,6 +397,8 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
         "the course repository's source/": str(REPO / "source"),
     }
     marker = f"probe-{secrets.token_hex(4)}"
+    machines = Path("/tmp") / f"machine-{secrets.token_hex(4)}"  # in the machine's /tmp, not the server's
+    machines.write_text("the machine's")
     page = students["a"]
     probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE.format(targets=targets, marker=marker))])
     probe.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
@@ -426,7 +428,8 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
     assert (own / marker).read_text() == "mine" and not (Path("/tmp") / marker).exists()
     assert own.stat().st_uid == pwd.getpwnam(a).pw_uid and own.stat().st_mode & 0o777 == 0o700
     listed = set(ast.literal_eval(re.search(r"TMP=(\[.*?\])", text).group(1)))
-    assert marker in listed and not listed & set(os.listdir("/tmp")), listed
+    machines.unlink()
+    assert marker in listed and machines.name not in listed, listed
     DONE.add("probe")
 
 

@@ -53,7 +53,9 @@ def unusable(run_as=(), switch=APPARMOR_SWITCH):
     this process's by default), in one line; None when it can."""
     if not bwrap():
         return MISSING
-    result = subprocess.run([*run_as, bwrap(), "--unshare-all", "--ro-bind", "/", "/", "true"],
+    # what the sandbox makes too (a container often refuses a new /proc where it allows the rest)
+    result = subprocess.run([*run_as, bwrap(), "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc",
+                             "--dev", "/dev", "true"],
                             capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if result.returncode == 0:
         return None

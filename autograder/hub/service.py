@@ -31,8 +31,15 @@ HUB_FILES = ("settings.json", "jupyterhub.sqlite", "jupyterhub_cookie_secret", "
 DATABASES = ("jupyterhub.sqlite", "gradebook.db")
 
 
+def _word(text):
+    """``text`` as one word of a systemd command line: quoted, with systemd's specifiers escaped."""
+    text = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%").replace("$", "$$")
+    return f'"{text}"'
+
+
 def unit(hub_dir, python=sys.executable, repository=REPO):
     """The text of the hub's systemd unit."""
+    command = " ".join(map(_word, (python, "-m", "autograder", "hub", "--dir", hub_dir, "--upgrade-db")))
     return f"""# Written by `python -m autograder hub install-service`: the course's JupyterHub, as {hub_dir}/settings.json
 # keeps it. Change a setting with `python -m autograder hub --dir {hub_dir} --setup-only --OPTION VALUE`,
 # then `systemctl restart {UNIT_NAME}`.
@@ -43,8 +50,8 @@ Wants=network-online.target
 
 [Service]
 User=root
-WorkingDirectory={repository}
-ExecStart={python} -m autograder hub --dir {hub_dir} --upgrade-db
+WorkingDirectory={str(repository).replace("%", "%%")}
+ExecStart={command}
 Restart=always
 RestartSec=5
 PrivateTmp=yes

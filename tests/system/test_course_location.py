@@ -73,20 +73,29 @@ def test_grading_a_course_in_the_temp_folder_through_a_link(tmp_path):
 
 @pytest.mark.usefixtures("bubblewrap")
 def test_a_kernel_that_cannot_start_is_reported_with_its_cause(tmp_path):
-    """bwrap's own message reaches the status, and the whole log is kept for the instructor."""
+    """bwrap's own message reaches the status, and the whole log is kept for the instructor; a bwrap
+    that cannot make any sandbox stops `grade` before it grades, with bubblewrap's own line."""
     fake = tmp_path / "bin" / "bwrap"
     fake.parent.mkdir()
-    fake.write_text("#!/bin/sh\necho 'bwrap: execvp /nowhere/python: No such file or directory' >&2\nexit 1\n")
-    fake.chmod(0o755)
+    fails = "echo 'bwrap: execvp /nowhere/python: No such file or directory' >&2\nexit 1\n"
     root = tmp_path / "course"
     root.mkdir()
     for folder in ("source", "release"):  # grade writes release/ anew
         shutil.copytree(REPO / folder, root / folder)
     shutil.copyfile(REPO / "release" / NOTEBOOK, tmp_path / "dana.ipynb")
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(tmp_path / "dana.ipynb"),
-                             "--root", str(root), "--csv", str(tmp_path / "grades.csv")],
-                            capture_output=True, text=True, timeout=600,
-                            env={**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"})
+    command = [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(tmp_path / "dana.ipynb"),
+               "--root", str(root), "--csv", str(tmp_path / "grades.csv")]
+    env = {**os.environ, "PATH": f"{fake.parent}{os.pathsep}{os.environ['PATH']}"}
+    fake.write_text("#!/bin/sh\n" + fails)
+    fake.chmod(0o755)
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
+        "autograder: error: bubblewrap cannot make a sandbox here (bwrap: execvp /nowhere/python: No such file "
+        "or directory): grading runs student code inside it"], refused.stderr
+    assert not (tmp_path / "grades.csv").exists()
+    # Only the kernel's sandbox fails: the examiner's and the check's are bwrap's own.
+    fake.write_text(f"#!/bin/sh\ncase \"$*\" in *ipykernel_launcher*)\n{fails};;\nesac\nexec {shutil.which('bwrap')} \"$@\"\n")
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     with open(tmp_path / "grades.csv") as handle:
         status = next(csv.DictReader(handle))["status"]

@@ -45,13 +45,18 @@ def test_a_start_keeps_the_settings_an_earlier_one_was_given(tmp_path):
 def test_the_unit_restarts_the_hub_as_kept_and_systemd_reads_it(tmp_path):
     text = service.unit("/srv/bdl-hub")
     assert "Restart=always" in text and "PrivateTmp=yes" in text
-    assert f"ExecStart={sys.executable} -m autograder hub --dir /srv/bdl-hub --upgrade-db" in text
+    assert f'ExecStart="{sys.executable}" "-m" "autograder" "hub" "--dir" "/srv/bdl-hub" "--upgrade-db"' in text
     if not shutil.which("systemd-analyze"):
         pytest.skip("systemd-analyze is not installed: the unit is checked where it is")
     path = tmp_path / service.UNIT_NAME
-    path.write_text(text)
-    checked = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True)
-    assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
+    # a course and a Python in folders whose names have a space and a % in them
+    odd = tmp_path / "a 100% odd folder"
+    odd.mkdir()
+    (odd / "python").symlink_to(sys.executable)
+    for unit in (text, service.unit(odd / "hub", python=odd / "python", repository=odd)):
+        path.write_text(unit)
+        checked = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True)
+        assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
     path.write_text(text.replace("Restart=always", "Restart=whenever"))  # the check can fail
     assert "restart specifier" in subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True,
                                        text=True).stderr

@@ -26,7 +26,7 @@ from autograder.course.directory import REPO, check_assignment, check_result, ma
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import save_statuses
 from autograder.grading.collect import NBGRADER_FILES, collect
-from autograder.grading.limits import Limits
+from autograder.grading.limits import Limits, grading_slots
 from autograder.grading.review import review_notebook
 from autograder.grading.task import Graded, GradingTask, grade_task, readable_notebooks
 from autograder.worker import bwrap
@@ -84,7 +84,7 @@ def _run(tasks, workers, client):
             future.release()  # its result is home: a worker that dies later has nothing of it to redo
             yield task, outcome
         return
-    with ThreadPoolExecutor(max_workers=max(1, workers or os.cpu_count() or 1)) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as pool:
         futures = {pool.submit(grade_task, task): task for task in tasks}
         for future in as_completed(futures):
             yield futures[future], _outcome(future)
@@ -227,7 +227,7 @@ def _grade(args):
 
 
 def add_parser(commands):
-    limits, cores = Limits(), os.cpu_count() or 1
+    limits, slots = Limits(), grading_slots()
     grade = commands.add_parser("grade", help="collect and autograde submissions into the gradebook")
     grade.add_argument("assignment")
     grade.add_argument("paths", nargs="+", metavar="INPUT",
@@ -235,8 +235,9 @@ def add_parser(commands):
                             "<student>.ipynb files, or a zip of them")
     grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
     course_options(grade)
-    grade.add_argument("--workers", type=int, default=cores,
-                       help="submissions graded at once (default: the machine's cores, %(default)s)")
+    grade.add_argument("--workers", type=int, default=slots,
+                       help="submissions graded at once (default: one per core this process may use, no more "
+                            "than its cgroup's memory holds at 2 GiB each: %(default)s here)")
     grade.add_argument("--submission-timeout", "--timeout", type=float, default=limits.submission_timeout,
                        help="wall-clock seconds one submission may take (default %(default)g; "
                             "--timeout is the old name)")

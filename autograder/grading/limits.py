@@ -26,6 +26,53 @@ POLL_SECONDS = 0.2
 KILL_WAIT_SECONDS = 5
 
 
+# What one grading slot holds at its peak on the course's notebooks: the kernel training 04's models
+# (1.4 GiB, docs/deploy/sizing.md), the slot's examiner (0.6 GiB, TensorFlow loaded) and the worker.
+SLOT_BYTES = 2 * 2**30
+CGROUP = Path("/sys/fs/cgroup")
+
+
+def _own_cgroup_limits(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
+    """(cores, bytes) this process's own cgroup allows, each None where it sets no limit (v1 or v2)."""
+    cores = memory = None
+    try:
+        lines = membership.read_text().splitlines()
+    except OSError:
+        return None, None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        path = path.lstrip("/")
+        try:
+            if not controllers and (cgroup / "cgroup.controllers").exists():  # v2
+                quota, period = (cgroup / path / "cpu.max").read_text().split()
+                cores = None if quota == "max" else int(quota) / int(period)
+                limit = (cgroup / path / "memory.max").read_text().strip()
+                memory = None if limit == "max" else int(limit)
+            if "cpu" in controllers.split(","):  # v1
+                quota = int((cgroup / "cpu" / path / "cpu.cfs_quota_us").read_text())
+                period = int((cgroup / "cpu" / path / "cpu.cfs_period_us").read_text())
+                cores = None if quota < 0 else quota / period
+            if "memory" in controllers.split(","):
+                limit = int((cgroup / "memory" / path / "memory.limit_in_bytes").read_text())
+                memory = None if limit >= 2**62 else limit  # v1 says "none" with a huge number
+        except (OSError, ValueError):
+            continue
+    return cores, memory
+
+
+def grading_slots(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
+    """How many submissions to grade at once here: one per core this process may use (its CPU
+    affinity and its cgroup's quota), and no more than its cgroup's memory holds at SLOT_BYTES each.
+    On the hub the instructor grades in their server's cgroup, not on the machine's every core."""
+    cores, memory = _own_cgroup_limits(cgroup, membership)
+    slots = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cores:
+        slots = min(slots, max(1, int(cores)))
+    if memory:
+        slots = min(slots, max(1, memory // SLOT_BYTES))
+    return max(1, slots)
+
+
 @dataclass
 class Limits:
     """What one submission may use while it is graded."""

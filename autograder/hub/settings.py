@@ -42,6 +42,8 @@ class HubSettings:
     dummy: bool = False  # every user logs in with one shared password (tests, demos on 127.0.0.1)
     memory_gib: float = 4.0
     cpus: float = 2.0
+    staff_memory_gib: float = 8.0  # the instructor's and graders' servers: they grade, a slot per 2 GiB
+    staff_cpus: float = 4.0
     idle_timeout: int = 3600
     ssl_cert: str = ""
     ssl_key: str = ""

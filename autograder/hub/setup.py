@@ -154,6 +154,7 @@ ACTIONS = {**service.ACTIONS, "roster": roster.roster_command}
 # The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
 # it was set up (the service does), and one given changes that setting for good.
 KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "instructor", "memory_gib", "cpus",
+                "staff_memory_gib", "staff_cpus",
                 "idle_timeout", "ssl_cert", "ssl_key", "insecure_http", "limits", "max_tasks", "home_root")
 
 
@@ -219,6 +220,10 @@ def add_parser(commands):
     kept.add_argument("--memory", dest="memory_gib", type=float,
                       help=f"GiB each user's server may use (default {default('memory_gib'):g})")
     kept.add_argument("--cpus", type=float, help=f"cores each user's server may use (default {default('cpus'):g})")
+    kept.add_argument("--staff-memory", dest="staff_memory_gib", type=float, help="GiB the instructor's and "
+                      f"graders' servers may use: they grade there (default {default('staff_memory_gib'):g})")
+    kept.add_argument("--staff-cpus", type=float, help="cores the instructor's and graders' servers may use "
+                      f"(default {default('staff_cpus'):g})")
     kept.add_argument("--max-tasks", type=int, help="processes and threads each user's server may run at once "
                       f"(default {default('max_tasks')})")
     kept.add_argument("--limits", action=argparse.BooleanOptionalAction, help="--no-limits starts servers without "

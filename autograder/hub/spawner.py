@@ -15,10 +15,10 @@ import pwd
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Bool, Integer, Unicode
+from traitlets import Bool, Float, Integer, Unicode
 
 from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
-from autograder.hub.settings import FIRST_USER_UID, course_names
+from autograder.hub.settings import FIRST_USER_UID, course_names, stored_settings
 
 CGROUP = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000  # microseconds
@@ -78,11 +78,25 @@ class CourseSpawner(LocalProcessSpawner):
     max_tasks = Integer(0, help="processes and threads a user's server may run at once (0: no cap)").tag(config=True)
     tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
 
+    staff_mem_limit = Integer(0, help="bytes a staff member's server may use (0: as a student's)").tag(config=True)
+    staff_cpu_limit = Float(0.0, help="cores a staff member's server may use (0: as a student's)").tag(config=True)
+    staff_max_tasks = Integer(0, help="tasks a staff member's server may run (0: as a student's)").tag(config=True)
+
     async def start(self):
         why = refusal(self.user.name, course_names(self.hub_dir))
         if why:
             raise PermissionError(f"no server: {why}")
+        self.staff_limits()
         return await super().start()
+
+    def staff_limits(self):
+        """The instructor and the graders grade in their servers (``grade``'s slots follow the cgroup):
+        their servers get the staff's limits, not a student's."""
+        settings = stored_settings(self.hub_dir)
+        if self.user.name in (settings.instructor, *settings.graders):
+            self.mem_limit = self.staff_mem_limit or self.mem_limit
+            self.cpu_limit = self.staff_cpu_limit or self.cpu_limit
+            self.max_tasks = self.staff_max_tasks or self.max_tasks
 
     def cgroups(self):
         """Make this user's cgroups with the limits; return the folders to join."""

@@ -577,6 +577,18 @@ def test_the_instructors_server_token_is_no_admins(hub, instructor, students):
         assert answer.status_code in (403, 404), (method, path, answer.status_code, answer.text[:300])
 
 
+def test_the_instructors_server_has_the_staffs_limits(hub, instructor, students):
+    """The instructor grades in their server: its cgroup holds 8 GiB (the staff's), a student's 4."""
+    def memory(user):
+        for path in (Path("/sys/fs/cgroup/bdl-hub", user, "memory.max"),
+                     Path("/sys/fs/cgroup/memory/bdl-hub", user, "memory.limit_in_bytes")):
+            if path.exists():
+                return int(path.read_text())
+        raise AssertionError(f"no cgroup of {user}'s server")
+    assert memory(hub.instructor) == int(hub.settings.staff_memory_gib * 2**30)
+    assert memory(hub.students["a"]) == int(hub.settings.memory_gib * 2**30)
+
+
 def test_the_hubs_secrets_and_roster_are_roots_alone(hub):
     for name in ("settings.json", "jupyterhub.sqlite", "dummy-password"):
         assert (HUB_DIR / name).stat().st_mode & 0o777 == 0o600, name

@@ -146,3 +146,48 @@ def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
         assert restored.stat().st_uid == 65534
     with pytest.raises(HubError, match="is not a backup of the hub"):
         service.restore(settings, tmp_path / "home", course)
+
+
+def test_staff_servers_get_the_staffs_limits(tmp_path):
+    """The instructor and graders grade in their servers: more memory, cores and tasks than a student's."""
+    from types import SimpleNamespace
+    from autograder.hub.spawner import CourseSpawner
+    settings = HubSettings(hub_dir=str(tmp_path), instructor="grace", graders=["ken"], students=[{"id": "ada"}])
+    private_file(tmp_path / "settings.json", json.dumps(settings.__dict__))
+    for name, staff in (("grace", True), ("ken", True), ("ada", False)):
+        server = CourseSpawner(user=SimpleNamespace(name=name, url="/", server=None), hub_dir=str(tmp_path),
+                               mem_limit="4G", cpu_limit=2.0, max_tasks=1024, staff_mem_limit=8 * 2**30,
+                               staff_cpu_limit=4.0, staff_max_tasks=4096)
+        server.staff_limits()
+        assert (server.mem_limit, server.cpu_limit, server.max_tasks) == \
+            ((8 * 2**30, 4.0, 4096) if staff else (4 * 2**30, 2.0, 1024)), name
+
+
+def cgroup_tree(root, version, cpu=None, memory=None):
+    """A cgroup file system as the kernel shows it, with this process in /course/grace."""
+    if version == 2:
+        (root / "course" / "grace").mkdir(parents=True)
+        (root / "cgroup.controllers").write_text("cpu memory pids\n")
+        (root / "course" / "grace" / "cpu.max").write_text(f"{cpu or 'max'} 100000\n")
+        (root / "course" / "grace" / "memory.max").write_text(f"{memory or 'max'}\n")
+        membership = "0::/course/grace\n"
+    else:
+        for controller in ("cpu", "memory"):
+            (root / controller / "course" / "grace").mkdir(parents=True)
+        (root / "cpu" / "course" / "grace" / "cpu.cfs_quota_us").write_text(f"{cpu or -1}\n")
+        (root / "cpu" / "course" / "grace" / "cpu.cfs_period_us").write_text("100000\n")
+        (root / "memory" / "course" / "grace" / "memory.limit_in_bytes").write_text(f"{memory or 2**63 - 4096}\n")
+        membership = "4:memory:/course/grace\n2:cpu,cpuacct:/course/grace\n0::/\n"
+    (root / "self-cgroup").write_text(membership)
+    return root, root / "self-cgroup"
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_grade_sizes_its_workers_to_its_cgroup(tmp_path, version):
+    """grade's default: a worker per core it may use, no more than its cgroup's memory holds (2 GiB each)."""
+    from autograder.grading.limits import grading_slots
+    cores = len(os.sched_getaffinity(0))
+    assert grading_slots(*cgroup_tree(tmp_path / "free", version)) == cores
+    assert grading_slots(*cgroup_tree(tmp_path / "one core", version, cpu=100000, memory=8 * 2**30)) == 1
+    assert grading_slots(*cgroup_tree(tmp_path / "small", version, cpu=800000, memory=2 * 2**30)) == 1
+    assert grading_slots(*cgroup_tree(tmp_path / "tiny", version, memory=2**29)) == 1  # never none

@@ -216,6 +216,55 @@ PRIOR = Function("get_prior", (
 ))
 
 
+def _per_weight_log_prob(scales, probs):
+    """The log density, at the probe's weights, of a mixture of zero-mean normals of the given scales
+    for every weight: a wrong answer's, for the scales and weights that are not the spec's."""
+    w = np.asarray(_WEIGHTS, "float64")[..., None]
+    scales, log_probs = np.asarray(scales, "float64"), np.log(np.asarray(probs, "float64"))
+    one_weight = log_probs - np.log(scales) - 0.5 * np.log(2 * np.pi) - 0.5 * (w / scales) ** 2
+    return np.logaddexp.reduce(one_weight, axis=-1).sum(-1)
+
+
+def _log_prob_close(function, values):
+    return same(np.asarray(_distribution(function)[1].log_prob(_WEIGHTS)), values)
+
+
+def _batch_not_event(function):
+    distribution = _distribution(function)[1]
+    return distribution.event_shape.as_list() == [] and distribution.batch_shape.as_list() == [8]
+
+
+PER_WEIGHT_PRIOR = Function("get_per_weight_prior", (
+    Mistake("bias_left_out",
+            "Your prior covers the kernel's weights only: it is over all the weights, the kernel's and the "
+            "bias's.",
+            lambda f: _event_size(f) == 6),
+    Mistake("bias_size_hard_coded",
+            "Your prior has a fixed number of bias weights: take it from bias_size.",
+            lambda f: _event_size(f) == 6 + 10),
+    Mistake("batch_not_event",
+            "Your prior is a batch of one-weight distributions, not one distribution over the vector of "
+            "weights: its log density of a vector should be one number, the sum over the weights.",
+            _batch_not_event),
+    Mistake("trainable_prior", "Your prior has trainable parameters; the per-weight mixture is fixed.",
+            lambda f: bool(_distribution(f)[0].trainable_variables)),
+    Mistake("vector_mixture",
+            "Your prior mixes whole vectors of weights, as the original's spike_and_slab does; the spec asks "
+            "for a mixture for every weight on its own.",
+            lambda f: _log_prob_like(f, _mixture((1.0, 10.0)))),
+    Mistake("standard_normal",
+            "Your prior seems to be a single standard normal; the spec asks for a mixture for every weight.",
+            lambda f: _log_prob_like(f, tfd.Independent(tfd.Normal(tf.zeros(8), 1.0), 1))),
+    Mistake("slab_scale_as_variance",
+            "Your broad component seems to take its scale as a variance; both components' scales are "
+            "standard deviations.",
+            lambda f: _log_prob_close(f, _per_weight_log_prob((1.0, 10.0 ** 0.5), (0.5, 0.5)))),
+    Mistake("unequal_weights",
+            "Your mixture seems to weigh its components unequally; the spec's components weigh one half each.",
+            lambda f: _log_prob_close(f, _per_weight_log_prob((1.0, 10.0), (0.2, 0.8)))),
+))
+
+
 def _posterior_variables(function, kernel_size=6, bias_size=2, dtype=tf.float32):
     model = function(kernel_size, bias_size, dtype)
     model(tf.zeros((1, 1)))
@@ -430,5 +479,6 @@ MC_ENTROPY = Function("mc_entropy_decomposition", (
 ))
 
 TABLE = {"get_deterministic_model": DETERMINISTIC, "nll": NLL, "get_probabilistic_model": PROBABILISTIC,
-         "get_convolutional_reparameterization_layer": CONVOLUTION, "get_prior": PRIOR, "get_posterior": POSTERIOR,
+         "get_convolutional_reparameterization_layer": CONVOLUTION, "get_prior": PRIOR,
+         "get_per_weight_prior": PER_WEIGHT_PRIOR, "get_posterior": POSTERIOR,
          "get_dense_variational_layer": DENSE_VARIATIONAL, "mc_entropy_decomposition": MC_ENTROPY}

@@ -136,6 +136,21 @@ MUTANTS = {
          "tfpl.VariableLayer(n, dtype=dtype), "
          "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(t, 1.0), 1)),"),
     ],
+    "get_per_weight_prior": [
+        ("the whole-vector mixture (the original's spike_and_slab)", "tfpl.DistributionLambda(per_weight_mixture)",
+         "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))"),
+        ("no Independent: a batch of one-weight mixtures",
+         "return tfd.Independent(one_weight, reinterpreted_batch_ndims=1)", "return one_weight"),
+        ("standard normal only", "tfpl.DistributionLambda(per_weight_mixture)",
+         "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(tf.zeros(n, dtype), 1.0), 1))"),
+        ("slab variance 10 not std 10", "scale=tf.constant([1.0, 10.0], dtype=dtype)",
+         "scale=tf.constant([1.0, 10.0 ** 0.5], dtype=dtype)"),
+        ("unequal mixture", "probs=[0.5, 0.5]", "probs=[0.2, 0.8]"),
+        ("bias weights left out", "n = kernel_size + bias_size", "n = kernel_size"),
+        # The posterior's idiom copied: a variable layer first, whose variables the prior then carries.
+        ("trainable prior", "tf.keras.Sequential([tfpl.DistributionLambda(per_weight_mixture)])",
+         "tf.keras.Sequential([tfpl.VariableLayer(2, dtype=dtype), tfpl.DistributionLambda(per_weight_mixture)])"),
+    ],
     "get_posterior": [
         ("one parameter per weight", "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype)",
          "tfpl.VariableLayer(n, dtype=dtype)"),
@@ -322,6 +337,13 @@ ALTERNATIVES = {
          "                                           scale=10.0 * tf.ones(n, dtype=dtype)),\n"
          "                                reinterpreted_batch_ndims=1)]))\n"
          "    ])\n"),
+        ("a fixed variable layer for the locations",
+         PRIOR_BODY,
+         "    prior_model = tf.keras.Sequential([\n"
+         "        tfpl.VariableLayer(n, dtype=dtype, trainable=False),\n"
+         "        tfpl.DistributionLambda(lambda t: tfd.Mixture(cat=tfd.Categorical(probs=[0.5, 0.5]), components=[\n"
+         "            tfd.Independent(tfd.Normal(loc=t, scale=s), reinterpreted_batch_ndims=1) for s in (1.0, 10.0)])),\n"
+         "    ])\n"),
         ("MultivariateNormalDiag components",
          "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
          "tfpl.DistributionLambda(lambda t: tfd.Mixture(cat=tfd.Categorical(probs=[0.5, 0.5]), components=["
@@ -333,7 +355,43 @@ ALTERNATIVES = {
          "tfd.Sample(tfd.Normal(tf.constant(0.0, dtype), tf.constant(s, dtype)), sample_shape=n) "
          "for s in (1.0, 10.0)]))"),
     ],
+    "get_per_weight_prior": [
+        ("tfd.Sample of a one-weight mixture",
+         "    return tf.keras.Sequential([tfpl.DistributionLambda(per_weight_mixture)])\n",
+         "    one_weight = tfd.MixtureSameFamily(tfd.Categorical(probs=[0.5, 0.5]),\n"
+         "                                       tfd.Normal(tf.zeros(2, dtype), tf.constant([1.0, 10.0], dtype)))\n"
+         "    return tf.keras.Sequential([tfpl.DistributionLambda(lambda t: tfd.Sample(one_weight, sample_shape=n))])\n"),
+        ("tfd.Mixture of two normals per weight, Independent",
+         "tfpl.DistributionLambda(per_weight_mixture)",
+         "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Mixture(\n"
+         "        cat=tfd.Categorical(probs=tf.fill([n, 2], 0.5)),\n"
+         "        components=[tfd.Normal(loc=tf.zeros(n, dtype), scale=tf.fill([n], tf.constant(s, dtype)))\n"
+         "                    for s in (1.0, 10.0)]), reinterpreted_batch_ndims=1))"),
+        ("a fixed variable layer for the locations, equal logits",
+         "    return tf.keras.Sequential([tfpl.DistributionLambda(per_weight_mixture)])\n",
+         "    return tf.keras.Sequential([\n"
+         "        tfpl.VariableLayer(n, dtype=dtype, trainable=False),\n"
+         "        tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.MixtureSameFamily(\n"
+         "            mixture_distribution=tfd.Categorical(logits=tf.zeros([n, 2])),\n"
+         "            components_distribution=tfd.Normal(loc=tf.stack([t, t], axis=-1),\n"
+         "                                               scale=tf.constant([1.0, 10.0], dtype))), 1)),\n"
+         "    ])\n"),
+    ],
     "get_posterior": [
+        ("a distribution layer of its own, softplus scales",
+         POSTERIOR_BODY,
+         "    return tf.keras.Sequential([\n"
+         "        tfpl.VariableLayer(2 * n, dtype=dtype),\n"
+         "        tfpl.DistributionLambda(lambda t: tfd.Independent(\n"
+         "            tfd.Normal(loc=t[..., :n], scale=1e-5 + tf.nn.softplus(t[..., n:])), reinterpreted_batch_ndims=1)),\n"
+         "    ])\n"),
+        ("MultivariateNormalDiag",
+         POSTERIOR_BODY,
+         "    return tf.keras.Sequential([\n"
+         "        tfpl.VariableLayer(2 * n, dtype=dtype),\n"
+         "        tfpl.DistributionLambda(lambda t: tfd.MultivariateNormalDiag(\n"
+         "            loc=t[:n], scale_diag=tf.math.softplus(t[n:]))),\n"
+         "    ])\n"),
         ("2n parameters written out", "tfpl.IndependentNormal.params_size(n)", "2 * n"),
         ("the original course's idiom: Sequential",
          POSTERIOR_BODY,
@@ -434,6 +492,12 @@ DIAGNOSES = {
         "bias weights left out": "bias_left_out", "ten bias weights hard-coded": "bias_size_hard_coded",
         "standard normal only": "standard_normal", "slab variance 10 not std 10": "slab_scale_as_variance",
         "unequal mixture": "unequal_weights", "trainable prior": "trainable_prior",
+    },
+    "get_per_weight_prior": {
+        "the whole-vector mixture (the original's spike_and_slab)": "vector_mixture",
+        "no Independent: a batch of one-weight mixtures": "batch_not_event", "standard normal only": "standard_normal",
+        "slab variance 10 not std 10": "slab_scale_as_variance", "unequal mixture": "unequal_weights",
+        "bias weights left out": "bias_left_out", "trainable prior": "trainable_prior",
     },
     "get_posterior": {
         "one parameter per weight": "one_parameter_per_weight", "not trainable": "not_trainable",

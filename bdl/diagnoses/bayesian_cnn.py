@@ -299,6 +299,10 @@ POSTERIOR = Function("get_posterior", (
             lambda f: not _posterior_variables(f).trainable_variables),
     Mistake("dtype_ignored", "Your posterior ignores the dtype it is given: pass it to the variable layer.",
             lambda f: _posterior_variables(f, dtype=tf.float64).variables[0].dtype != tf.float64),
+    Mistake("scales_not_positive",
+            "Your posterior's scales are not all positive: a scale must stay above zero whatever value its "
+            "variable takes, so map the variable to a positive number before using it as a scale.",
+            lambda f: not np.all(np.asarray(_distribution(f)[1].stddev()) > 0)),
 ))
 
 

@@ -164,6 +164,11 @@ MUTANTS = {
         ("ten bias weights hard-coded", "n = kernel_size + bias_size", "n = kernel_size + 10"),
         ("dtype ignored", "tfpl.IndependentNormal.params_size(n), dtype=dtype)",
          "tfpl.IndependentNormal.params_size(n))"),
+        # A distribution layer of its own whose scales are the raw variables: zero at the start.
+        ("scales not made positive",
+         "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype),\n        tfpl.IndependentNormal(n),",
+         "tfpl.VariableLayer(2 * n, dtype=dtype),\n"
+         "        tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(t[..., :n], t[..., n:]), 1)),"),
     ],
     "get_dense_variational_layer": [
         ("exact KL", "kl_use_exact=False", "kl_use_exact=True"),
@@ -503,6 +508,7 @@ DIAGNOSES = {
         "one parameter per weight": "one_parameter_per_weight", "not trainable": "not_trainable",
         "full covariance": "full_covariance", "bias weights left out": "bias_left_out",
         "ten bias weights hard-coded": "bias_size_hard_coded", "dtype ignored": "dtype_ignored",
+        "scales not made positive": "scales_not_positive",
     },
     "get_dense_variational_layer": {
         "exact KL": "exact_kl", "KL weight ignored": "kl_weight_ignored", "no KL weight": "kl_weight_ignored",

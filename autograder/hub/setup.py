@@ -82,6 +82,25 @@ def prepare_course(settings, owner, log=print):
     return course
 
 
+# nbgrader's log in the course folder (every nbgrader command and formgrader append to it): set aside at a
+# start once past this size, with this many kept (.1 the newest); the hub's own log rotates as it writes.
+NBGRADER_LOG, LOG_BYTES, LOGS_KEPT = ".nbgrader.log", 10 * 2**20, 5
+
+
+def rotate(path, max_bytes=LOG_BYTES, kept=LOGS_KEPT):
+    """Set the log ``path`` aside as path.1 (path.1 as path.2, ..., the oldest dropped) once it is past
+    ``max_bytes``; its owner and mode go with it, and the next write makes a new one."""
+    path = Path(path)
+    if not path.is_file() or path.is_symlink() or path.stat().st_size <= max_bytes:
+        return False
+    for number in range(kept - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{number}")
+        if older.is_file() and not older.is_symlink():
+            older.replace(path.with_name(f"{path.name}.{number + 1}"))
+    path.replace(path.with_name(f"{path.name}.1"))
+    return True
+
+
 INSTRUCTOR_SCRIPT = """
 import sys, bcrypt
 from sqlalchemy import create_engine
@@ -136,6 +155,8 @@ def set_up(settings, data_dir=None, log=print):
         ensure_user(name, settings.home_root, log)
     prepare_exchange(settings, owner)
     course = prepare_course(settings, owner, log)
+    if rotate(course / NBGRADER_LOG):
+        log(f"set nbgrader's log aside as {course / NBGRADER_LOG}.1")
     roster.sync_gradebook(settings, owner, course)
     for name in ("roster", settings.course_id):  # the services' tokens, before JupyterHub reads them
         service_token(settings, name)

@@ -321,3 +321,16 @@ def test_an_existing_system_account_is_never_adopted(tmp_path):
     from autograder.hub.accounts import ensure_user
     with pytest.raises(hub.HubError, match="system account"):
         ensure_user("daemon", tmp_path)
+
+
+def test_nbgraders_log_is_set_aside_past_its_size(tmp_path):
+    from autograder.hub.setup import rotate
+    log = tmp_path / ".nbgrader.log"
+    log.write_text("small")
+    assert not rotate(log, max_bytes=10, kept=3) and log.read_text() == "small"
+    for text in ("first run's log", "second run's log", "third run's log", "fourth run's log"):
+        log.write_text(text)
+        assert rotate(log, max_bytes=10, kept=3) and not log.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".nbgrader.log.1", ".nbgrader.log.2", ".nbgrader.log.3"]
+    assert (tmp_path / ".nbgrader.log.1").read_text() == "fourth run's log"
+    assert (tmp_path / ".nbgrader.log.3").read_text() == "second run's log"  # the oldest, first, dropped

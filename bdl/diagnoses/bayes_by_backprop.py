@@ -42,10 +42,18 @@ LOSS_TERMS = Function("bbb_loss_terms", (
     Mistake("exp_not_softplus",
             "Your sigma seems to be the exponential of rho; the spec asks for the softplus of rho.",
             lambda f: same(_terms(f, rho=0.0)[0] - _terms(f, rho=1.0)[0], 1.0)),
+    # Along w = mu + sigma eps both paths cancel in d log q / d mu. A stopped w leaves the direct
+    # path, +eps / sigma; q's parameters held constant ("sticking the landing") leave the path through
+    # w, -eps / sigma: the probe's eps is positive, so the sign tells the two cuts apart.
     Mistake("gradient_stopped",
             "Your log q gets a gradient through the sampled weight's value only as a constant: the sample must "
             "stay a function of mu and rho inside log q too (no stopped gradient).",
-            lambda f: _log_q_gradient(f) is not None and abs(_log_q_gradient(f)) > 1e-3),
+            lambda f: _log_q_gradient(f) is not None and _log_q_gradient(f) > 1e-3),
+    Mistake("parameters_stopped",
+            "Your log q seems to hold q's own mu and sigma constant and let the gradient pass through the "
+            "sampled weight only (the 'sticking the landing' estimator): unbiased on average, but this task "
+            "asks for the gradient of the one-sample loss through both paths.",
+            lambda f: _log_q_gradient(f) is not None and _log_q_gradient(f) < -1e-3),
     Mistake("prior_at_the_mean",
             "Your log prior does not change with the noise draw: evaluate the prior at the sampled weight, not "
             "at its mean.",
@@ -98,20 +106,50 @@ def _kernel_mus(cls):
     return found
 
 
-def _log_q_gradient_of_the_layer(cls):
+def _cut_in_log_q(cls):
+    """Which path a layer's log q cuts, from d log q / d mu and d log q / d rho per weight at
+    mu = 0.1, rho = -1 (eps unknown, but eps^2 / sigma^2 = (d log q / d mu)^2 either way):
+    "weights" (a stopped w: d/d rho = (eps^2 - 1) sigma' / sigma), "parameters" (mu and sigma held
+    constant: d/d rho = -eps^2 sigma' / sigma), or None."""
     layer = _layer(cls, 2, mu=_constant(0.1), rho=_constant(-1.0))
     with tf.GradientTape() as tape:
         layer(tf.ones((3, 2)))
         log_q = layer.log_variational_posterior
     means = [v for v in layer.trainable_variables if np.allclose(v, 0.1)]
-    gradients = tape.gradient(log_q, means)
-    return [None if g is None else np.asarray(g) for g in gradients]
+    rhos = [v for v in layer.trainable_variables if np.allclose(v, -1.0)]
+    pairs = [(m, r) for m in means for r in rhos if m.shape == r.shape]
+    if not pairs:
+        return None
+    gradients = tape.gradient(log_q, [v for pair in pairs for v in pair])
+    if any(g is None for g in gradients):
+        return None
+    sigma, slope = float(np.log1p(np.exp(-1.0))), float(1 / (1 + np.exp(1.0)))
+    g_mu = np.concatenate([np.ravel(g) for g in gradients[0::2]])
+    g_rho = np.concatenate([np.ravel(g) for g in gradients[1::2]])
+    if np.abs(g_mu).max() < 1e-3:
+        return None
+    eps_squared = (g_mu * sigma) ** 2
+    if np.allclose(g_rho, (eps_squared - 1) * slope / sigma, rtol=1e-3, atol=1e-4):
+        return "weights"
+    if np.allclose(g_rho, -eps_squared * slope / sigma, rtol=1e-3, atol=1e-4):
+        return "parameters"
+    return None
+
+
+def _rows_differ(cls):
+    """Whether identical rows of one batch come out different (a new draw per example)."""
+    output = np.asarray(_layer(cls, rho=_constant(0.0))(tf.ones((4, 2))))
+    return output.shape == (4, 3) and not np.allclose(output, output[:1], rtol=1e-5, atol=1e-5)
 
 
 DENSE = Function("BayesianDense", (
     Mistake("size_one_axes_lost",
             "Your layer loses an axis of size one: with one input or one unit, the output still has both axes.",
             lambda cls: tuple(_layer(cls, 1)(tf.ones((1, 3))).shape) != (1, 1)),
+    Mistake("weights_per_example",
+            "Your layer seems to use different weights for different rows of one batch; the spec asks for one "
+            "draw per call, shared by every row.",
+            lambda cls: _rows_differ(cls)),
     Mistake("input_size_hard_coded",
             "Your layer works for one input size only: take the kernel's size from the input shape.",
             lambda cls: _layer(cls)(tf.ones((4, 2))).shape == (4, 3) and fails(lambda: _layer(cls)(tf.ones((4, 5))))),
@@ -152,14 +190,21 @@ DENSE = Function("BayesianDense", (
     Mistake("prior_at_the_mean",
             "Your layer's log prior does not change with the sampled weights: evaluate the prior at the "
             "sampled weights, not at their means.",
-            lambda cls: _twice(_layer(cls, rho=_constant(0.0)), lambda layer: float(_called(layer).log_prior))),
+            # Two pairs of calls: a sum of nine log densities can repeat to 1e-4 by chance, two cannot.
+            lambda cls: _twice(_layer(cls, rho=_constant(0.0)),
+                               lambda layer: (float(_called(layer).log_prior), float(_called(layer).log_prior)))),
     Mistake("prior_ignored",
             "Your layer's log prior does not depend on the prior it is given: use the prior argument.",
             lambda cls: float(_called(_layer(cls, prior=tfd.Normal(5.0, 0.1))).log_prior) > -1000),
     Mistake("gradient_stopped",
             "Your log q treats the sampled weights as constants: they must stay functions of mu and rho "
             "inside log q too (no stopped gradient).",
-            lambda cls: any(g is not None and np.abs(g).max() > 1e-3 for g in _log_q_gradient_of_the_layer(cls))),
+            lambda cls: _cut_in_log_q(cls) == "weights"),
+    Mistake("parameters_stopped",
+            "Your log q seems to hold q's own mu and sigma constant and let the gradient pass through the "
+            "sampled weights only (the 'sticking the landing' estimator): unbiased on average, but the tests "
+            "ask for the gradient of the recorded log q through both paths.",
+            lambda cls: _cut_in_log_q(cls) == "parameters"),
     Mistake("kernel_only",
             "Your layer's log prior seems to count the kernel's weights only; the bias's weights count too.",
             lambda cls: _kernel_only(cls)),

@@ -16,9 +16,10 @@ function whose mutants are diagnosed less often than ``MIN_DIAGNOSED``.
 
 A second catalogue, written blind (by someone who never read the recognisers or the mutants), lives in
 ``tests/course/mutants/blind/<assignment>.py`` as whole answer cells; ``blind/judged.py`` says, for each
-of its answers, which hints would name its mistake. It measures what the tuned figure cannot: the hints a
-class will get (``check_blind``). A hint that contradicts an answer (a correct one, or a wrong one it does
-not fit) is a problem wherever it shows up.
+of its answers, which hints would name its mistake (``autograder.course.blind``). It measures what the
+tuned figure cannot: the hints a class will get. A hint that contradicts an answer (a correct
+alternative, a correct blind answer, or a blind wrong answer it does not fit) is a problem
+(``check_hints``).
 """
 import ast
 import contextlib
@@ -45,10 +46,6 @@ MIN_MUTANTS = 3
 MIN_ALTERNATIVES = 3
 # The share of a function's mutants whose failure must name the mistake they make.
 MIN_DIAGNOSED = 0.6
-# The blind catalogue's targets, per assignment: the share of hinted failing answers whose hint names
-# their mistake, and the share of failing answers given a hint.
-MIN_BLIND_PRECISION = 0.95
-MIN_BLIND_RECALL = 0.5
 # Seconds one cell of the solution notebook may take while check-tests runs it.
 NOTEBOOK_CELL_TIMEOUT = 600
 

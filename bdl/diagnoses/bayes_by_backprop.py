@@ -28,6 +28,18 @@ def _terms(function, mu=1.5, rho=2.0, eps=0.0, x=_X, y=_Y, noise_std=0.5, prior=
     return call(function, tf.constant(mu), tf.constant(rho), tf.constant(eps), x, y, noise_std, prior)
 
 
+# Three points off the line y = 1.5 x: with residuals, a wrong noise scale shows in the squared error as
+# well as in the normaliser (a normaliser counted once, not per point, matches neither).
+_X_OFF, _Y_OFF = tf.constant([2.0, 1.0, -1.0]), tf.constant([3.5, 1.0, -2.0])
+
+
+def _noise_scale_is(function, power):
+    """Whether the log-likelihood is that of Gaussian noise whose scale is noise_std ** power."""
+    return all(same(_terms(function, x=_X_OFF, y=_Y_OFF, noise_std=noise_std)[2],
+                    float(np.sum(tfd.Normal(1.5 * _X_OFF, noise_std ** power).log_prob(_Y_OFF))), rtol=1e-4)
+               for noise_std in (0.5, 2.0))
+
+
 def _log_q_gradient(function):
     mu = tf.Variable(0.5)
     with tf.GradientTape() as tape:
@@ -67,9 +79,9 @@ LOSS_TERMS = Function("bbb_loss_terms", (
             lambda f: same(_terms(f, eps=0.3)[2], _terms(f, eps=0.3, x=tf.concat([_X, _X], 0),
                                                           y=tf.concat([_Y, _Y], 0))[2])),
     Mistake("noise_as_variance",
-            "Your likelihood seems to take the noise's standard deviation as a variance; it is the standard "
-            "deviation of the Gaussian noise.",
-            lambda f: same(_terms(f, noise_std=0.5)[2] - _terms(f, noise_std=2.0)[2], 2 * 0.5 * np.log(4.0))),
+            "Your likelihood seems to mix up the noise's standard deviation and its variance: noise_std is the "
+            "standard deviation, the scale of the Gaussian noise itself.",
+            lambda f: any(_noise_scale_is(f, power) for power in (0.5, 2.0))),
     Mistake("x_and_y_swapped",
             "Your likelihood seems to swap the inputs and the targets: the model predicts y as w times x.",
             lambda f: not same(_terms(f)[2], _terms(f, x=2 * _X, y=2 * _Y)[2])),
@@ -314,8 +326,8 @@ SAMPLE_ELBO = Function("sample_elbo", (
             "has them counts.",
             lambda f: same(_elbo(f), 0.5 * (_LAYERS[0][1] - _LAYERS[0][0]) - _LOG_LIKELIHOOD)),
     Mistake("log_likelihood_scaled",
-            "Your loss seems to scale the log-likelihood by kl_scale too; only the KL term is scaled.",
-            lambda f: same(_elbo(f), 0.5 * (_KL - _LOG_LIKELIHOOD))),
+            "Your loss seems to scale the log-likelihood by kl_scale; only the KL term is scaled.",
+            lambda f: any(same(_elbo(f), value) for value in (0.5 * (_KL - _LOG_LIKELIHOOD), _KL - 0.5 * _LOG_LIKELIHOOD))),
     Mistake("log_likelihood_arguments_swapped",
             "Your loss seems to call the log-likelihood with its arguments swapped: it takes the targets "
             "first, then the outputs.",
@@ -368,7 +380,9 @@ SCALE_MIXTURE = Function("scale_mixture_log_prob", (
     Mistake("weights_unnormalised",
             "Your mixture's weights do not add up to one: weigh the first component by pi and the second by "
             "one minus pi.",
-            lambda f: _constant_offset(_mixture(f, sigma1=1.0, sigma2=1.0) - _gaussian(1.0))),
+            # an offset of log(the weights' sum), whatever the sigmas; a missing normaliser's grows with them
+            lambda f: _constant_offset(_mixture(f, sigma1=1.0, sigma2=1.0) - _gaussian(1.0))
+            and same(_mixture(f, sigma1=1.0, sigma2=1.0) - _gaussian(1.0), _mixture(f, sigma1=2.0, sigma2=2.0) - _gaussian(2.0))),
 ))
 
 TABLE = {"bbb_loss_terms": LOSS_TERMS, "bayesian_dense": DENSE, "sample_elbo": SAMPLE_ELBO,

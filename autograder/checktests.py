@@ -13,6 +13,13 @@ written to make, by its name in ``bdl.diagnoses``' tables: a killed mutant
 whose failure notes that mistake is *diagnosed*. A failure that notes another
 mistake is a problem (the student would be sent the wrong way), and so is a
 function whose mutants are diagnosed less often than ``MIN_DIAGNOSED``.
+
+A second catalogue, written blind (by someone who never read the recognisers or the mutants), lives in
+``tests/course/mutants/blind/<assignment>.py`` as whole answer cells; ``blind/judged.py`` says, for each
+of its answers, which hints would name its mistake (``autograder.course.blind``). It measures what the
+tuned figure cannot: the hints a class will get. A hint that contradicts an answer (a correct
+alternative, a correct blind answer, or a blind wrong answer it does not fit) is a problem
+(``check_hints``).
 """
 import ast
 import contextlib
@@ -25,6 +32,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
+from autograder.course.blind import figures, judge, load_blind, target_problems
 from autograder.course.cells import graded_functions
 from autograder.course.table import format_table
 from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
@@ -188,12 +196,13 @@ def check_independence(kernel, functions, function):
         kernel.run(solution.source)
 
 
-def check_notebook(path, variants, seeds=5, log=None):
+def check_notebook(path, variants, seeds=5, log=None, then=None):
     """Check every graded function of the solution notebook ``path``; return one row each.
 
     A row: function, seeds passed, mutants killed, alternatives passed, the
     other functions' tests that still pass without it (each with its total),
-    and ``problems``: what failed, one line each.
+    and ``problems``: what failed, one line each. ``then(kernel, functions)``, if
+    given, runs last in the same kernel.
     """
     rows = []
     with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
@@ -251,17 +260,104 @@ def check_notebook(path, variants, seeds=5, log=None):
                          "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0,
                          "independent": 0, "num_others": 0,
                          "problems": ["variants given for a function the notebook does not grade"]})
+        if then:
+            then(kernel, functions)
     return rows
 
 
-def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None):
-    """Check the tests of every notebook of ``assignment``; return rows with a ``notebook`` key."""
+def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None, only_blind=False):
+    """Check the tests of every notebook of ``assignment``; return rows with a ``notebook`` key.
+
+    A row also holds the problems of ``check_hints`` and, where the assignment has a blind catalogue,
+    ``blind``: its function's figures there. ``only_blind``: only those, without the rest."""
     variants = load_variants(assignment, mutants_dir)
+    catalogue = load_blind(assignment, mutants_dir)
     rows = []
     for path in sorted((Path(root) / "source" / assignment).glob("*.ipynb")):
-        for row in check_notebook(path, variants, seeds, log):
+        hints = {}
+
+        def then(kernel, functions):
+            hints.update(check_hints(kernel, functions, variants, catalogue, alternatives=not only_blind))
+
+        if only_blind:
+            with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
+                then(kernel, graded_functions(nb))
+            notebook_rows = [{"function": function, "problems": []} for function in hints]
+        else:
+            notebook_rows = check_notebook(path, variants, seeds, log, then)
+        for row in notebook_rows:
+            found = hints.get(row["function"], {})
+            row["problems"] += found.get("problems", [])
+            if found.get("blind"):
+                row["blind"] = found["blind"]
             rows.append({"notebook": path.stem, **row})
     return rows
+
+
+def probe_hint(kernel, function):
+    """The mistake ``function``'s recognisers name for the answer the kernel holds now, as a failing test
+    of it would name it in its feedback (asked from the examiner), or None."""
+    from bdl.diagnoses import all_tables  # its recognisers load TensorFlow: only here, not for every command
+    table = all_tables().get(function)
+    if table is None:
+        return None
+    kernel.run(SEED_CODE.format(0))
+    source = (f"from bdl.diagnoses import diagnosed\n{table.name}\n"
+              f"with diagnosed({function!r}):\n    raise AssertionError('a probe of the hints')")
+    return noted_mistake(kernel.outcome(source, test=True)[2], function)
+
+
+def _hint_with(kernel, solution, source, function):
+    """``probe_hint`` with ``source`` in place of the solution cell."""
+    try:
+        kernel.run(source)
+        return probe_hint(kernel, function)
+    finally:
+        kernel.run(solution.source)
+
+
+def _run_answer(kernel, solution, tests, source):
+    """(tests pass, why not, the error's text) with the whole solution cell replaced by ``source``; an
+    answer cell that fails to run fails, as it does when graded."""
+    try:
+        return run_variant(kernel, solution, tests, solution.source, source)
+    except CellExecutionError as error:
+        return False, f"the answer cell fails: {_last_error_line(str(error))}", ""
+
+
+def check_hints(kernel, functions, variants, catalogue, alternatives=True):
+    """A hint never contradicts the answer: none for a correct alternative (if ``alternatives``) or a
+    correct blind answer, and a blind wrong answer's hint must name its mistake (``judge``).
+
+    Return {function: {"problems": [...], "blind": its blind figures, or None}}."""
+    found = {}
+    for function, (solution, tests) in functions.items():
+        problems, blind = [], None
+        for name, old, new in variants["alternatives"].get(function, []) if alternatives else ():
+            hint = solution.source.count(old) == 1 and _hint_with(kernel, solution, solution.source.replace(old, new),
+                                                                  function)
+            if hint:
+                problems.append(f"correct alternative {name!r} gets the hint {hint!r}")
+        if catalogue:
+            for name, source in catalogue["correct"].get(function, []):
+                passed, why, _ = _run_answer(kernel, solution, tests, source)
+                if not passed:
+                    problems.append(f"correct blind answer {name!r} fails: {why}")
+                hint = _hint_with(kernel, solution, source, function)
+                if hint:
+                    problems.append(f"correct blind answer {name!r} gets the hint {hint!r}")
+            results = []
+            for name, _mistake, source in catalogue["answers"].get(function, []):
+                passed, _, text = _run_answer(kernel, solution, tests, source)
+                results.append((name, bool(passed), None if passed else noted_mistake(text, function)))
+            blind = judge(function, results, catalogue["right"].get(function, {}))
+            problems += blind.pop("problems")
+        found[function] = {"problems": problems, "blind": blind}
+    if catalogue:
+        for function in sorted((set(catalogue["answers"]) | set(catalogue["correct"])) - set(functions)):
+            found[function] = {"problems": ["blind answers given for a function the notebook does not grade"],
+                               "blind": None}
+    return found
 
 
 def format_check_table(rows):
@@ -279,6 +375,25 @@ def format_check_table(rows):
     return "\n".join(text)
 
 
+def format_blind(rows):
+    """The blind catalogue's figures next to the tuned one, and each blind answer's outcome."""
+    measured = [r for r in rows if r.get("blind")]
+    if not measured:
+        return ""
+    header = ("notebook", "function", "blind answers", "failing", "hinted", "hinted right")
+    text = [format_table(header, [(r["notebook"], r["function"], str(r["blind"]["answers"]),
+                                   str(r["blind"]["failing"]), str(r["blind"]["hinted"]),
+                                   str(r["blind"]["right"])) for r in measured])]
+    failing, hinted, right = figures(rows)
+    text.append(f"blind catalogue: {_share(hinted, failing)} of the failing answers hinted (recall), "
+                f"{_share(right, hinted)} of the hints right (precision)")
+    if any("num_mutants" in r for r in rows):
+        diagnosed, mutants = sum(r.get("diagnosed", 0) for r in rows), sum(r.get("num_mutants", 0) for r in rows)
+        text.append(f"tuned catalogue: {_share(diagnosed, mutants)} of the mutants named")
+    text += [f"  {line}" for r in measured for line in r["blind"]["lines"]]
+    return "\n".join(text)
+
+
 def _share(count, total):
     return f"{count}/{total} ({count / total:.0%})" if total else "0/0"
 
@@ -287,9 +402,13 @@ def _check_tests(args):
     failed = False
     for assignment in args.assignments or assignments(args.root):
         check_assignment(assignment, args.root)
-        rows = check_tests(assignment, args.seeds, args.root, args.mutants)
-        print(f"== {assignment}\n{format_check_table(rows)}\n", flush=True)
-        failed |= any(row["problems"] for row in rows)
+        rows = check_tests(assignment, args.seeds, args.root, args.mutants, only_blind=args.blind_only)
+        text = ([] if args.blind_only else [format_check_table(rows)]) + [format_blind(rows)]
+        if args.blind_only:
+            text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}" for r in rows for problem in r["problems"]]
+        text += [f"PROBLEM {assignment}: {problem}" for problem in target_problems(rows)]
+        print(f"== {assignment}\n" + "\n".join(part for part in text if part) + "\n", flush=True)
+        failed |= any(row["problems"] for row in rows) or bool(target_problems(rows))
     return 1 if failed else 0
 
 
@@ -300,5 +419,8 @@ def add_parser(commands):
     check.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default %(default)d)")
     check.add_argument("--root", default=str(REPO), help="the course directory")
     check.add_argument("--mutants", default=str(MUTANTS_DIR),
-                       help="the folder of <assignment>.py variant files")
+                       help="the folder of <assignment>.py variant files (and blind/, the blind catalogue)")
+    check.add_argument("--blind-only", action="store_true",
+                       help="only the blind catalogue and its hints (one run of the notebook, one of the tests "
+                       "per answer)")
     check.set_defaults(run=_check_tests)

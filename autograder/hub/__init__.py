@@ -1,4 +1,4 @@
 """``hub`` and ``bench-hub``: the course on a JupyterHub on one machine, run as root.
 
-Never imports ``autograder.grading``: the instructor grades from their own course folder.
+Never imports ``autograder.grading``: the staff grade from the course folder, in the course's service.
 """

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import psutil
 
-from autograder.hub.settings import (CGROUP_GROUP, FIRST_USER_UID, HubError, hub_environment, instructor_environment,
+from autograder.hub.settings import (CGROUP_GROUP, FIRST_USER_UID, HubError, course_environment, hub_environment,
                                      run_command)
 
 
@@ -58,12 +58,12 @@ def chown_tree(path, user):
             os.chown(Path(folder) / name, user.pw_uid, user.pw_gid, follow_symlinks=False)
 
 
-def as_user(user, command, settings, what, cwd=None, input=None):
+def as_user(user, command, settings, what, cwd=None, input=None, **kwargs):
     """Run ``command`` as ``user`` with the hub's environment first on PATH, as their server would
-    (``input`` on its stdin)."""
+    (``input`` on its stdin; ``kwargs`` to subprocess.run)."""
     env = {"HOME": user.pw_dir, "USER": user.pw_name, **hub_environment(settings),
-           **(instructor_environment(settings, user.pw_dir) if user.pw_name == settings.instructor else {})}
+           **(course_environment(settings, user.pw_dir) if user.pw_name == settings.course_account else {})}
     return run_command(["runuser", "-u", user.pw_name, "--", "env", *(f"{k}={v}" for k, v in env.items()), *command],
-                what, cwd=cwd or user.pw_dir, input=input)
+                what, cwd=cwd or user.pw_dir, input=input, **kwargs)
 
 

@@ -13,11 +13,11 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from autograder.course.directory import REPO
-from autograder.hub.settings import HubError, instructor_config, run_command
+from autograder.hub.settings import HubError, course_config, run_command
 
 PROXY_PACKAGE = REPO / "deploy" / "proxy"
 # pyproject's optional groups the hub's environment takes beside its dependencies (every student's server
-# and kernel, and the instructor's, who grades there, and JupyterHub itself); not ``test``: pytest, nbval
+# and kernel, and the course's service, where the staff grade, and JupyterHub itself); not ``test``: pytest, nbval
 # and Playwright are the course repository's, never a student's.
 HUB_GROUPS = ("instructor", "hub")
 
@@ -70,7 +70,7 @@ def environment_key(pins):
 
 def install_environment(settings, log=print):
     """The course's environment in HUB_DIR/venv: the pins of hub_requirements, and ``bdl``, the one course
-    package students import. Not ``autograder``: it is the instructor's, who gets it from the course folder.
+    package students import. Not ``autograder``: it is the staff's, who get it from the course folder.
     Reinstalled when the requirements (pins or groups) or ``bdl`` change."""
     venv = Path(settings.venv)
     marker = venv / ".installed"
@@ -112,12 +112,12 @@ def write_user_config(settings):
         f"c.CourseDirectory.course_id = {settings.course_id!r}\n"
         f"c.Exchange.root = {settings.exchange!r}\n"
         "c.Authenticator.plugin_class = 'nbgrader.auth.JupyterHubAuthPlugin'\n")
-    # The instructor's server only: JupyterLab's Nbgrader > Formgrader shows formgrader in a frame of the same
+    # The course's service only: JupyterLab's Nbgrader > Formgrader shows formgrader in a frame of the same
     # server, which JupyterHub's default (frame-ancestors 'none', since 4.1) leaves blank. 'self' lets a page
     # of this hub frame it; students' servers keep 'none'.
-    instructor = Path(instructor_config(settings))
-    instructor.mkdir(mode=0o755, exist_ok=True)
-    (instructor / "jupyter_server_config.json").write_text(json.dumps(
+    course = Path(course_config(settings))
+    course.mkdir(mode=0o755, exist_ok=True)
+    (course / "jupyter_server_config.json").write_text(json.dumps(
         {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}))
     # JupyterLab's defaults for every user: no "get notified about Jupyter news?" (which asks the internet)
     settings_dir = Path(settings.venv) / "share" / "jupyter" / "lab" / "settings"

@@ -2,11 +2,9 @@
 and writes HUB_DIR/settings.json beside it): nbgrader's multi-user set-up on one machine."""
 import json
 import os
-import pwd
 
-from autograder.hub.roster import roster_token
-from autograder.hub.settings import (HubSettings, course_names, dummy_password, hub_environment,
-                                     instructor_environment)
+from autograder.course.directory import REPO
+from autograder.hub.settings import HubSettings, course_names, dummy_password, hub_environment, service_token
 from autograder.hub.spawner import refusal
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
@@ -77,22 +75,24 @@ else:
     # approves gets in, if the login hook lets them.
 
 # nbgrader's groups: JupyterHubAuthPlugin reads a user's courses from them (the Assignment List's
-# course), and formgrader adds and removes students through them.
+# course), and formgrader adds and removes students through them. The course account is a hub user too, as
+# formgrader, in its service, reads its courses from its groups; no one logs in as it (the login hook
+# and the spawner let in the roster and the staff only).
 c.JupyterHub.load_groups = {f"nbgrader-{course}": {"users": students},
-                            f"formgrade-{course}": {"users": [instructor, *settings.graders]}}
+                            f"formgrade-{course}": {"users": [instructor, *settings.graders, settings.course_account]}}
+# The course's service's token: formgrader reads the roster and manages the course's students group
+COURSE_SCOPES = ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]
 c.JupyterHub.load_roles = [
     # A server's token: what nbgrader does with it and no more (never "inherit": the instructor is an
-    # admin, and TAs open the instructor's server). JupyterHub intersects these with the owner's own
-    # scopes, so a student's server reads only its student, and only formgrade-<course> members' servers
-    # manage the students' group.
+    # admin). JupyterHub intersects these with the owner's own scopes, so a student's server reads only
+    # its student.
     {"name": "server", "scopes": ["users:activity!user", "access:servers!server", "read:users:name!user",
-                                  "read:users:groups!user", "list:users", "read:users", "list:groups",
-                                  "read:groups", f"groups!group=nbgrader-{course}"]},
-    # instructors and graders read the roster, manage the course's students group, and open the
-    # instructor's server, where formgrader and the course folder are
+                                  "read:users:groups!user", "list:services", f"read:services!service={course}"]},
+    # the instructor and the graders open the course's service (nbgrader's course list finds it), and no
+    # one's server but their own
     {"name": f"formgrade-{course}", "groups": [f"formgrade-{course}"],
-     "scopes": ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}",
-                f"access:servers!user={instructor}"]},
+     "scopes": [f"access:services!service={course}", "list:services", f"read:services!service={course}"]},
+    {"name": f"{course}-service", "services": [course], "scopes": COURSE_SCOPES},
     # `hub roster CSV`: adds and removes the course's students while the hub runs
     {"name": "roster", "services": ["roster"],
      "scopes": ["admin:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]},
@@ -108,9 +108,6 @@ c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = f"{settings.memory_gib}G"
 c.Spawner.cpu_limit = settings.cpus
 c.CourseSpawner.max_tasks = settings.max_tasks
-c.CourseSpawner.staff_mem_limit = int(settings.staff_memory_gib * 2**30)  # the instructor and graders grade
-c.CourseSpawner.staff_cpu_limit = settings.staff_cpus
-c.CourseSpawner.staff_max_tasks = 4 * settings.max_tasks  # a kernel, an examiner and a worker per slot
 c.CourseSpawner.limits = settings.limits  # fail closed: a server whose limits cannot be set does not start
 c.CourseSpawner.tmp_root = settings.tmp_root  # each server's own /tmp
 c.Spawner.start_timeout = 180  # a class logging in at once on a small machine
@@ -120,17 +117,24 @@ c.Spawner.environment = hub_environment(settings)
 c.Spawner.env_keep = ["PATH", "LANG", "LC_ALL", "JUPYTERHUB_SINGLEUSER_APP"]
 
 
-def _instructor_tools(spawner):
-    if spawner.user.name == instructor:
-        spawner.environment = {**spawner.environment,
-                               **instructor_environment(settings, pwd.getpwnam(instructor).pw_dir)}
-
-
-c.Spawner.pre_spawn_hook = _instructor_tools
-
 # Idle servers stop after the timeout (their files stay); the hub itself is never culled.
 c.JupyterHub.services = [{
     "name": "idle-culler",
     "command": [os.path.join(settings.venv, "bin", "python"), "-m", "jupyterhub_idle_culler",
                 f"--timeout={settings.idle_timeout}"],
-}, {"name": "roster", "api_token": roster_token(settings)}]
+}, {"name": "roster", "api_token": service_token(settings, "roster")}, {
+    # The course: formgrader's JupyterLab in the course account, in the staff's cgroup, at /services/<course>/
+    # (nbgrader's course list needs this name). The hub routes to it and signs the staff in; it is not the
+    # hub's to start, as the hub gives up, and exits, when a service it starts does not answer within 10 s
+    # (a JupyterLab on a busy machine may not).
+    "name": course,
+    "url": f"http://127.0.0.1:{settings.course_port}",
+    "api_token": service_token(settings, course),
+    "oauth_no_confirm": True,
+}, {
+    # ... it starts it instead, without waiting (and again if it exits): as root, then as the course account
+    # (autograder/hub/course_service.py).
+    "name": "course-server",
+    "command": [os.path.join(settings.venv, "bin", "python"), "-m", "autograder.hub.course_service", HERE],
+    "environment": {"PYTHONPATH": str(REPO)},  # root's, to start it; the course's server never gets it
+}]

@@ -10,7 +10,6 @@ the course's group and nothing else.
 """
 import json
 import pwd
-import secrets
 import urllib.error
 import urllib.request
 from dataclasses import asdict, replace
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from autograder.hub.accounts import as_user, ensure_user
 from autograder.hub.service import running
-from autograder.hub.settings import HubError, private_file, read_roster, stored_settings
+from autograder.hub.settings import HubError, private_file, read_roster, service_token, stored_settings
 
 ROSTER_SCRIPT = """
 import json, sys
@@ -29,25 +28,17 @@ with Gradebook(sys.argv[1]) as gradebook:
 """
 
 
-def sync_gradebook(settings, instructor, course):
-    """The roster's students in the course's gradebook, written as the instructor."""
-    as_user(instructor, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
+def sync_gradebook(settings, owner, course):
+    """The roster's students in the course's gradebook, written as the course account."""
+    as_user(owner, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
             settings, "adding the roster to the gradebook", cwd=course, input=json.dumps(settings.students))
-
-
-def roster_token(settings):
-    """The ``roster`` service's API token (made once, root's alone)."""
-    path = Path(settings.hub_dir) / "roster-token"
-    if not path.exists():
-        private_file(path, secrets.token_hex(32) + "\n")
-    return path.read_text().strip()
 
 
 def _api(settings, method, path, body=None):
     """Call the running hub's REST API as the roster service; 404 and 409 (gone, there already) are fine."""
     request = urllib.request.Request(f"http://127.0.0.1:{settings.hub_port}/hub/api{path}", method=method,
                                      data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Authorization": f"token {roster_token(settings)}",
+                                     headers={"Authorization": f"token {service_token(settings, 'roster')}",
                                               "Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=120):
@@ -72,8 +63,8 @@ def change_roster(settings, students, log=print):
     for name in added:
         ensure_user(name, settings.home_root, log)
     new = replace(settings, students=students)
-    instructor = pwd.getpwnam(settings.instructor)
-    sync_gradebook(new, instructor, Path(instructor.pw_dir) / settings.course_id)
+    owner = pwd.getpwnam(settings.course_account)
+    sync_gradebook(new, owner, Path(owner.pw_dir) / settings.course_id)
     private_file(Path(settings.hub_dir) / "settings.json", json.dumps(asdict(new), indent=1))
     if running(settings.hub_dir):
         group = f"/groups/nbgrader-{settings.course_id}/users"

@@ -6,7 +6,7 @@ The unit is modelled on The Littlest JupyterHub's: it restarts the hub whenever 
 the folder, so the hub comes back as HUB_DIR/settings.json keeps it (TLS, port, graders, roster).
 
 A backup holds what cannot be made again: the hub's database, settings and secrets, the exchange
-(submissions not yet collected live only there) and the instructor's course folder (the gradebook,
+(submissions not yet collected live only there) and the course account's course folder (the gradebook,
 ``submitted/``, ``autograded/``, ``feedback/``). SQLite databases are copied with SQLite's own backup,
 which is consistent while the hub writes; every file keeps its owner and mode.
 """
@@ -121,11 +121,11 @@ def _keep_owner(origin, copy):
 
 
 def course_folder(settings):
-    """The instructor's course folder, ~instructor/COURSE."""
+    """The course folder, ~grader-COURSE/COURSE."""
     try:
-        return Path(pwd.getpwnam(settings.instructor).pw_dir) / settings.course_id
+        return Path(pwd.getpwnam(settings.course_account).pw_dir) / settings.course_id
     except KeyError:
-        raise HubError(f"the instructor {settings.instructor!r} has no account here") from None
+        raise HubError(f"the course account {settings.course_account!r} has no account here") from None
 
 
 def backup(settings, destination, course):

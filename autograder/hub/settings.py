@@ -36,13 +36,14 @@ class HubSettings:
     port: int = 8000
     hub_port: int = 8081  # the hub's own API, for the proxy and the users' servers (127.0.0.1)
     proxy_api_port: int = 8001
+    course_port: int = 8002  # the course's service, formgrader's JupyterLab (127.0.0.1)
     instructor: str = "instructor"
-    graders: list = field(default_factory=list)  # teaching assistants: formgrader in the instructor's server
+    graders: list = field(default_factory=list)  # teaching assistants: with the instructor, the course's service
     students: list = field(default_factory=list)
     dummy: bool = False  # every user logs in with one shared password (tests, demos on 127.0.0.1)
     memory_gib: float = 4.0
     cpus: float = 2.0
-    staff_memory_gib: float = 8.0  # the instructor's and graders' servers: they grade, a slot per 2 GiB
+    staff_memory_gib: float = 8.0  # the course's service: the staff grade there, a slot per 2 GiB
     staff_cpus: float = 4.0
     idle_timeout: int = 3600
     ssl_cert: str = ""
@@ -55,6 +56,12 @@ class HubSettings:
     @property
     def exchange(self):
         return str(Path(self.hub_dir) / "exchange")
+
+    @property
+    def course_account(self):
+        """The Unix account that owns the course folder and runs the course's service (nbgrader's grader
+        account for several graders): no one logs in as it."""
+        return f"grader-{self.course_id}"
 
     @property
     def venv(self):
@@ -125,6 +132,11 @@ def check_machine(settings):
             raise HubError(f"{name!r} is not a Unix user name")
         if name in {student["id"] for student in settings.students}:
             raise HubError(f"{name!r} is staff and also in the roster")
+    if not USERNAME.fullmatch(settings.course_account):
+        raise HubError(f"the course account {settings.course_account!r} (grader-COURSE) is not a Unix user name: "
+                       "choose a shorter --course-id of lower-case letters and digits")
+    if settings.course_account in {settings.instructor, *settings.graders, *(s["id"] for s in settings.students)}:
+        raise HubError(f"{settings.course_account!r} is the course's account: no one logs in as it")
     if bool(settings.ssl_cert) != bool(settings.ssl_key):
         raise HubError("--ssl-cert and --ssl-key go together")
     if not settings.ssl_cert and not ipaddress.ip_address(settings.ip).is_loopback and not settings.insecure_http:
@@ -205,16 +217,24 @@ def hub_environment(settings):
             "TF_USE_LEGACY_KERAS": "1"}
 
 
-def instructor_environment(settings, home):
-    """What the instructor's server adds: the course folder's ``autograder`` (formgrader's config imports
+def course_environment(settings, home):
+    """What the course's service adds: the course folder's ``autograder`` (formgrader's config imports
     it; ``python -m autograder`` and its grading workers run it), and the Jupyter config that lets
     JupyterLab show formgrader in its own tab (``environment.write_user_config``)."""
-    return {"PYTHONPATH": str(Path(home) / settings.course_id), "JUPYTER_CONFIG_PATH": instructor_config(settings)}
+    return {"PYTHONPATH": str(Path(home) / settings.course_id), "JUPYTER_CONFIG_PATH": course_config(settings)}
 
 
-def instructor_config(settings):
-    """The folder of the Jupyter config only the instructor's server reads."""
-    return str(Path(settings.hub_dir) / "instructor-jupyter")
+def course_config(settings):
+    """The folder of the Jupyter config only the course's service reads."""
+    return str(Path(settings.hub_dir) / "course-jupyter")
+
+
+def service_token(settings, name):
+    """The API token of the hub's service ``name`` (HUB_DIR/<name>-token: made once, root's alone)."""
+    path = Path(settings.hub_dir) / f"{name}-token"
+    if not path.exists():
+        private_file(path, secrets.token_hex(32) + "\n")
+    return path.read_text().strip()
 
 
 def dummy_password(settings):

@@ -9,11 +9,14 @@ restarts the hub with new students added:
 - HUB_DIR/proxy: configurable-http-proxy, pinned by deploy/proxy/package-lock.json.
 - HUB_DIR/data: the data step's arrays, readable by every user.
 - HUB_DIR/exchange: nbgrader's exchange, outside every home; its course folder
-  belongs to the instructor, so no student can plant an assignment there.
-- a Unix account per user (the instructor and the roster's students), home
-  mode 0700; the instructor's course folder ~/<course>, a copy of this course.
+  belongs to the course account, so no student can plant an assignment there.
+- a Unix account per user (the instructor, the graders and the roster's
+  students), home mode 0700, and the course account grader-<course>, which
+  no one logs in as: its course folder ~/<course>, a copy of this course, is
+  what the course's service (formgrader, for the instructor and the graders)
+  works on.
 - the gradebook's students and the hub's groups (nbgrader-<course> for students,
-  formgrade-<course> for instructors) from the roster.
+  formgrade-<course> for the instructor and graders) from the roster.
 
 Then it runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
 until it is stopped.
@@ -36,7 +39,7 @@ from autograder.hub.process import run
 from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
 from autograder.hub.settings import (DEFAULT_DIR, HubError, check_machine, default, dummy_password, private_file,
-                                     read_roster, run_command, stored_settings, updated)
+                                     read_roster, run_command, service_token, stored_settings, updated)
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
 NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
@@ -44,23 +47,23 @@ NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "g
               "grades.csv", "__pycache__", "*.egg-info", ".pytest_cache", ".ipynb_checkpoints")
 
 
-def prepare_exchange(settings, instructor):
+def prepare_exchange(settings, owner):
     """HUB_DIR/exchange (everyone may write, as nbgrader needs; sticky, so no one removes another's
-    folder) and its course folder, the instructor's (nbgrader makes outbound/, inbound/, feedback/)."""
+    folder) and its course folder, the course account's (nbgrader makes outbound/, inbound/, feedback/)."""
     root = Path(settings.exchange)
     root.mkdir(parents=True, exist_ok=True)
     os.chown(root, 0, 0)
     os.chmod(root, 0o1777)
     course = root / settings.course_id
     course.mkdir(exist_ok=True)
-    os.chown(course, instructor.pw_uid, instructor.pw_gid)
+    os.chown(course, owner.pw_uid, owner.pw_gid)
     os.chmod(course, 0o755)
 
 
-def prepare_course(settings, instructor, log=print):
-    """The instructor's course folder ~/<course>: a copy of this course unless it is there already
-    (it is the instructor's from then on), and ~/.jupyter/nbgrader_config.py pointing nbgrader at it."""
-    home = Path(instructor.pw_dir)
+def prepare_course(settings, owner, log=print):
+    """The course account's course folder ~/<course>: a copy of this course unless it is there already
+    (the staff's work from then on), and ~/.jupyter/nbgrader_config.py pointing nbgrader at it."""
+    home = Path(owner.pw_dir)
     course, jupyter = home / settings.course_id, home / ".jupyter"
     config = jupyter / "nbgrader_config.py"
     for path in (course, jupyter, config):
@@ -74,9 +77,28 @@ def prepare_course(settings, instructor, log=print):
         "# Written by python -m autograder hub: formgrader and nbgrader use the course folder.\n"
         "c = get_config()  # noqa: F821\n"
         f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n")
-    chown_tree(course, instructor)
-    chown_tree(jupyter, instructor)
+    chown_tree(course, owner)
+    chown_tree(jupyter, owner)
     return course
+
+
+# nbgrader's log in the course folder (every nbgrader command and formgrader append to it): set aside at a
+# start once past this size, with this many kept (.1 the newest); the hub's own log rotates as it writes.
+NBGRADER_LOG, LOG_BYTES, LOGS_KEPT = ".nbgrader.log", 10 * 2**20, 5
+
+
+def rotate(path, max_bytes=LOG_BYTES, kept=LOGS_KEPT):
+    """Set the log ``path`` aside as path.1 (path.1 as path.2, ..., the oldest dropped) once it is past
+    ``max_bytes``; its owner and mode go with it, and the next write makes a new one."""
+    path = Path(path)
+    if not path.is_file() or path.is_symlink() or path.stat().st_size <= max_bytes:
+        return False
+    for number in range(kept - 1, 0, -1):
+        older = path.with_name(f"{path.name}.{number}")
+        if older.is_file() and not older.is_symlink():
+            older.replace(path.with_name(f"{path.name}.{number + 1}"))
+    path.replace(path.with_name(f"{path.name}.1"))
+    return True
 
 
 INSTRUCTOR_SCRIPT = """
@@ -125,16 +147,19 @@ def set_up(settings, data_dir=None, log=print):
     write_user_config(settings)
     install_proxy(settings, log)
     install_data(settings, data_dir)
-    instructor = ensure_user(settings.instructor, settings.home_root, log)
-    reason = bwrap.unusable(run_as=["runuser", "-u", settings.instructor, "--"])
-    if reason:  # the instructor grades in their own server, as themselves, in the sandbox
-        raise HubError(f"as {settings.instructor}: {reason}")
-    for name in [*settings.graders, *(student["id"] for student in settings.students)]:
+    owner = ensure_user(settings.course_account, settings.home_root, log)
+    reason = bwrap.unusable(run_as=["runuser", "-u", owner.pw_name, "--"])
+    if reason:  # the staff grade in the course's service, as the course account, in the sandbox
+        raise HubError(f"as {owner.pw_name}: {reason}")
+    for name in [settings.instructor, *settings.graders, *(student["id"] for student in settings.students)]:
         ensure_user(name, settings.home_root, log)
-    prepare_exchange(settings, instructor)
-    course = prepare_course(settings, instructor, log)
-    roster.sync_gradebook(settings, instructor, course)
-    roster.roster_token(settings)  # the roster service's, before JupyterHub reads it
+    prepare_exchange(settings, owner)
+    course = prepare_course(settings, owner, log)
+    if rotate(course / NBGRADER_LOG):
+        log(f"set nbgrader's log aside as {course / NBGRADER_LOG}.1")
+    roster.sync_gradebook(settings, owner, course)
+    for name in ("roster", settings.course_id):  # the services' tokens, before JupyterHub reads them
+        service_token(settings, name)
     # the roster, with names and emails: root's alone (jupyterhub_config.py reads it as root)
     private_file(hub / "settings.json", json.dumps(asdict(settings), indent=1))
     config = hub / "jupyterhub_config.py"
@@ -153,7 +178,7 @@ def browser_host(ip):
 ACTIONS = {**service.ACTIONS, "roster": roster.roster_command}
 # The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
 # it was set up (the service does), and one given changes that setting for good.
-KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "instructor", "memory_gib", "cpus",
+KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "course_port", "instructor", "memory_gib", "cpus",
                 "staff_memory_gib", "staff_cpus",
                 "idle_timeout", "ssl_cert", "ssl_key", "insecure_http", "limits", "max_tasks", "home_root")
 
@@ -185,7 +210,10 @@ def main(args):
                  "/hub/change-password)" if created else " with the password set before")
               + "; students sign up at /hub/signup with their roster id, and the instructor approves them "
                 "at /hub/authorize")
-    print(f"JupyterHub at {scheme}://{browser_host(settings.ip)}:{settings.port}/", flush=True)
+    url = f"{scheme}://{browser_host(settings.ip)}:{settings.port}"
+    print(f"the instructor and the graders open the course (formgrader, its folder, a terminal) at "
+          f"{url}/services/{settings.course_id}/")
+    print(f"JupyterHub at {url}/", flush=True)
     if args.setup_only:
         return 0
     run(settings, config, upgrade_db=args.upgrade_db)
@@ -207,8 +235,8 @@ def add_parser(commands):
     kept.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
                       "and optionally first_name, last_name, email; accounts are made for new ids")
     kept.add_argument("--instructor", help=f"the instructor's user name (default {default('instructor')})")
-    kept.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: they open "
-                      "formgrader in the instructor's server (the group formgrade-COURSE); '' for none")
+    kept.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: with the "
+                      "instructor, they open the course's service (the group formgrade-COURSE); '' for none")
     kept.add_argument("--course-id", help=f"nbgrader's course id (default {default('course_id')})")
     kept.add_argument("--home-root", help=f"where new accounts' homes go (default {default('home_root')})")
     kept.add_argument("--ip", help=f"the address to listen on (default {default('ip')})")
@@ -217,12 +245,14 @@ def add_parser(commands):
                       f"(default {default('hub_port')})")
     kept.add_argument("--proxy-api-port", type=int, help=f"the proxy's API port on 127.0.0.1 "
                       f"(default {default('proxy_api_port')})")
+    kept.add_argument("--course-port", type=int, help=f"the course's service's port on 127.0.0.1 "
+                      f"(default {default('course_port')})")
     kept.add_argument("--memory", dest="memory_gib", type=float,
                       help=f"GiB each user's server may use (default {default('memory_gib'):g})")
     kept.add_argument("--cpus", type=float, help=f"cores each user's server may use (default {default('cpus'):g})")
-    kept.add_argument("--staff-memory", dest="staff_memory_gib", type=float, help="GiB the instructor's and "
-                      f"graders' servers may use: they grade there (default {default('staff_memory_gib'):g})")
-    kept.add_argument("--staff-cpus", type=float, help="cores the instructor's and graders' servers may use "
+    kept.add_argument("--staff-memory", dest="staff_memory_gib", type=float, help="GiB the course's service "
+                      f"may use: the staff grade there (default {default('staff_memory_gib'):g})")
+    kept.add_argument("--staff-cpus", type=float, help="cores the course's service may use "
                       f"(default {default('staff_cpus'):g})")
     kept.add_argument("--max-tasks", type=int, help="processes and threads each user's server may run at once "
                       f"(default {default('max_tasks')})")

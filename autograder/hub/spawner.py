@@ -15,10 +15,10 @@ import pwd
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Bool, Float, Integer, Unicode
+from traitlets import Bool, Integer, Unicode
 
 from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
-from autograder.hub.settings import FIRST_USER_UID, course_names, stored_settings
+from autograder.hub.settings import FIRST_USER_UID, course_names
 
 CGROUP = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000  # microseconds
@@ -71,6 +71,65 @@ def private_tmp(folder):
             raise OSError(error, f"a private /tmp: {os.strerror(error)}")
 
 
+def make_cgroups(name, memory=0, cpus=0.0, tasks=0):
+    """Make ``name``'s cgroups with these limits (0: none), as root; return the folders to join."""
+    if (CGROUP / "cgroup.controllers").exists():  # cgroup v2, one hierarchy
+        parent = CGROUP / GROUP
+        parent.mkdir(exist_ok=True)
+        _write(parent / "cgroup.subtree_control", "+memory +cpu +pids")
+        folder = parent / name
+        folder.mkdir(exist_ok=True)
+        if memory:
+            _write(folder / "memory.max", memory)
+        if cpus:
+            _write(folder / "cpu.max", f"{int(cpus * CPU_PERIOD)} {CPU_PERIOD}")
+        if tasks:
+            _write(folder / "pids.max", tasks)
+        return [folder]
+    folders = []  # cgroup v1: a hierarchy per controller
+    for controller, limit, files in (
+            ("memory", memory, {"memory.limit_in_bytes": memory}),
+            ("cpu", cpus, {"cpu.cfs_period_us": CPU_PERIOD, "cpu.cfs_quota_us": int((cpus or 0) * CPU_PERIOD)}),
+            ("pids", tasks, {"pids.max": tasks})):
+        if limit:
+            folder = CGROUP / controller / GROUP / name
+            folder.mkdir(parents=True, exist_ok=True)
+            for file, value in files.items():
+                _write(folder / file, value)
+            folders.append(folder)
+    return folders
+
+
+def join_cgroups(folders):
+    """Move this process (and so every process it starts) into ``folders``."""
+    for folder in folders:
+        _write(folder / "cgroup.procs", os.getpid())
+
+
+def remove_cgroups(name):
+    """``name``'s cgroups, once empty: a process left behind keeps its limits."""
+    for folder in (CGROUP / GROUP / name, *(CGROUP / controller / GROUP / name
+                                            for controller in ("memory", "cpu", "pids"))):
+        try:
+            folder.rmdir()
+        except OSError:
+            pass
+
+
+def tmp_folder(tmp_root, name):
+    """``name``'s private /tmp (TMP_ROOT/<name>, theirs alone), made as root."""
+    user = pwd.getpwnam(name)
+    root = Path(tmp_root)
+    root.mkdir(mode=0o711, parents=True, exist_ok=True)
+    folder = root / name
+    folder.mkdir(mode=0o700, exist_ok=True)
+    if folder.is_symlink() or not folder.is_dir():
+        raise OSError(f"{folder} is not a folder")
+    os.chown(folder, user.pw_uid, user.pw_gid, follow_symlinks=False)
+    os.chmod(folder, 0o700, follow_symlinks=False)
+    return folder
+
+
 class CourseSpawner(LocalProcessSpawner):
     hub_dir = Unicode("", help="the hub's folder: its settings.json names the roster and the staff, and no "
                       "one else gets a server").tag(config=True)
@@ -78,68 +137,11 @@ class CourseSpawner(LocalProcessSpawner):
     max_tasks = Integer(0, help="processes and threads a user's server may run at once (0: no cap)").tag(config=True)
     tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
 
-    staff_mem_limit = Integer(0, help="bytes a staff member's server may use (0: as a student's)").tag(config=True)
-    staff_cpu_limit = Float(0.0, help="cores a staff member's server may use (0: as a student's)").tag(config=True)
-    staff_max_tasks = Integer(0, help="tasks a staff member's server may run (0: as a student's)").tag(config=True)
-
     async def start(self):
         why = refusal(self.user.name, course_names(self.hub_dir))
         if why:
             raise PermissionError(f"no server: {why}")
-        self.staff_limits()
         return await super().start()
-
-    def staff_limits(self):
-        """The instructor and the graders grade in their servers (``grade``'s slots follow the cgroup):
-        their servers get the staff's limits, not a student's."""
-        settings = stored_settings(self.hub_dir)
-        if self.user.name in (settings.instructor, *settings.graders):
-            self.mem_limit = self.staff_mem_limit or self.mem_limit
-            self.cpu_limit = self.staff_cpu_limit or self.cpu_limit
-            self.max_tasks = self.staff_max_tasks or self.max_tasks
-
-    def cgroups(self):
-        """Make this user's cgroups with the limits; return the folders to join."""
-        name = self.user.name
-        if (CGROUP / "cgroup.controllers").exists():  # cgroup v2, one hierarchy
-            parent = CGROUP / GROUP
-            parent.mkdir(exist_ok=True)
-            _write(parent / "cgroup.subtree_control", "+memory +cpu +pids")
-            folder = parent / name
-            folder.mkdir(exist_ok=True)
-            if self.mem_limit:
-                _write(folder / "memory.max", self.mem_limit)
-            if self.cpu_limit:
-                _write(folder / "cpu.max", f"{int(self.cpu_limit * CPU_PERIOD)} {CPU_PERIOD}")
-            if self.max_tasks:
-                _write(folder / "pids.max", self.max_tasks)
-            return [folder]
-        folders = []  # cgroup v1: a hierarchy per controller
-        for controller, limit, files in (
-                ("memory", self.mem_limit, {"memory.limit_in_bytes": self.mem_limit}),
-                ("cpu", self.cpu_limit, {"cpu.cfs_period_us": CPU_PERIOD,
-                                         "cpu.cfs_quota_us": int((self.cpu_limit or 0) * CPU_PERIOD)}),
-                ("pids", self.max_tasks, {"pids.max": self.max_tasks})):
-            if limit:
-                folder = CGROUP / controller / GROUP / name
-                folder.mkdir(parents=True, exist_ok=True)
-                for file, value in files.items():
-                    _write(folder / file, value)
-                folders.append(folder)
-        return folders
-
-    def tmp_folder(self):
-        """This user's private /tmp (TMP_ROOT/<name>, theirs alone), made as root."""
-        user = pwd.getpwnam(self.user.name)
-        root = Path(self.tmp_root)
-        root.mkdir(mode=0o711, parents=True, exist_ok=True)
-        folder = root / self.user.name
-        folder.mkdir(mode=0o700, exist_ok=True)
-        if folder.is_symlink() or not folder.is_dir():
-            raise OSError(f"{folder} is not a folder")
-        os.chown(folder, user.pw_uid, user.pw_gid, follow_symlinks=False)
-        os.chmod(folder, 0o700, follow_symlinks=False)
-        return folder
 
     def make_preexec_fn(self, name):
         drop_root = super().make_preexec_fn(name)
@@ -147,14 +149,13 @@ class CourseSpawner(LocalProcessSpawner):
             self.log.warning("%s's server runs without limits and with the machine's /tmp (--no-limits)", name)
             return drop_root
         try:
-            folders = self.cgroups()
-            tmp = self.tmp_folder() if self.tmp_root else None
+            folders = make_cgroups(name, self.mem_limit, self.cpu_limit, self.max_tasks)
+            tmp = tmp_folder(self.tmp_root, name) if self.tmp_root else None
         except OSError as error:
             raise PermissionError(f"no server for {name}: its limits cannot be set ({error}); {NO_LIMITS}") from None
 
         def limit_then_drop_root():  # in the server's process, before it runs anything
-            for folder in folders:
-                _write(folder / "cgroup.procs", os.getpid())
+            join_cgroups(folders)
             if tmp:
                 private_tmp(tmp)
             drop_root()
@@ -163,9 +164,4 @@ class CourseSpawner(LocalProcessSpawner):
 
     async def stop(self, now=False):
         await super().stop(now=now)
-        for folder in (CGROUP / GROUP / self.user.name, *(CGROUP / controller / GROUP / self.user.name
-                                                         for controller in ("memory", "cpu", "pids"))):
-            try:
-                folder.rmdir()  # only once empty: a process left behind keeps its limits
-            except OSError:
-                pass
+        remove_cgroups(self.user.name)

@@ -28,6 +28,18 @@ def _terms(function, mu=1.5, rho=2.0, eps=0.0, x=_X, y=_Y, noise_std=0.5, prior=
     return call(function, tf.constant(mu), tf.constant(rho), tf.constant(eps), x, y, noise_std, prior)
 
 
+# Three points off the line y = 1.5 x: with residuals, a wrong noise scale shows in the squared error as
+# well as in the normaliser (a normaliser counted once, not per point, matches neither).
+_X_OFF, _Y_OFF = tf.constant([2.0, 1.0, -1.0]), tf.constant([3.5, 1.0, -2.0])
+
+
+def _noise_scale_is(function, power):
+    """Whether the log-likelihood is that of Gaussian noise whose scale is noise_std ** power."""
+    return all(same(_terms(function, x=_X_OFF, y=_Y_OFF, noise_std=noise_std)[2],
+                    float(np.sum(tfd.Normal(1.5 * _X_OFF, noise_std ** power).log_prob(_Y_OFF))), rtol=1e-4)
+               for noise_std in (0.5, 2.0))
+
+
 def _log_q_gradient(function):
     mu = tf.Variable(0.5)
     with tf.GradientTape() as tape:
@@ -42,10 +54,18 @@ LOSS_TERMS = Function("bbb_loss_terms", (
     Mistake("exp_not_softplus",
             "Your sigma seems to be the exponential of rho; the spec asks for the softplus of rho.",
             lambda f: same(_terms(f, rho=0.0)[0] - _terms(f, rho=1.0)[0], 1.0)),
+    # Along w = mu + sigma eps both paths cancel in d log q / d mu. A stopped w leaves the direct
+    # path, +eps / sigma; q's parameters held constant ("sticking the landing") leave the path through
+    # w, -eps / sigma: the probe's eps is positive, so the sign tells the two cuts apart.
     Mistake("gradient_stopped",
             "Your log q gets a gradient through the sampled weight's value only as a constant: the sample must "
             "stay a function of mu and rho inside log q too (no stopped gradient).",
-            lambda f: _log_q_gradient(f) is not None and abs(_log_q_gradient(f)) > 1e-3),
+            lambda f: _log_q_gradient(f) is not None and _log_q_gradient(f) > 1e-3),
+    Mistake("parameters_stopped",
+            "Your log q seems to hold q's own mu and sigma constant and let the gradient pass through the "
+            "sampled weight only (the 'sticking the landing' estimator): unbiased on average, but this task "
+            "asks for the gradient of the one-sample loss through both paths.",
+            lambda f: _log_q_gradient(f) is not None and _log_q_gradient(f) < -1e-3),
     Mistake("prior_at_the_mean",
             "Your log prior does not change with the noise draw: evaluate the prior at the sampled weight, not "
             "at its mean.",
@@ -59,9 +79,9 @@ LOSS_TERMS = Function("bbb_loss_terms", (
             lambda f: same(_terms(f, eps=0.3)[2], _terms(f, eps=0.3, x=tf.concat([_X, _X], 0),
                                                           y=tf.concat([_Y, _Y], 0))[2])),
     Mistake("noise_as_variance",
-            "Your likelihood seems to take the noise's standard deviation as a variance; it is the standard "
-            "deviation of the Gaussian noise.",
-            lambda f: same(_terms(f, noise_std=0.5)[2] - _terms(f, noise_std=2.0)[2], 2 * 0.5 * np.log(4.0))),
+            "Your likelihood seems to mix up the noise's standard deviation and its variance: noise_std is the "
+            "standard deviation, the scale of the Gaussian noise itself.",
+            lambda f: any(_noise_scale_is(f, power) for power in (0.5, 2.0))),
     Mistake("x_and_y_swapped",
             "Your likelihood seems to swap the inputs and the targets: the model predicts y as w times x.",
             lambda f: not same(_terms(f)[2], _terms(f, x=2 * _X, y=2 * _Y)[2])),
@@ -98,20 +118,50 @@ def _kernel_mus(cls):
     return found
 
 
-def _log_q_gradient_of_the_layer(cls):
+def _cut_in_log_q(cls):
+    """Which path a layer's log q cuts, from d log q / d mu and d log q / d rho per weight at
+    mu = 0.1, rho = -1 (eps unknown, but eps^2 / sigma^2 = (d log q / d mu)^2 either way):
+    "weights" (a stopped w: d/d rho = (eps^2 - 1) sigma' / sigma), "parameters" (mu and sigma held
+    constant: d/d rho = -eps^2 sigma' / sigma), or None."""
     layer = _layer(cls, 2, mu=_constant(0.1), rho=_constant(-1.0))
     with tf.GradientTape() as tape:
         layer(tf.ones((3, 2)))
         log_q = layer.log_variational_posterior
     means = [v for v in layer.trainable_variables if np.allclose(v, 0.1)]
-    gradients = tape.gradient(log_q, means)
-    return [None if g is None else np.asarray(g) for g in gradients]
+    rhos = [v for v in layer.trainable_variables if np.allclose(v, -1.0)]
+    pairs = [(m, r) for m in means for r in rhos if m.shape == r.shape]
+    if not pairs:
+        return None
+    gradients = tape.gradient(log_q, [v for pair in pairs for v in pair])
+    if any(g is None for g in gradients):
+        return None
+    sigma, slope = float(np.log1p(np.exp(-1.0))), float(1 / (1 + np.exp(1.0)))
+    g_mu = np.concatenate([np.ravel(g) for g in gradients[0::2]])
+    g_rho = np.concatenate([np.ravel(g) for g in gradients[1::2]])
+    if np.abs(g_mu).max() < 1e-3:
+        return None
+    eps_squared = (g_mu * sigma) ** 2
+    if np.allclose(g_rho, (eps_squared - 1) * slope / sigma, rtol=1e-3, atol=1e-4):
+        return "weights"
+    if np.allclose(g_rho, -eps_squared * slope / sigma, rtol=1e-3, atol=1e-4):
+        return "parameters"
+    return None
+
+
+def _rows_differ(cls):
+    """Whether identical rows of one batch come out different (a new draw per example)."""
+    output = np.asarray(_layer(cls, rho=_constant(0.0))(tf.ones((4, 2))))
+    return output.shape == (4, 3) and not np.allclose(output, output[:1], rtol=1e-5, atol=1e-5)
 
 
 DENSE = Function("BayesianDense", (
     Mistake("size_one_axes_lost",
             "Your layer loses an axis of size one: with one input or one unit, the output still has both axes.",
             lambda cls: tuple(_layer(cls, 1)(tf.ones((1, 3))).shape) != (1, 1)),
+    Mistake("weights_per_example",
+            "Your layer seems to use different weights for different rows of one batch; the spec asks for one "
+            "draw per call, shared by every row.",
+            lambda cls: _rows_differ(cls)),
     Mistake("input_size_hard_coded",
             "Your layer works for one input size only: take the kernel's size from the input shape.",
             lambda cls: _layer(cls)(tf.ones((4, 2))).shape == (4, 3) and fails(lambda: _layer(cls)(tf.ones((4, 5))))),
@@ -152,14 +202,21 @@ DENSE = Function("BayesianDense", (
     Mistake("prior_at_the_mean",
             "Your layer's log prior does not change with the sampled weights: evaluate the prior at the "
             "sampled weights, not at their means.",
-            lambda cls: _twice(_layer(cls, rho=_constant(0.0)), lambda layer: float(_called(layer).log_prior))),
+            # Two pairs of calls: a sum of nine log densities can repeat to 1e-4 by chance, two cannot.
+            lambda cls: _twice(_layer(cls, rho=_constant(0.0)),
+                               lambda layer: (float(_called(layer).log_prior), float(_called(layer).log_prior)))),
     Mistake("prior_ignored",
             "Your layer's log prior does not depend on the prior it is given: use the prior argument.",
             lambda cls: float(_called(_layer(cls, prior=tfd.Normal(5.0, 0.1))).log_prior) > -1000),
     Mistake("gradient_stopped",
             "Your log q treats the sampled weights as constants: they must stay functions of mu and rho "
             "inside log q too (no stopped gradient).",
-            lambda cls: any(g is not None and np.abs(g).max() > 1e-3 for g in _log_q_gradient_of_the_layer(cls))),
+            lambda cls: _cut_in_log_q(cls) == "weights"),
+    Mistake("parameters_stopped",
+            "Your log q seems to hold q's own mu and sigma constant and let the gradient pass through the "
+            "sampled weights only (the 'sticking the landing' estimator): unbiased on average, but the tests "
+            "ask for the gradient of the recorded log q through both paths.",
+            lambda cls: _cut_in_log_q(cls) == "parameters"),
     Mistake("kernel_only",
             "Your layer's log prior seems to count the kernel's weights only; the bias's weights count too.",
             lambda cls: _kernel_only(cls)),
@@ -269,8 +326,8 @@ SAMPLE_ELBO = Function("sample_elbo", (
             "has them counts.",
             lambda f: same(_elbo(f), 0.5 * (_LAYERS[0][1] - _LAYERS[0][0]) - _LOG_LIKELIHOOD)),
     Mistake("log_likelihood_scaled",
-            "Your loss seems to scale the log-likelihood by kl_scale too; only the KL term is scaled.",
-            lambda f: same(_elbo(f), 0.5 * (_KL - _LOG_LIKELIHOOD))),
+            "Your loss seems to scale the log-likelihood by kl_scale; only the KL term is scaled.",
+            lambda f: any(same(_elbo(f), value) for value in (0.5 * (_KL - _LOG_LIKELIHOOD), _KL - 0.5 * _LOG_LIKELIHOOD))),
     Mistake("log_likelihood_arguments_swapped",
             "Your loss seems to call the log-likelihood with its arguments swapped: it takes the targets "
             "first, then the outputs.",
@@ -323,7 +380,9 @@ SCALE_MIXTURE = Function("scale_mixture_log_prob", (
     Mistake("weights_unnormalised",
             "Your mixture's weights do not add up to one: weigh the first component by pi and the second by "
             "one minus pi.",
-            lambda f: _constant_offset(_mixture(f, sigma1=1.0, sigma2=1.0) - _gaussian(1.0))),
+            # an offset of log(the weights' sum), whatever the sigmas; a missing normaliser's grows with them
+            lambda f: _constant_offset(_mixture(f, sigma1=1.0, sigma2=1.0) - _gaussian(1.0))
+            and same(_mixture(f, sigma1=1.0, sigma2=1.0) - _gaussian(1.0), _mixture(f, sigma1=2.0, sigma2=2.0) - _gaussian(2.0))),
 ))
 
 TABLE = {"bbb_loss_terms": LOSS_TERMS, "bayesian_dense": DENSE, "sample_elbo": SAMPLE_ELBO,

@@ -479,7 +479,8 @@ MC_ENTROPY = Function("mc_entropy_decomposition", (
     Mistake("aleatoric_is_entropy_of_mean",
             "Your aleatoric part seems to be the entropy of the averaged prediction; it is the samples' average "
             "entropy.",
-            lambda f: same(_split(f, _SURE_APART, 2)[2], 1.0) and same(_split(f, _SURE_APART, 2)[3], 0.0)),
+            # samples each sure of another class: their average entropy is zero, that of their mean is not
+            lambda f: same(_split(f, _SURE_APART, 2)[2], 1.0)),
 ))
 
 TABLE = {"get_deterministic_model": DETERMINISTIC, "nll": NLL, "get_probabilistic_model": PROBABILISTIC,

@@ -150,9 +150,11 @@ DECOMPOSITION = Function("uncertainty_decomposition", (
             "Your parts lose an axis of size one: with one input, each part still has one entry per input.",
             lambda f: _parts(f)[0].shape == (2,) and _parts(f, _MEMBERS[:, :1])[0].shape != (1,)),
     Mistake("wrong_axis",
-            "Your parts work only when there are as many members as inputs: the members are on the first "
-            "axis, the inputs on the second.",
-            lambda f: fails(f, _MEMBERS) and not fails(f, np.concatenate([_MEMBERS, _MEMBERS[:, :1]], axis=1))),
+            "Your parts seem to average over another axis than the members': the members are on the first axis, "
+            "the inputs on the second, and each part has one entry per input.",
+            # three members at two inputs: one entry per member, or a failure unless there are as many inputs
+            lambda f: (fails(f, _MEMBERS) and not fails(f, np.concatenate([_MEMBERS, _MEMBERS[:, :1]], axis=1)))
+            or _parts(f)[0].shape == (3,)),
     Mistake("members_reordered",
             "Your parts change when the members are put in another order: use every member alike, not one of "
             "them.",

@@ -15,6 +15,8 @@ _ONE_HOT = np.eye(3, dtype="float32")[_LABELS]
 # Five classes, for a count of classes written into the code.
 _PROBS5 = np.array([[0.5, 0.1, 0.1, 0.2, 0.1], [0.05, 0.05, 0.1, 0.2, 0.6]], "float32")
 _LABELS5 = np.array([3, 4])
+# Integer labels among which the last class never occurs: a count of classes taken from them is short.
+_NO_LAST_CLASS = np.array([0, 1, 1, 0])
 
 
 def _error(function, *args):
@@ -25,6 +27,12 @@ def _error(function, *args):
         return ""
     except Exception as error:
         return str(error)
+
+
+def _labels_work(function, probs, labels):
+    """Whether integer ``labels`` give what their one-hot vectors (as many as ``probs`` has classes) give."""
+    return not fails(function, probs, labels) and same(call(function, probs, labels),
+                                                       call(function, probs, np.eye(probs.shape[-1], dtype="float32")[labels]))
 
 
 def _perfect(function, labels):
@@ -57,11 +65,10 @@ BRIER = Function("brier_score", (
             "dtype before you subtract them.",
             lambda f: not fails(f, _PROBS, _ONE_HOT) and fails(f, _PROBS, _ONE_HOT.astype("int32"))),
     Mistake("classes_hard_coded",
-            "Your score works for three classes but not for another number: take the number of classes from "
-            "the probabilities.",
+            "Your score does not take the number of classes from the probabilities: it goes wrong for another "
+            "number of classes, or for integer labels that leave out the last class.",
             lambda f: same(call(f, _PROBS, _LABELS), call(f, _PROBS, _ONE_HOT))
-            and not (same(call(f, _PROBS5, _LABELS5), call(f, _PROBS5, np.eye(5, dtype="float32")[_LABELS5]))
-                     if not fails(f, _PROBS5, _LABELS5) else False)),
+            and not (_labels_work(f, _PROBS5, _LABELS5) and _labels_work(f, _PROBS, _NO_LAST_CLASS))),
     Mistake("one_hot_encoded_again",
             "Your score handles integer labels but not one-hot ones: one-hot labels (as many dimensions as "
             "the probabilities) are used as they are; only integer class indices need turning into one-hot "
@@ -159,8 +166,9 @@ GAUSSIAN = Function("gaussian_nll", _loss_mistakes("NLL", "mean") + (
     Mistake("scale_as_variance",
             "Your NLL seems to treat the scale as the variance; the scale is the standard deviation, and the "
             "variance is its square.",
-            lambda f: same(_at(f, 0.0, 4.0) - _at(f, 0.0, 1.0), 0.5 * np.log(4.0))
-            and same(_at(f, 2.0, 4.0) - _at(f, 0.0, 4.0), 4.0 / 8.0)),
+            # the squared error over twice the scale, not its square, at a wide and a narrow scale
+            lambda f: same(_at(f, 2.0, 4.0) - _at(f, 0.0, 4.0), 4.0 / 8.0)
+            and same(_at(f, 1.0, 0.25) - _at(f, 0.0, 0.25), 1.0 / 0.5)),
     Mistake("squared_error_factor",
             "The squared-error term of your NLL seems twice as large as it should be: check the factor in "
             "front of it in your derivation.",
@@ -224,7 +232,8 @@ CATEGORICAL = Function("categorical_nll", (
     Mistake("wrong_axis",
             "Your NLL seems to normalise the logits over the examples; the softmax normalises over the "
             "classes, the last axis.",
-            lambda f: _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _shifted_columns(_LOGITS))
+            # one constant added to every logit changes nothing, but one per example does
+            lambda f: _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _LOGITS + 5.0)
             and not _unchanged(f, _CLASSES, _LOGITS, _CLASSES, _shifted_rows(_LOGITS))),
     Mistake("arguments_swapped",
             "Your NLL seems to take the labels as logits and the logits as labels: check the order of the "
@@ -297,11 +306,6 @@ FGSM = Function("fgsm", (
     Mistake("not_a_tensor",
             "Your FGSM returns a NumPy array; the spec asks for a tensor, which the training steps need.",
             lambda f: _returns_numpy(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)),
-    Mistake("rejects_float64",
-            "Your FGSM fails for float64 inputs; the spec allows float32 or float64 inputs: cast them instead of "
-            "requiring float32.",
-            lambda f: not fails(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)
-            and fails(f, _linear_loss(2.0), tf.constant(_X, tf.float64), tf.constant(_TARGETS), 0.1)),
     Mistake("input_not_watched",
             "Your FGSM gets no gradient for an input that is not a variable: tell the tape to watch the input.",
             lambda f: "None" in _error(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)),
@@ -328,9 +332,16 @@ FGSM = Function("fgsm", (
             lambda f: not same(np.abs(_step(f) - _X), np.full(_X.shape, 0.1))
             and same(np.sign(_step(f) - _X), _UP)),
     Mistake("sign_of_input",
-            "Your step follows the sign of the input; FGSM follows the sign of the loss's gradient with "
-            "respect to the input.",
-            lambda f: same(_step(f, x=_X + 2), _X + 2 + 0.1) and same(_step(f, x=_X - 2), _X - 2 - 0.1)),
+            "Your step follows the sign of the input; FGSM follows the sign of the loss's gradient with respect "
+            "to the input.",
+            # inputs whose signs are not all their gradient's: for w = -0.5 the third entry's sign differs
+            lambda f: same(_step(f, w=-0.5, x=_X + 2), _X + 2 + 0.1) and same(_step(f, w=-0.5, x=_X - 2.5), _X - 2.5 - 0.1)),
+    # Last: an answer that computes the wrong step is told that first, whatever dtypes it accepts.
+    Mistake("rejects_float64",
+            "Your FGSM fails for float64 inputs; the spec allows float32 or float64 inputs: cast them instead of "
+            "requiring float32.",
+            lambda f: not fails(f, _linear_loss(2.0), tf.constant(_X), tf.constant(_TARGETS), 0.1)
+            and fails(f, _linear_loss(2.0), tf.constant(_X, tf.float64), tf.constant(_TARGETS), 0.1)),
 ))
 
 _SUM_LOSS = lambda x, y: tf.reduce_sum(tf.square(2.0 * tf.cast(x, tf.float32) - y))  # noqa: E731

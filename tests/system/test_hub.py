@@ -4,13 +4,14 @@ The module starts `python -m autograder hub --dummy` on 127.0.0.1 (random ports)
 accounts of its own (random names; the hub's LocalProcessSpawner runs each user's server in that
 account), and Python Playwright drives Debian's Chromium through it as each of them:
 
-- the instructor logs in, sees the roster and releases 01 in formgrader;
+- the instructor logs in, opens the course's service (formgrader, as the course account), sees the
+  roster and releases 01; a grader opens it too, and neither a grader nor a student gets further;
 - each student logs in to a server of their own, fetches 01, fills in one answer (a different one
   each), runs Validate and submits;
 - one student's notebook cell tries to read the other's files, the instructor's source/ and the
   exchange's submissions, and the OS refuses each;
-- the instructor collects and grades with `python -m autograder grade` (sandbox on), writes the
-  feedback and releases it;
+- the staff collect and grade with `python -m autograder grade` (sandbox on) in the course service's
+  cgroup, write the feedback and release it;
 - each student fetches and opens their own feedback, with their own score, and no one else's.
 
 It needs root (accounts), Debian's chromium, bubblewrap, nodejs and npm; under CI=true their
@@ -31,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -41,7 +43,7 @@ from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.environment import PROXY_PACKAGE, hub_requirements, shared_python
-from autograder.hub.process import HubProcess
+from autograder.hub.process import START_SECONDS, HubProcess
 from autograder.hub.settings import HubSettings
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 from system_packages import require
@@ -130,6 +132,8 @@ class Hub:
         self.instructor, self.grader = f"bdlhi{tag}", f"bdlhg{tag}"
         self.students = {key: f"bdlh{key}{tag}" for key in ANSWERS}
         self.late = f"bdlhl{tag}"  # a student the roster gains, then loses, while the hub runs
+        self.course_account = HubSettings(hub_dir=str(HUB_DIR)).course_account
+        remove_accounts([self.course_account])  # a crashed run's, whose home is gone
         self.base, self.homes = base, base / "home"
         self.homes.mkdir()
         base.chmod(0o755)  # the homes' parent: every account must reach its own home
@@ -145,12 +149,13 @@ class Hub:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.settings = HubSettings(hub_dir=str(HUB_DIR), ip="127.0.0.1", port=self.port, hub_port=free_port(),
-                                    proxy_api_port=free_port(), instructor=self.instructor)
+                                    proxy_api_port=free_port(), course_port=free_port(), instructor=self.instructor)
         self.log = base / "hub.log"
         self.command = [sys.executable, "-m", "autograder", "hub", "--dir", str(HUB_DIR), "--students", str(roster),
                         "--instructor", self.instructor, "--graders", self.grader, "--home-root", str(self.homes),
                         "--ip", "127.0.0.1", "--port", str(self.port), "--hub-port", str(self.settings.hub_port),
-                        "--proxy-api-port", str(self.settings.proxy_api_port)]
+                        "--proxy-api-port", str(self.settings.proxy_api_port),
+                        "--course-port", str(self.settings.course_port)]
         self.start(dummy=True)
 
     def start(self, dummy):
@@ -161,7 +166,7 @@ class Hub:
 
     @property
     def users(self):
-        return [self.instructor, self.grader, *self.students.values(), self.late]
+        return [self.instructor, self.grader, self.course_account, *self.students.values(), self.late]
 
     def change_roster(self, names):
         """`python -m autograder hub roster CSV` with ``names``, the hub running."""
@@ -177,6 +182,21 @@ class Hub:
             self.server.wait_until_up()
         except RuntimeError as error:
             pytest.fail(str(error))
+        self.wait_for_the_course()
+
+    def wait_for_the_course(self, timeout=START_SECONDS):
+        """Wait for the course's service, which the hub starts without waiting for it (until then its
+        pages answer 503)."""
+        import requests
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if requests.get(f"http://127.0.0.1:{self.settings.course_port}/services/bdl/api", timeout=5).ok:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(1)
+        pytest.fail(f"the course's service did not answer within {timeout} s:\n{self.server.log_tail()}")
 
     @property
     def password(self):
@@ -187,12 +207,32 @@ class Hub:
 
     @property
     def course(self):
-        return self.home(self.instructor) / "bdl"
+        return self.home(self.course_account) / "bdl"
 
-    def as_instructor(self, *command):
-        """Run a command as the instructor in the course folder, as a terminal of theirs would."""
-        return as_user(pwd.getpwnam(self.instructor), list(command), self.settings, " ".join(command[:3]),
-                       cwd=self.course)
+    @property
+    def service(self):
+        """The course's service: JupyterLab and formgrader in the course account, for the staff."""
+        return f"{self.url}/services/bdl"
+
+    def as_staff(self, *command):
+        """Run a command in the course folder as a terminal of the course's service would: as the course
+        account, in the service's cgroup (its memory, cores and tasks), so `grade` sizes itself to them."""
+        service = next(p for p in psutil.process_iter(["uids", "cmdline"]) if p.info["uids"]
+                       and p.info["uids"].real == pwd.getpwnam(self.course_account).pw_uid
+                       and any("jupyterhub-singleuser" in part for part in p.info["cmdline"] or []))
+        groups = [Path("/sys/fs/cgroup", *([] if hierarchy == "" else [hierarchy]), path.lstrip("/"))
+                  for _, hierarchies, path in (line.split(":", 2) for line in
+                                               Path(f"/proc/{service.pid}/cgroup").read_text().splitlines())
+                  for hierarchy in hierarchies.split(",")
+                  if hierarchy in (("",) if Path("/sys/fs/cgroup/cgroup.controllers").exists()  # v2, or v1's
+                                   else ("memory", "cpu", "pids"))]
+        assert groups and all("bdl-hub" in str(group) for group in groups), groups
+
+        def join():
+            for group in groups:
+                (group / "cgroup.procs").write_text(str(os.getpid()))
+        return as_user(pwd.getpwnam(self.course_account), list(command), self.settings, " ".join(command[:3]),
+                       cwd=self.course, preexec_fn=join)
 
     def stop(self):
         """Stop the hub (it stops the users' servers), then remove the accounts and what they left."""
@@ -262,8 +302,10 @@ def user_url(hub, user):
 
 
 def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
-    with timed("instructor: Nbgrader > Formgrader in JupyterLab"):
-        base = user_url(hub, hub.instructor)
+    with timed("instructor: the course's service, Nbgrader > Formgrader in JupyterLab"):
+        base = hub.service
+        instructor.goto(f"{base}/lab")
+        instructor.locator(".jp-LabShell").wait_for()
         instructor.get_by_text("Nbgrader", exact=True).click()
         instructor.get_by_role("menuitem", name="Formgrader", exact=True).click()
         # formgrader in JupyterLab's own tab: its frame shows (JupyterHub's default CSP would leave it blank)
@@ -280,23 +322,30 @@ def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
         instructor.locator(".modal", has_text=f"Successfully released '{ASSIGNMENT}'").wait_for()
         shot(instructor, "formgrader_released")
     released = Path(hub.settings.exchange) / "bdl" / "outbound" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
-    assert released.stat().st_uid == pwd.getpwnam(hub.instructor).pw_uid
+    assert released.stat().st_uid == pwd.getpwnam(hub.course_account).pw_uid
     DONE.add("release")
 
 
-def test_a_grader_opens_formgrader_and_a_student_cannot(browser, hub, students):
-    """The group formgrade-<course> opens the instructor's server (formgrader); nbgrader-<course> does not."""
-    formgrader = f"{user_url(hub, hub.instructor)}/formgrader/manage_students"
+def test_a_grader_opens_formgrader_and_a_student_cannot(browser, hub, instructor, students):
+    """The group formgrade-<course> opens the course's service (formgrader); a grader reaches neither the
+    instructor's server nor its terminal; nbgrader-<course> reaches none of them."""
+    formgrader = f"{hub.service}/formgrader/manage_students"
+    terminal = f"{user_url(hub, hub.instructor)}/terminals/1"
     context, page = log_in(browser, hub, hub.grader)
     try:
-        with timed("grader: log in, formgrader in the instructor's server"):
+        with timed("grader: log in, formgrader in the course's service"):
             page.goto(formgrader)
-            # the hub asks once whether to let the grader's login into the instructor's server
-            page.get_by_role("button", name="Authorize").click()
             page.locator("tbody tr", has_text=hub.students["a"]).wait_for()
         shot(page, "grader_formgrader")
+        for url in (terminal, f"{user_url(hub, hub.instructor)}/lab"):
+            refused = page.goto(url)
+            assert refused.status == 403, (url, refused.status)
     finally:
         context.close()
+    import requests
+    # the course account is a hub user (formgrader reads its courses) that no one logs in as
+    as_course = form(requests.Session(), f"{hub.url}/hub/login", username=hub.course_account, password=hub.password)
+    assert as_course.status_code != 302, as_course.headers
     refused = students["b"].goto(formgrader)
     assert refused.status == 403, refused.status
     assert students["b"].locator("tbody tr", has_text=hub.students["a"]).count() == 0
@@ -437,11 +486,11 @@ def test_the_instructor_collects_grades_and_releases_feedback(hub):
     needs("submit a")
     needs("submit b")
     python = f"{hub.settings.venv}/bin/python"
-    with timed("instructor: nbgrader collect"):
-        hub.as_instructor("nbgrader", "collect", ASSIGNMENT)
-    with timed("instructor: python -m autograder grade (sandbox on)"):
-        out = hub.as_instructor(python, "-m", "autograder", "grade", ASSIGNMENT, "submitted", "--root",
-                                str(hub.course))
+    with timed("staff: nbgrader collect"):
+        hub.as_staff("nbgrader", "collect", ASSIGNMENT)
+    with timed("staff: python -m autograder grade (sandbox on), in the course service's cgroup"):
+        out = hub.as_staff(python, "-m", "autograder", "grade", ASSIGNMENT, "submitted", "--root",
+                           str(hub.course))
     points = {cell_id: cell.metadata.nbgrader["points"]
               for cell_id, cell in graded_cells(nbformat.read(SOURCE, 4)).items()
               if cell.metadata.nbgrader.get("grade") and not cell.metadata.nbgrader.get("solution")}
@@ -450,9 +499,9 @@ def test_the_instructor_collects_grades_and_releases_feedback(hub):
         assert re.search(r"\sgraded\b", row) and "no sandbox" not in row, out
         # the filled-in answer's tests, and nothing else automatic (columns: assignment notebook student score)
         assert row.split()[3] == f"{points[ANSWERS[key] + '_tests']:g}", row
-    with timed("instructor: autograder feedback, nbgrader release_feedback"):
-        hub.as_instructor(python, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(hub.course))
-        hub.as_instructor("nbgrader", "release_feedback", ASSIGNMENT)
+    with timed("staff: autograder feedback, nbgrader release_feedback"):
+        hub.as_staff(python, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(hub.course))
+        hub.as_staff("nbgrader", "release_feedback", ASSIGNMENT)
     DONE.add("feedback")
 
 
@@ -559,34 +608,35 @@ def _server_token(user):
     raise AssertionError(f"no running server of {user}")
 
 
-def test_the_instructors_server_token_is_no_admins(hub, instructor, students):
-    """Whoever is in the instructor's server (the instructor, a TA) holds its token: it reads the roster
-    and manages the students' group, as nbgrader needs, and can neither start a student's server, make a
-    user nor make a token."""
+def test_no_server_token_is_an_admins(hub, instructor, students):
+    """Whoever is in the course's service (the instructor, a TA) holds its token: it reads the roster and
+    manages the students' group, as formgrader needs; the instructor's own server's token reads its owner
+    only. Neither can start or stop a student's server, make a user nor make a token."""
     import requests
 
-    token = _server_token(hub.instructor)
-    api, headers = f"{hub.url}/hub/api", {"Authorization": f"token {token}"}
-    student = hub.students["a"]
-    me = requests.get(f"{api}/user", headers=headers, timeout=30).json()
-    assert not [scope for scope in me["scopes"] if scope.startswith("admin")], me["scopes"]
-    assert requests.get(f"{api}/users/{student}", headers=headers, timeout=30).ok
-    for method, path in (("post", f"/users/{student}/server"), ("delete", f"/users/{student}/server"),
-                         ("post", "/users/intruder"), ("post", f"/users/{student}/tokens")):
-        answer = getattr(requests, method)(f"{api}{path}", headers=headers, timeout=30)
-        assert answer.status_code in (403, 404), (method, path, answer.status_code, answer.text[:300])
+    api, student = f"{hub.url}/hub/api", hub.students["a"]
+    for owner, reads_the_roster in ((hub.course_account, True), (hub.instructor, False)):
+        headers = {"Authorization": f"token {_server_token(owner)}"}
+        me = requests.get(f"{api}/user", headers=headers, timeout=30).json()
+        assert not [scope for scope in me["scopes"] if scope.startswith("admin")], (owner, me["scopes"])
+        assert requests.get(f"{api}/users/{student}", headers=headers, timeout=30).ok == reads_the_roster, owner
+        for method, path in (("post", f"/users/{student}/server"), ("delete", f"/users/{student}/server"),
+                             ("post", "/users/intruder"), ("post", f"/users/{student}/tokens")):
+            answer = getattr(requests, method)(f"{api}{path}", headers=headers, timeout=30)
+            assert answer.status_code in (403, 404), (owner, method, path, answer.status_code, answer.text[:300])
 
 
-def test_the_instructors_server_has_the_staffs_limits(hub, instructor, students):
-    """The instructor grades in their server: its cgroup holds 8 GiB (the staff's), a student's 4."""
+def test_the_course_service_has_the_staffs_limits(hub, instructor, students):
+    """The staff grade in the course's service: its cgroup holds 8 GiB (the staff's); a student's server,
+    and the instructor's own, 4."""
     def memory(user):
         for path in (Path("/sys/fs/cgroup/bdl-hub", user, "memory.max"),
                      Path("/sys/fs/cgroup/memory/bdl-hub", user, "memory.limit_in_bytes")):
             if path.exists():
                 return int(path.read_text())
         raise AssertionError(f"no cgroup of {user}'s server")
-    assert memory(hub.instructor) == int(hub.settings.staff_memory_gib * 2**30)
-    assert memory(hub.students["a"]) == int(hub.settings.memory_gib * 2**30)
+    assert memory(hub.course_account) == int(hub.settings.staff_memory_gib * 2**30)
+    assert memory(hub.students["a"]) == memory(hub.instructor) == int(hub.settings.memory_gib * 2**30)
 
 
 def test_the_hubs_secrets_and_roster_are_roots_alone(hub):

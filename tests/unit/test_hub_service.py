@@ -148,19 +148,24 @@ def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
         service.restore(settings, tmp_path / "home", course)
 
 
-def test_staff_servers_get_the_staffs_limits(tmp_path):
-    """The instructor and graders grade in their servers: more memory, cores and tasks than a student's."""
-    from types import SimpleNamespace
-    from autograder.hub.spawner import CourseSpawner
-    settings = HubSettings(hub_dir=str(tmp_path), instructor="grace", graders=["ken"], students=[{"id": "ada"}])
-    private_file(tmp_path / "settings.json", json.dumps(settings.__dict__))
-    for name, staff in (("grace", True), ("ken", True), ("ada", False)):
-        server = CourseSpawner(user=SimpleNamespace(name=name, url="/", server=None), hub_dir=str(tmp_path),
-                               mem_limit="4G", cpu_limit=2.0, max_tasks=1024, staff_mem_limit=8 * 2**30,
-                               staff_cpu_limit=4.0, staff_max_tasks=4096)
-        server.staff_limits()
-        assert (server.mem_limit, server.cpu_limit, server.max_tasks) == \
-            ((8 * 2**30, 4.0, 4096) if staff else (4 * 2**30, 2.0, 1024)), name
+def test_the_course_service_runs_as_the_course_account_with_the_hubs_variables_only(tmp_path):
+    """The staff's service: the course's environment and tools, JupyterHub's token and addresses, and none
+    of the hub's own settings (its PYTHONPATH names the repository)."""
+    import pwd as passwords
+    from autograder.hub.course_service import service_environment
+    settings = HubSettings(hub_dir=str(tmp_path), course_id="bdl")
+    account = passwords.struct_passwd(("grader-bdl", "x", 1001, 1001, "", "/home/grader-bdl", "/bin/sh"))
+    given = {"PYTHONPATH": "/root/bdl", "JUPYTERHUB_API_TOKEN": "the launcher's", "SECRET": "x",
+             "JUPYTERHUB_API_URL": "http://127.0.0.1:8081/hub/api", "LANG": "C.UTF-8"}
+    env = service_environment(settings, account, given)
+    assert env["PYTHONPATH"] == "/home/grader-bdl/bdl" and env["HOME"] == "/home/grader-bdl"
+    assert env["JUPYTERHUB_API_TOKEN"] == (tmp_path / "bdl-token").read_text().strip()  # the service bdl's
+    assert (tmp_path / "bdl-token").stat().st_mode & 0o777 == 0o600
+    assert env["JUPYTERHUB_SERVICE_URL"] == "http://127.0.0.1:8002" and env["JUPYTERHUB_CLIENT_ID"] == "service-bdl"
+    assert env["JUPYTERHUB_SERVICE_PREFIX"] == "/services/bdl/"
+    assert env["JUPYTERHUB_API_URL"] == "http://127.0.0.1:8081/hub/api"
+    assert "SECRET" not in env and env["JUPYTERHUB_DEFAULT_URL"] == "/lab"
+    assert env["JUPYTER_CONFIG_PATH"] == str(tmp_path / "course-jupyter")
 
 
 def cgroup_tree(root, version, cpu=None, memory=None):

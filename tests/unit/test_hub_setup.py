@@ -164,21 +164,32 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert (tmp_path / "hub" / "logs").stat().st_mode & 0o777 == 0o700
     assert c.CourseSpawner.tmp_root == str(tmp_path / "hub" / "tmp")
     assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},
-                                        "formgrade-bdl": {"users": ["grace", "ken"]}}
+                                        "formgrade-bdl": {"users": ["grace", "ken", "grader-bdl"]}}
     roles = {role["name"]: role for role in c.JupyterHub.load_roles}
     # a server's token does what nbgrader does with it, never all its owner may (the instructor is an admin)
     assert "inherit" not in roles["server"]["scopes"]
     assert not [scope for scope in roles["server"]["scopes"] if scope.startswith(("admin", "servers", "tokens"))
                 or scope in ("users", "groups", "access:servers")]
-    assert "read:users:groups!user" in roles["server"]["scopes"] and "groups!group=nbgrader-bdl" in roles["server"]["scopes"]
+    assert "read:users:groups!user" in roles["server"]["scopes"]
+    assert not [scope for scope in roles["server"]["scopes"] if scope.startswith("groups")]
     # only the roster and the staff get in or get a server, whoever the instructor approves
     assert c.CourseSpawner.hub_dir == str(tmp_path / "hub")  # the roster read at each login and start
     assert hub.course_names(tmp_path / "hub") == {"grace", "ken", "ada", "alan"}
     assert c.Authenticator.post_auth_hook.__name__ == "_only_the_course"
     # a server never gets the hub's PYTHONPATH, which names this repository
     assert "PYTHONPATH" not in c.Spawner.env_keep and "PYTHONPATH" not in c.Spawner.environment
-    assert "access:servers!user=grace" in roles["formgrade-bdl"]["scopes"]
+    # the staff open the course's service, and no one's server but their own (a grader not the instructor's)
+    assert roles["formgrade-bdl"]["scopes"] == ["access:services!service=bdl", "list:services",
+                                                "read:services!service=bdl"]
     assert roles["formgrade-bdl"]["groups"] == ["formgrade-bdl"]
+    assert roles["bdl-service"] == {"name": "bdl-service", "services": ["bdl"], "scopes": [
+        "list:users", "read:users", "list:groups", "read:groups", "groups!group=nbgrader-bdl"]}
+    services = {service["name"]: service for service in c.JupyterHub.services}
+    assert services["bdl"]["url"].startswith("http://127.0.0.1:") and "command" not in services["bdl"]
+    assert services["bdl"]["api_token"] == (tmp_path / "hub" / "bdl-token").read_text().strip()
+    # root starts it (and drops to the course account), without the hub waiting for it
+    assert "user" not in services["course-server"] and "url" not in services["course-server"]
+    assert services["course-server"]["command"][-2:] == ["autograder.hub.course_service", str(tmp_path / "hub")]
     assert c.JupyterHub.spawner_class == "autograder.hub.spawner.CourseSpawner"
     assert c.Spawner.environment["BDL_EXCHANGE"] == str(tmp_path / "hub" / "exchange")
     assert c.Spawner.mem_limit == "4.0G" and c.Spawner.cpu_limit == 2.0
@@ -283,7 +294,7 @@ def test_no_password_or_roster_goes_on_a_command_line(tmp_path, monkeypatch):
     assert "ada@example.org" in rows and not [part for part in roster if "ada@example.org" in str(part)]
 
 
-def test_root_follows_no_link_in_the_instructors_home(tmp_path):
+def test_root_follows_no_link_in_the_course_accounts_home(tmp_path):
     import pwd as passwords
 
     from autograder.hub import setup
@@ -310,3 +321,16 @@ def test_an_existing_system_account_is_never_adopted(tmp_path):
     from autograder.hub.accounts import ensure_user
     with pytest.raises(hub.HubError, match="system account"):
         ensure_user("daemon", tmp_path)
+
+
+def test_nbgraders_log_is_set_aside_past_its_size(tmp_path):
+    from autograder.hub.setup import rotate
+    log = tmp_path / ".nbgrader.log"
+    log.write_text("small")
+    assert not rotate(log, max_bytes=10, kept=3) and log.read_text() == "small"
+    for text in ("first run's log", "second run's log", "third run's log", "fourth run's log"):
+        log.write_text(text)
+        assert rotate(log, max_bytes=10, kept=3) and not log.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == [".nbgrader.log.1", ".nbgrader.log.2", ".nbgrader.log.3"]
+    assert (tmp_path / ".nbgrader.log.1").read_text() == "fourth run's log"
+    assert (tmp_path / ".nbgrader.log.3").read_text() == "second run's log"  # the oldest, first, dropped

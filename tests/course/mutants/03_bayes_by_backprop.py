@@ -41,6 +41,49 @@ _DENSE_BUILD_SHARED_DEFAULTS = """\
         self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
 """
 
+_DENSE_CALL_HEAD = """\
+    def call(self, inputs):
+        ### BEGIN SOLUTION
+        sampled, log_prior, log_q = [], 0.0, 0.0
+        for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho)]:
+            sigma = tf.math.softplus(rho)
+            w = mu + sigma * tf.random.normal(tf.shape(mu))
+"""
+_DENSE_CALL_HEAD_COMPILED_NUMPY = """\
+    @staticmethod
+    @tf.function
+    def draw(mu, sigma):
+        return mu + sigma * np.random.normal(size=mu.shape).astype("float32")
+
+    def call(self, inputs):
+        ### BEGIN SOLUTION
+        sampled, log_prior, log_q = [], 0.0, 0.0
+        for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho)]:
+            sigma = tf.math.softplus(rho)
+            w = self.draw(mu, sigma)
+"""
+_DENSE_CALL_BODY = """\
+            w = mu + sigma * tf.random.normal(tf.shape(mu))
+            log_prior += tf.reduce_sum(self.prior.log_prob(w))
+            log_q += tf.reduce_sum(tfd.Normal(mu, sigma).log_prob(w))
+            sampled.append(w)
+        self.log_prior = log_prior
+        self.log_variational_posterior = log_q
+        kernel, bias = sampled
+        return tf.matmul(inputs, kernel) + bias
+"""
+_DENSE_CALL_BODY_PER_EXAMPLE = """\
+            shape = tf.concat([tf.shape(inputs)[:1], tf.shape(mu)], axis=0)
+            w = mu + sigma * tf.random.normal(shape)
+            log_prior += tf.reduce_sum(self.prior.log_prob(w))
+            log_q += tf.reduce_sum(tfd.Normal(mu, sigma).log_prob(w))
+            sampled.append(w)
+        self.log_prior = log_prior
+        self.log_variational_posterior = log_q
+        kernel, bias = sampled
+        return tf.einsum("bi,bij->bj", inputs, kernel) + bias
+"""
+
 MUTANTS = {
     "bbb_loss_terms": [
         ("sigma = exp(rho)", "sigma = tf.math.softplus(rho)", "sigma = tf.exp(rho)"),
@@ -55,6 +98,9 @@ MUTANTS = {
         ("the prior argument ignored for N(0, 1)", "prior.log_prob(w)", "tfd.Normal(0.0, 1.0).log_prob(w)"),
         ("log-likelihood as a NumPy number", "log_likelihood = tf.reduce_sum(tfd.Normal(w * x, noise_std).log_prob(y))",
          "log_likelihood = np.sum(tfd.Normal(w * x, noise_std).log_prob(y).numpy())"),
+        # Roeder et al.'s "sticking the landing": unbiased, but not the one-sample gradient the task asks for.
+        ("q's own parameters held constant in log q (sticking the landing)", "tfd.Normal(mu, sigma).log_prob(w)",
+         "tfd.Normal(tf.stop_gradient(mu), tf.stop_gradient(sigma)).log_prob(w)"),
     ],
     "bayesian_dense": [
         ("size-1 axes squeezed away", "return tf.matmul(inputs, kernel) + bias",
@@ -87,6 +133,16 @@ MUTANTS = {
         ("an activation inside the layer", "return tf.matmul(inputs, kernel) + bias",
          "return tf.nn.sigmoid(tf.matmul(inputs, kernel) + bias)"),
         ("the prior argument ignored for N(0, 1)", "self.prior.log_prob(w)", "tfd.Normal(0.0, 1.0).log_prob(w)"),
+        # The same freezing with NumPy's Generator, turned into a tensor: drawn once per trace.
+        ("noise drawn with NumPy's Generator, as a tensor", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * tf.constant(np.random.default_rng().standard_normal(mu.shape), tf.float32)"),
+        # The NumPy draw inside a compiled helper: traced once per shape, so every call, compiled or
+        # not, reuses the noise of the first.
+        ("NumPy noise drawn inside a compiled function", _DENSE_CALL_HEAD, _DENSE_CALL_HEAD_COMPILED_NUMPY),
+        ("q's own parameters held constant in log q (sticking the landing)", "tfd.Normal(mu, sigma).log_prob(w)",
+         "tfd.Normal(tf.stop_gradient(mu), tf.stop_gradient(sigma)).log_prob(w)"),
+        # A new kernel and bias for every row of the batch (as the local reparameterisation samples per example).
+        ("weights drawn per example", _DENSE_CALL_BODY, _DENSE_CALL_BODY_PER_EXAMPLE),
     ],
     "sample_elbo": [
         ("KL not scaled", "losses.append(kl_scale * (log_q - log_prior)", "losses.append((log_q - log_prior)"),
@@ -220,6 +276,10 @@ ALTERNATIVES = {
         ("log(1 + exp(rho))", "sigma = tf.math.softplus(rho)", "sigma = tf.math.log1p(tf.exp(rho))"),
         ("tfd.Normal(mu, sigma).sample()", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
          "w = tfd.Normal(mu, sigma).sample()"),
+        ("eps from tfd.Normal(0, 1).sample", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * tfd.Normal(0.0, 1.0).sample(tf.shape(mu))"),
+        ("eps from a tf.random.Generator", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * tf.random.get_global_generator().normal(tf.shape(mu))"),
         ("kernel and bias written out, no loop", _DENSE_BUILD_AND_CALL, _DENSE_WRITTEN_OUT),
         ("the KL also given to add_loss", "self.log_variational_posterior = log_q",
          "self.log_variational_posterior = log_q\n        self.add_loss(log_q - log_prior)"),
@@ -285,6 +345,7 @@ DIAGNOSES = {
         "x and y swapped": "x_and_y_swapped",
         "the prior argument ignored for N(0, 1)": "prior_ignored",
         "log-likelihood as a NumPy number": "not_a_tensor",
+        "q's own parameters held constant in log q (sticking the landing)": "parameters_stopped",
     },
     "bayesian_dense": {
         "size-1 axes squeezed away": "size_one_axes_lost",
@@ -302,6 +363,10 @@ DIAGNOSES = {
         "input size hard-coded": "input_size_hard_coded",
         "an activation inside the layer": "activation_inside",
         "the prior argument ignored for N(0, 1)": "prior_ignored",
+        "noise drawn with NumPy's Generator, as a tensor": "noise_frozen_when_compiled",
+        "NumPy noise drawn inside a compiled function": "same_noise_every_call",
+        "q's own parameters held constant in log q (sticking the landing)": "parameters_stopped",
+        "weights drawn per example": "weights_per_example",
     },
     "sample_elbo": {
         "KL not scaled": "kl_scale_ignored",

@@ -22,12 +22,14 @@ def _recorded(layer, inputs):
 def layer_gradients(layer, inputs):
     """One call of ``layer`` on ``inputs`` under a tape. For each of its trainable variables:
     ``(value, d log_variational_posterior, d (sum of the output + log_variational_posterior -
-    log_prior))``, with the gradients None where none reaches the variable."""
+    log_prior))``. The objective's gradient is None where none reaches the variable; log q's is zero
+    there, as it is for a log q written in epsilon (-log sigma - eps^2 / 2 + const), which holds no mu:
+    d log q / d mu is zero along the path either way."""
     with tf.GradientTape(persistent=True) as tape:
         result, log_prior, log_q = _recorded(layer, inputs)
         objective = tf.reduce_sum(result) + log_q - log_prior
-    return [(variable.numpy(), tape.gradient(log_q, variable), tape.gradient(objective, variable))
-            for variable in layer.trainable_variables]
+    return [(variable.numpy(), tape.gradient(log_q, variable, unconnected_gradients=tf.UnconnectedGradients.ZERO),
+             tape.gradient(objective, variable)) for variable in layer.trainable_variables]
 
 
 @question

@@ -256,7 +256,7 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
                 elif passed:
                     row["problems"].append(f"mutant {name!r} survives")
                 else:
-                    if every_mutant or row["killed"] == 1:  # by default one: all would triple the time
+                    if every_mutant or row["killed"] == 1:  # by default one: all take 2-5 times as long
                         wrong_breaks = check_dependence(kernel, functions, function, old, new)
                         broken += [other for other in wrong_breaks if other not in broken]
                         row["problems"] += [f"the tests of {other} fail when {function} is wrong "
@@ -458,5 +458,5 @@ def add_parser(commands):
                        "per answer)")
     check.add_argument("--every-mutant", action="store_true",
                        help="try the other functions' tests with every killed mutant in place, "
-                       "not only each function's first (about three times slower)")
+                       "not only each function's first (two to five times slower)")
     check.set_defaults(run=_check_tests)

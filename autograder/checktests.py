@@ -6,9 +6,10 @@ seeds, against each wrong variant ("mutant") of the function, which it must
 fail, and against each other correct answer ("alternative"), which it must
 pass. A wrong or missing answer must cost only its own points: with the
 first killed mutant of a function in place, and with the function removed,
-every other function's tests must still pass. Variants live in ``tests/course/mutants/<assignment>.py`` as
-``(name, old, new)`` edits of the reference solution cell: ``old`` occurs
-exactly once in it and is replaced by ``new``.
+every other function's tests must still pass. Variants live in
+``tests/course/mutants/<assignment>.py`` as ``(name, old, new)`` edits of the
+reference solution cell: ``old`` occurs exactly once in it and is replaced by
+``new``.
 
 The same file's ``DIAGNOSES`` maps a mutant's name to the mistake it was
 written to make, by its name in ``bdl.diagnoses``' tables: a killed mutant

@@ -4,9 +4,12 @@ Each solution notebook runs once, in grading mode, in one live kernel. Then
 every graded function's test cell is re-run against the reference under N
 seeds, against each wrong variant ("mutant") of the function, which it must
 fail, and against each other correct answer ("alternative"), which it must
-pass. Variants live in ``tests/course/mutants/<assignment>.py`` as
-``(name, old, new)`` edits of the reference solution cell: ``old`` occurs
-exactly once in it and is replaced by ``new``.
+pass. A wrong or missing answer must cost only its own points: with the
+first killed mutant of a function in place, and with the function removed,
+every other function's tests must still pass. Variants live in
+``tests/course/mutants/<assignment>.py`` as ``(name, old, new)`` edits of the
+reference solution cell: ``old`` occurs exactly once in it and is replaced by
+``new``.
 
 The same file's ``DIAGNOSES`` maps a mutant's name to the mistake it was
 written to make, by its name in ``bdl.diagnoses``' tables: a killed mutant
@@ -181,6 +184,12 @@ def defined_names(source):
     return names
 
 
+def _failing_others(kernel, functions, function):
+    """The functions other than ``function`` whose tests fail in the kernel as it is."""
+    return [other for other, (_, tests) in functions.items()
+            if other != function and not kernel.succeeds(tests.source, test=True)[0]]
+
+
 def check_independence(kernel, functions, function):
     """Remove what ``function``'s cell defines; return the other functions whose tests then fail.
 
@@ -190,19 +199,36 @@ def check_independence(kernel, functions, function):
     solution, _ = functions[function]
     kernel.run(f"for _name in {defined_names(solution.source)!r}:\n    globals().pop(_name, None)")
     try:
-        return [other for other, (_, tests) in functions.items()
-                if other != function and not kernel.succeeds(tests.source, test=True)[0]]
+        return _failing_others(kernel, functions, function)
     finally:
         kernel.run(solution.source)
 
 
-def check_notebook(path, variants, seeds=5, log=None, then=None):
+def check_dependence(kernel, functions, function, old, new):
+    """Put a wrong ``function`` (the mutant ``old`` -> ``new``) in place; return the other functions
+    whose tests then fail.
+
+    It finds a test that uses another answer as the student wrote it whenever that answer is
+    there (a missing one may send it down another path), so that one wrong answer would cost two
+    functions' points.
+    """
+    solution, _ = functions[function]
+    kernel.run(solution.source.replace(old, new))
+    kernel.run(SEED_CODE.format(0))
+    try:
+        return _failing_others(kernel, functions, function)
+    finally:
+        kernel.run(solution.source)
+
+
+def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=False):
     """Check every graded function of the solution notebook ``path``; return one row each.
 
     A row: function, seeds passed, mutants killed, alternatives passed, the
-    other functions' tests that still pass without it (each with its total),
-    and ``problems``: what failed, one line each. ``then(kernel, functions)``, if
-    given, runs last in the same kernel.
+    other functions' tests that still pass without it and with its first
+    killed mutant in its place, or each with ``every_mutant`` (each with its
+    total), and ``problems``: what failed, one line each. ``then(kernel,
+    functions)``, if given, runs last in the same kernel.
     """
     rows = []
     with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
@@ -211,7 +237,6 @@ def check_notebook(path, variants, seeds=5, log=None, then=None):
             row = {"function": function, "seeds": 0, "num_seeds": seeds, "killed": 0,
                    "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0, "problems": []}
             broken = check_independence(kernel, functions, function)
-            row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
             row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in broken]
             for seed in range(seeds):
                 kernel.run(SEED_CODE.format(seed))
@@ -232,11 +257,17 @@ def check_notebook(path, variants, seeds=5, log=None, then=None):
                 elif passed:
                     row["problems"].append(f"mutant {name!r} survives")
                 else:
+                    if every_mutant or row["killed"] == 1:  # by default one: all take 2-5 times as long
+                        wrong_breaks = check_dependence(kernel, functions, function, old, new)
+                        broken += [other for other in wrong_breaks if other not in broken]
+                        row["problems"] += [f"the tests of {other} fail when {function} is wrong "
+                                            f"(mutant {name!r})" for other in wrong_breaks]
                     noted = noted_mistake(text, function)
                     row["diagnosed"] += noted is not None and noted == written_as.get(name)
                     if noted is not None and noted != written_as.get(name):
                         row["problems"].append(f"mutant {name!r} is diagnosed as {noted!r}, "
                                                f"but makes {written_as.get(name)!r}")
+            row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
             if mutants and row["diagnosed"] < MIN_DIAGNOSED * len(mutants):
                 row["problems"].append(f"only {row['diagnosed']} of {len(mutants)} mutants diagnosed "
                                        f"(at least {MIN_DIAGNOSED:.0%} needed)")
@@ -265,11 +296,13 @@ def check_notebook(path, variants, seeds=5, log=None, then=None):
     return rows
 
 
-def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None, only_blind=False):
+def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None, only_blind=False,
+                every_mutant=False):
     """Check the tests of every notebook of ``assignment``; return rows with a ``notebook`` key.
 
     A row also holds the problems of ``check_hints`` and, where the assignment has a blind catalogue,
-    ``blind``: its function's figures there. ``only_blind``: only those, without the rest."""
+    ``blind``: its function's figures there. ``only_blind``: only those, without the rest.
+    ``every_mutant``: see ``check_notebook``."""
     variants = load_variants(assignment, mutants_dir)
     catalogue = load_blind(assignment, mutants_dir)
     rows = []
@@ -284,7 +317,7 @@ def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=Non
                 then(kernel, graded_functions(nb))
             notebook_rows = [{"function": function, "problems": []} for function in hints]
         else:
-            notebook_rows = check_notebook(path, variants, seeds, log, then)
+            notebook_rows = check_notebook(path, variants, seeds, log, then, every_mutant)
         for row in notebook_rows:
             found = hints.get(row["function"], {})
             row["problems"] += found.get("problems", [])
@@ -363,7 +396,7 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
 def format_check_table(rows):
     """Return the rows as a text table followed by one line per problem."""
     header = ("notebook", "function", "seeds passed", "mutants killed", "mistakes named", "alternatives passed",
-              "other tests pass without it")
+              "other tests pass without it or with it wrong")
     text = [format_table(header, [(r["notebook"], r["function"], f"{r['seeds']}/{r['num_seeds']}",
                                    f"{r['killed']}/{r['num_mutants']}", _share(r["diagnosed"], r["num_mutants"]),
                                    f"{r['passed']}/{r['num_alternatives']}",
@@ -402,7 +435,8 @@ def _check_tests(args):
     failed = False
     for assignment in args.assignments or assignments(args.root):
         check_assignment(assignment, args.root)
-        rows = check_tests(assignment, args.seeds, args.root, args.mutants, only_blind=args.blind_only)
+        rows = check_tests(assignment, args.seeds, args.root, args.mutants, only_blind=args.blind_only,
+                           every_mutant=args.every_mutant)
         text = ([] if args.blind_only else [format_check_table(rows)]) + [format_blind(rows)]
         if args.blind_only:
             text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}" for r in rows for problem in r["problems"]]
@@ -423,4 +457,7 @@ def add_parser(commands):
     check.add_argument("--blind-only", action="store_true",
                        help="only the blind catalogue and its hints (one run of the notebook, one of the tests "
                        "per answer)")
+    check.add_argument("--every-mutant", action="store_true",
+                       help="try the other functions' tests with every killed mutant in place, "
+                       "not only each function's first (two to five times slower)")
     check.set_defaults(run=_check_tests)

@@ -4,17 +4,22 @@ worker on another machine run this same function on the same task; it never read
 directory, and writes only its scratch folder and the gradebook.
 
 A cell that kills the kernel, or is killed at a limit, costs only itself: the submission is graded
-again with that cell left out, so only it and the cells that need its names score zero.
+again with that cell left out, so only it and the cells that need its names score zero. When the
+cell is a graded function's test cell, the function is charged too: in the next run every call of
+it raises at once (``autograder.worker.guard``), so it costs its own points however many later cells
+call it, and one more run, not one per cell.
 """
 import socket
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 from autograder.course import cells
+from autograder.course.leaks import graded_names
 from autograder.grading.limits import Limits, run_isolated
 from autograder.grading.collect import NBGRADER_FILES
 from autograder.grading.repair import repair_notebook
@@ -24,21 +29,34 @@ from autograder.worker.job import GradingJob
 from autograder.worker.relay import Examiner
 
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
-# How many crashing cells one submission may have left out before it is scored zero:
-# each costs a grading run.
-MAX_CRASHED_CELLS = 3
+
+
+def _graded_cell(code, notebooks):
+    """The graded cell of ``notebooks`` whose code is ``code``, or None."""
+    key = cell_key(code)
+    return next((cell for notebook in notebooks for cell in notebook.cells
+                 if cells.grade_id(cell) and cell_key(cell.source) == key), None)
 
 
 def _cell_name(code, notebooks):
     """A crashed cell, for the instructor: its grade_id if it is graded, else its first line."""
-    key = cell_key(code)
-    for notebook in notebooks:
-        for cell in notebook.cells:
-            grade_id = cells.grade_id(cell)
-            if grade_id and cell_key(cell.source) == key:
-                return grade_id
+    cell = _graded_cell(code, notebooks)
+    if cell is not None:
+        return cells.grade_id(cell)
     first = next((line.strip() for line in code.splitlines() if line.strip()), "")
     return f"`{first[:60]}`"
+
+
+def _charged_names(code, notebooks, source):
+    """The graded names a crash in the cell ``code`` is charged to: those of the answer it tests,
+    as the source notebooks define them (not a student's extra helpers), if it is a test cell."""
+    cell = _graded_cell(code, notebooks)
+    if cell is None or not cells.is_test(cell):
+        return []
+    answer = cells.answer_id(cells.grade_id(cell))
+    return sorted({name for notebook in source for graded in notebook.cells
+                   if cells.grade_id(graded) == answer and graded.cell_type == "code"
+                   for name in graded_names(graded.source)})
 
 
 @dataclass
@@ -79,13 +97,20 @@ def _slot_examiner(sandbox):
     return _slot.examiner
 
 
-def _grade_crash_safe(job, limits, notebooks):
-    """Run the worker; while a cell crashes the kernel, grade again without it.
+def _grade_crash_safe(job, limits, submitted, source):
+    """Run the worker; while a cell crashes the kernel, grade again without it (and, for a test
+    cell, with its function standing in as one that raises).
 
-    Returns (WorkerResult, [what was left out and why]); the result's log holds every
-    attempt's. ``notebooks`` (the submission's and the source's) name the cells.
+    Every run leaves out one more cell, so a submission of N code cells needs at most N + 1 runs;
+    and a new run starts only within the submission's wall-clock limit, so all of them together
+    take less than twice that. Returns (WorkerResult, [what was left out and why]); the result's log
+    holds every attempt's. The notebooks (``submitted``'s, then ``source``'s) name the cells, and
+    ``source``'s the graded functions.
     """
     left_out, logs = [], []
+    start = time.monotonic()
+    notebooks = submitted + source
+    code_cells = sum(cell.cell_type == "code" for notebook in submitted for cell in notebook.cells)
     while True:
         progress = Path(job.progress)
         progress.unlink(missing_ok=True)
@@ -99,10 +124,16 @@ def _grade_crash_safe(job, limits, notebooks):
         if result.success or not result.crashed or not progress.exists():
             return result, left_out
         code = progress.read_text(errors="replace")
-        if cell_key(code) in job.skip or len(job.skip) == MAX_CRASHED_CELLS:
+        if (cell_key(code) in job.skip or len(job.skip) >= code_cells
+                or time.monotonic() - start > limits.submission_timeout):
             return result, left_out
         job.skip = (*job.skip, cell_key(code))
-        left_out.append(f"graded again without cell {_cell_name(code, notebooks)} ({result.error})")
+        note = f"graded again without cell {_cell_name(code, notebooks)} ({result.error})"
+        charged = [name for name in _charged_names(code, notebooks, source) if name not in job.crashed]
+        if charged:
+            job.crashed = (*job.crashed, *charged)
+            note += f", and every later call of {', '.join(charged)} raised an error instead of running"
+        left_out.append(note)
 
 
 def grade_task(task):
@@ -129,8 +160,8 @@ def grade_task(task):
         job = GradingJob(scratch=scratch, assignment=task.assignment, student=task.student,
                          db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
                          progress=str(Path(scratch) / "kernel" / "progress"), sandbox=task.sandbox)
-        notebooks = readable_notebooks(target.glob("*.ipynb")) + task.source
-        result, left_out = _grade_crash_safe(job, task.limits, notebooks)
+        result, left_out = _grade_crash_safe(job, task.limits, readable_notebooks(target.glob("*.ipynb")),
+                                             task.source)
         graded = Path(scratch) / "autograded" / task.student / task.assignment
         autograded = {str(path.relative_to(graded)): path.read_bytes() for path in sorted(graded.rglob("*"))
                       if path.is_file() and not path.is_symlink()}

@@ -15,7 +15,7 @@ In the feedback:
   line that holds a secret (a hidden test, model answer or rubric line)
   redacted; for any other error only its type and a fixed sentence, since the
   message of an error the student's code raised is the student's code's to
-  choose;
+  choose; a test cell left out because it stopped the grading kernel says so;
 * under it, the likely mistake that ``bdl.diagnoses`` noted, if any: only
   the tables' own sentences count, so nothing else of the error gets through;
 * no other output of any cell: neither tracebacks (they quote the code) nor
@@ -36,6 +36,7 @@ from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
+from autograder.worker.guard import SKIPPED_MESSAGE
 
 # A traceback's colours (items.py strips them from messages too).
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -90,6 +91,8 @@ def _identifier(text, limit=40):
 def shown_message(error, execution_count, secrets):
     """The one line a student sees for a failed test cell."""
     name = _identifier(error.get("ename", ""))
+    if error.get("evalue") == SKIPPED_MESSAGE:  # the grader's own sentence: a cell that stopped the kernel
+        return f"{name}: {SKIPPED_MESSAGE}"
     if not _tests_own_assertion(error, execution_count):
         return f"{name}: your code raised {name} while the tests ran"
     lines = [REDACTED if any(secret in line for secret in secrets) else line

@@ -15,8 +15,8 @@ student, no gradebook file (the gradebook's URL comes on stdin, not on a
 command line a kernel could read). Unless the job says otherwise, the kernel
 runs under bubblewrap (``autograder.worker.bwrap``), which hides the course
 directory and everything else from it. The kernel starts with ``autograder.worker.guard``
-installed (noting each cell before it runs, and skipping the cells that
-crashed an earlier attempt), a cap on the number of processes (POSIX, not root) and nbgrader's
+installed (noting each cell before it runs, skipping the cells that
+crashed an earlier attempt, and standing in for the graded functions whose tests did), a cap on the number of processes (POSIX, not root) and nbgrader's
 per-cell timeout. The autograded notebook stays in the job's temporary course
 directory, where ``autograder.grading.host`` picks it up.
 """
@@ -35,7 +35,7 @@ from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
 from autograder.worker import relay
 from autograder.worker.relay import Examine
-from autograder.worker.guard import GUARD, PROGRESS_ENV, SKIP_ENV
+from autograder.worker.guard import CRASHED_ENV, GUARD, PROGRESS_ENV, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
 # A fork bomb stops at this many processes more than the user already runs.
@@ -87,6 +87,7 @@ def grade(job):
     # The kernel inherits these (nbgrader starts it with this process's environment).
     os.environ[PROGRESS_ENV] = job.progress
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
+    os.environ[CRASHED_ENV] = json.dumps(list(job.crashed))
     kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
     kernel_io.mkdir(parents=True, exist_ok=True)
     # The test cells run here, in the examiner; the kernel answers its questions in this folder.

@@ -16,7 +16,10 @@ Before each cell it writes the cell's source to the file named by ``$BDL_GRADING
 the grader knows which cell was running when the kernel died or was killed; on the next
 attempt, the cells whose keys (``cell_key``) are listed in ``$BDL_GRADING_SKIP`` are not run but
 raise an error instead, so they and whatever needs their names score zero and every other cell
-is graded. (The examiner writes the progress file itself for the test cells it runs.)
+is graded. (The examiner writes the progress file itself for the test cells it runs.) A graded
+function whose tests stopped the kernel is named in ``$BDL_GRADING_CRASHED``: after every cell, the
+guard puts a stand-in that raises at once in its place, so however many later cells call it, they
+fail with that error instead of stopping the kernel again.
 """
 import hashlib
 import json
@@ -29,9 +32,12 @@ GUARD = "import autograder.worker.guard; autograder.worker.guard.install()"
 # Set by the grading worker for its kernel: where to note the running cell, which cells to skip.
 PROGRESS_ENV = "BDL_GRADING_PROGRESS"
 SKIP_ENV = "BDL_GRADING_SKIP"
+CRASHED_ENV = "BDL_GRADING_CRASHED"
 SKIPPED_MESSAGE = ("not run when graded: this cell stopped the grading kernel, "
                    "so it was left out and the rest of the notebook graded without it")
 SKIPPED = f"raise RuntimeError({SKIPPED_MESSAGE!r})\n"
+CRASHED_MESSAGE = ("not run when graded: {name} stopped the grading kernel when its tests called it, "
+                   "so every later call of it raises this error instead")
 
 
 def cell_key(source):
@@ -44,6 +50,14 @@ def _skipper(keys):
     def skip(lines):
         return [SKIPPED] if cell_key("".join(lines)) in keys else lines
     return skip
+
+
+def _crashed(name):
+    """What stands in for the graded ``name`` once it stopped the kernel: it raises at once."""
+    def crashed(*args, **kwargs):
+        raise RuntimeError(CRASHED_MESSAGE.format(name=name))
+    crashed.__name__ = crashed.__qualname__ = name
+    return crashed
 
 
 class _Guard:
@@ -71,6 +85,7 @@ def install(ipython=None):
     warnings.showwarning = bdl.show_warning_on_stdout
     progress = os.environ.get(PROGRESS_ENV)
     skip = set(json.loads(os.environ.get(SKIP_ENV) or "[]"))
+    stand_ins = {name: _crashed(name) for name in json.loads(os.environ.get(CRASHED_ENV) or "[]")}
     if skip:
         # First of the clean-up transforms, so it sees the cell as written.
         ipython.input_transformers_cleanup.insert(0, _skipper(skip))
@@ -87,6 +102,11 @@ def install(ipython=None):
 
     def after_cell(result=None):
         guard.restore()
+        # Whichever cell (re)defined a crashed function, the next one finds the stand-in.
+        namespace = ipython.user_ns
+        for name, stand_in in stand_ins.items():
+            if name in namespace and namespace[name] is not stand_in:
+                namespace[name] = stand_in
 
     ipython.events.register("pre_run_cell", before_cell)
     ipython.events.register("post_run_cell", after_cell)

@@ -19,6 +19,7 @@ class GradingJob:
     cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
     progress: str = ""   # the file the kernel writes each cell's code to before running it
     skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
+    crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap
     examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
 

@@ -27,32 +27,37 @@ def test_check_tests_passes(assignment):
     assert "PROBLEM" not in result.stdout
 
 
+def _write_course(root, sources, variants):
+    """A course of one notebook, 99_tiny, of the code cells ``sources`` [(grade_id or None, code)]
+    (a ``name`` is an answer, a ``name_tests`` its test cell), with the variant file ``variants``."""
+    cells = []
+    for grade_id, source in sources:
+        cell = nbformat.v4.new_code_cell(source)
+        if grade_id:
+            test = grade_id.endswith("_tests")
+            cell.metadata.nbgrader = {"grade_id": grade_id, "locked": test, "schema_version": 3,
+                                      "solution": not test, "grade": test, **({"points": 1} if test else {})}
+        cells.append(cell)
+    folder = root / "source" / "99_tiny"
+    folder.mkdir(parents=True)
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), folder / "tiny.ipynb")
+    (root / "mutants").mkdir()
+    (root / "mutants" / "99_tiny.py").write_text(variants)
+    return root
+
+
 def _tiny_course(root):
     """A course of one notebook whose tests are weak on purpose: they pass a
     wrong answer, and fail the reference under some seeds (of the kernel, where ``draw`` runs: the
     test cell itself runs in the examiner)."""
-    cells = [
-        nbformat.v4.new_code_cell("import numpy as np\nnp.random.seed(0)  # the notebook itself runs cleanly\n\n\n"
-                                  "def draw():\n    return np.random.rand()"),
-        nbformat.v4.new_code_cell("def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n"
-                                  "    ### END SOLUTION"),
-        nbformat.v4.new_code_cell("assert double(0) == 0\n"
-                                  "assert draw() < 0.7, 'an unlucky seed'"),
-    ]
-    for cell, grade_id, extra in ((cells[1], "double", {"solution": True, "grade": False}),
-                                  (cells[2], "double_tests", {"grade": True, "points": 1})):
-        cell.metadata.nbgrader = {"grade_id": grade_id, "locked": grade_id.endswith("_tests"),
-                                  "schema_version": 3, "solution": False, **extra}
-    folder = root / "source" / "99_tiny"
-    folder.mkdir(parents=True)
-    nbformat.write(nbformat.v4.new_notebook(cells=cells), folder / "tiny.ipynb")
-    mutants = root / "mutants"
-    mutants.mkdir()
-    (mutants / "99_tiny.py").write_text(
-        "MUTANTS = {'double': [('triples', '2 * x', '3 * x'), ('squares', '2 * x', 'x * x'),\n"
-        "                      ('not there', 'return 4', 'return 5')]}\n"
-        "ALTERNATIVES = {'double': [('adds', '2 * x', 'x + x'), ('wrong', '2 * x', 'x + 1')]}\n")
-    return root
+    return _write_course(root, [
+        (None, "import numpy as np\nnp.random.seed(0)  # the notebook itself runs cleanly\n\n\n"
+               "def draw():\n    return np.random.rand()"),
+        ("double", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        ("double_tests", "assert double(0) == 0\nassert draw() < 0.7, 'an unlucky seed'"),
+    ], "MUTANTS = {'double': [('triples', '2 * x', '3 * x'), ('squares', '2 * x', 'x * x'),\n"
+       "                      ('not there', 'return 4', 'return 5')]}\n"
+       "ALTERNATIVES = {'double': [('adds', '2 * x', 'x + x'), ('wrong', '2 * x', 'x + 1')]}\n")
 
 
 @pytest.mark.slow
@@ -74,3 +79,23 @@ def test_check_tests_reports_weak_tests(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "PROBLEM 99_tiny/double" not in result.stdout
     assert "PROBLEM tiny/double: mutant 'triples' survives" in result.stdout
+
+
+@pytest.mark.slow
+def test_check_tests_finds_a_test_that_uses_another_answer(tmp_path):
+    """quadruple's tests use the student's double whenever there is one: a wrong double would cost
+    quadruple's points too. Removing double does not show it (the test falls back on its own
+    number); a wrong double in its place does."""
+    root = _write_course(tmp_path, [
+        ("double", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        ("double_tests", "assert double(3) == 6"),
+        ("quadruple", "def quadruple(x):\n    ### BEGIN SOLUTION\n    return 4 * x\n    ### END SOLUTION"),
+        ("quadruple_tests", "try:\n    _two = double(1)\nexcept Exception:\n    _two = 2\n"
+                            "assert quadruple(_two) == 8"),
+    ], "MUTANTS = {'double': [('triples', '2 * x', '3 * x')], 'quadruple': [('fives', '4 * x', '5 * x')]}\n"
+       "ALTERNATIVES = {}\n")
+    rows = {row["function"]: row for row in check_tests("99_tiny", seeds=1, root=root, mutants_dir=root / "mutants")}
+    assert "the tests of quadruple fail when double is wrong (mutant 'triples')" in rows["double"]["problems"]
+    assert not [problem for problem in rows["double"]["problems"] if "is missing" in problem]
+    assert (rows["double"]["independent"], rows["double"]["num_others"]) == (0, 1)
+    assert not [problem for problem in rows["quadruple"]["problems"] if "the tests of" in problem]

@@ -73,9 +73,19 @@ FORK_BOMB = ("import os, time\n"
              "    if os.fork() == 0:\n"
              "        time.sleep(600)\n"
              "        os._exit(0)\n")
-EXIT_WHEN_CALLED = ("\n\ndef fgsm(loss_fn, x, y, eps):\n"
-                    "    import os\n"
-                    "    os._exit(0)\n")
+KILLED_WHEN_CALLED = ("\n\ndef fgsm(loss_fn, x, y, eps):\n"
+                      "    import os, signal\n"
+                      "    os.kill(os.getpid(), signal.SIGKILL)\n")
+CALLS_FGSM = "_x_adversarial = fgsm(lambda x, y: tf.reduce_sum(x), tf.ones((2, 1)), tf.ones((2, 1)), 0.1)\n"
+
+
+def _killed_by_every_call(nb, cells):
+    """fgsm kills the kernel whenever it is called: by its tests, and by six cells of the
+    student's own after them, three before adversarial_loss and three after its tests."""
+    cells["fgsm"].source += KILLED_WHEN_CALLED
+    for after in ("fgsm_tests", "adversarial_loss_tests"):
+        index = nb.cells.index(cells[after]) + 1
+        nb.cells[index:index] = [nbformat.v4.new_code_cell(f"# experiment {i}\n" + CALLS_FGSM) for i in range(3)]
 PATCH_HELPERS = ("import numpy, numpy.testing, bdl.checks\n"
                  "numpy.testing.assert_allclose = lambda *args, **kwargs: None\n"
                  "numpy.allclose = lambda *args, **kwargs: True\n"
@@ -194,9 +204,11 @@ CASES = {
     # The third graded function exits the kernel.
     "os_exit": (_edit("laplace_nll", prepend="import os\nos._exit(0)\n"), FULL - 2, "graded",
                 ["graded again without cell laplace_nll (the kernel died", "calls os._exit"]),
-    # Dies only when its tests call it: those tests are left out.
-    "os_exit_when_called": (_edit("fgsm", append=EXIT_WHEN_CALLED), FULL - 2, "graded",
-                            ["graded again without cell fgsm_tests (the kernel died"]),
+    # Dies whenever it is called, by its tests and six later cells: graded once more, with its
+    # tests left out and every later call of it an error, so it costs its own points only.
+    "killed_when_called": (_cells(_killed_by_every_call), FULL - 2, "graded",
+                           ["graded again without cell fgsm_tests (the kernel died",
+                            "every later call of fgsm raised an error instead of running"]),
     "kill_own_kernel": (_edit("fgsm", prepend="import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"),
                         FULL - 2, "graded", ["graded again without cell fgsm", "calls os.kill"]),
     "fork_bomb": (_edit("brier_score", append="\n" + FORK_BOMB), FULL - 2, "graded",

@@ -31,6 +31,7 @@ from scan import visible_text
 import scan
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments
+from autograder.worker.guard import SKIPPED_MESSAGE
 from small_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, RELEASE, SOURCE, blank, reference, write_course
 
 # Grades a class of bad submissions for real: minutes.
@@ -215,10 +216,15 @@ def test_report_writes_csv_and_histogram(course):
     assert png.startswith(b"\x89PNG") and len(png) > 5000
 
 
-def test_feedback_is_written_per_student(course):
-    root = course["root"]
-    result = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root),
-                             "--db", course["db_url"]], capture_output=True, text=True, timeout=600)
+@pytest.fixture(scope="module")
+def feedback(course):
+    """``autograder feedback`` run on the graded class."""
+    return subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(course["root"]),
+                           "--db", course["db_url"]], capture_output=True, text=True, timeout=600)
+
+
+def test_feedback_is_written_per_student(course, feedback):
+    root, result = course["root"], feedback
     html = (root / "feedback" / "bob" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
     assert "brier_score" in html and f"{FULL}" in html
     assert (root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html").exists()
@@ -250,6 +256,22 @@ def test_feedback_is_written_per_student(course):
     assert PREFIX + MISSING_CONSTANT in page
     shutil.copyfile(root / "feedback" / "known_mistake" / ASSIGNMENT / f"{NOTEBOOK}.html",
                     ARTIFACTS / f"feedback_{ASSIGNMENT}_known_mistake.html")
+
+
+def test_a_function_that_kills_the_kernel_costs_its_own_points_only(course, feedback):
+    """fgsm kills the kernel whenever it is called, by its tests and by six later cells: the
+    submission is graded once more, not once per cell, and loses fgsm's points and no others."""
+    status = course["rows"]["killed_when_called"]["status"]
+    assert status.count("graded again without cell") == 1, status
+    reference_cells = cells.graded_cells(reference())
+    with Gradebook(course["db_url"]) as gradebook:
+        scores = {grade_id: gradebook.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, "killed_when_called").score
+                  for grade_id, cell in reference_cells.items() if cells.is_test(cell)}
+    assert scores.pop("fgsm_tests") == 0
+    assert scores == {grade_id: cells.nbgrader_metadata(reference_cells[grade_id])["points"] for grade_id in scores}
+    # Its student reads why: the test cell was left out because it stopped the grading kernel.
+    page = visible_text((course["root"] / "feedback" / "killed_when_called" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    assert f"RuntimeError: {SKIPPED_MESSAGE}" in page
 
 
 # ------------------------------------------- after grading: hand grades, item analysis, LMS files, guide
@@ -381,7 +403,7 @@ def test_canvas_and_moodle_files_carry_the_totals_with_hand_grades(course, repor
     assert "students are not in the mapping file" in reported["stdout"]
 
 
-def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, reported):
+def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, feedback, reported):
     root = course["root"]
     result = subprocess.run([sys.executable, "-m", "autograder", "guide", "--root", str(root)],
                             capture_output=True, text=True, timeout=300)

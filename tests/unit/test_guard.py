@@ -1,9 +1,11 @@
 """The guard in a real kernel: each cell starts in the grading folder and mode, with warnings on
 stdout, whatever the cell before did. (It decides nothing: the tests run in the examiner.)"""
+import json
+
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.worker.guard import GUARD
+from autograder.worker.guard import CRASHED_ENV, CRASHED_MESSAGE, GUARD
 
 
 def test_the_grading_folder_mode_and_warnings_are_put_back(monkeypatch):
@@ -23,3 +25,21 @@ def test_the_grading_folder_mode_and_warnings_are_put_back(monkeypatch):
     text = "".join(output.text for output in outputs)
     assert text.startswith("True autograde\n")
     assert "warning (costs no points): RuntimeWarning: divide by zero encountered in log" in text
+
+
+def test_a_function_whose_tests_crashed_raises_instead_of_running(monkeypatch):
+    """A graded function named in $BDL_GRADING_CRASHED raises at once in every later cell, however
+    it is defined again, so its calls cannot stop the kernel a second time; other names run."""
+    monkeypatch.setenv(CRASHED_ENV, json.dumps(["fgsm"]))
+    nb = new_notebook(cells=[
+        new_code_cell("import os\ndef fgsm(x):\n    os._exit(1)\ndef other(x):\n    return x + 1"),
+        new_code_cell("fgsm(1)"),
+        new_code_cell("def fgsm(x):\n    os._exit(1)"),
+        new_code_cell("fgsm(2)"),
+        new_code_cell("print(other(1))")])
+    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
+                   extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"]).execute()
+    for index in (1, 3):
+        error = nb.cells[index].outputs[0]
+        assert error.ename == "RuntimeError" and error.evalue == CRASHED_MESSAGE.format(name="fgsm"), error
+    assert nb.cells[4].outputs[0].text == "2\n"

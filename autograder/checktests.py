@@ -26,7 +26,6 @@ alternative, a correct blind answer, or a blind wrong answer it does not fit) is
 """
 import ast
 import contextlib
-import importlib.util
 import os
 import shutil
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellExecutionError
 
-from autograder.course.blind import figures, judge, load_blind, target_problems
+from autograder.course.blind import figures, judge, load_blind, load_module, target_problems
 from autograder.course.cells import graded_functions
 from autograder.course.table import format_table
 from autograder.course.directory import KERNEL_LOG_LEVEL, REPO, assignments, check_assignment
@@ -58,9 +57,7 @@ def load_variants(assignment, mutants_dir=MUTANTS_DIR):
     path = Path(mutants_dir) / f"{assignment}.py"
     if not path.exists():
         return {"mutants": {}, "alternatives": {}, "diagnoses": {}}
-    spec = importlib.util.spec_from_file_location(f"mutants_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_module(path)
     return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES,
             "diagnoses": getattr(module, "DIAGNOSES", {})}
 
@@ -440,9 +437,10 @@ def _check_tests(args):
         text = ([] if args.blind_only else [format_check_table(rows)]) + [format_blind(rows)]
         if args.blind_only:
             text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}" for r in rows for problem in r["problems"]]
-        text += [f"PROBLEM {assignment}: {problem}" for problem in target_problems(rows)]
+        missed = target_problems(rows)
+        text += [f"PROBLEM {assignment}: {problem}" for problem in missed]
         print(f"== {assignment}\n" + "\n".join(part for part in text if part) + "\n", flush=True)
-        failed |= any(row["problems"] for row in rows) or bool(target_problems(rows))
+        failed |= any(row["problems"] for row in rows) or bool(missed)
     return 1 if failed else 0
 
 

@@ -24,8 +24,9 @@ MIN_PRECISION = 0.95
 MIN_RECALL = 0.5
 
 
-def _module(path):
-    spec = importlib.util.spec_from_file_location(f"blind_{path.stem}", path)
+def load_module(path):
+    """The Python file ``path`` (a catalogue of answers), loaded as a module of its own."""
+    spec = importlib.util.spec_from_file_location(f"{path.parent.name}_{path.stem}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -38,9 +39,9 @@ def load_blind(assignment, mutants_dir):
     path = folder / f"{assignment}.py"
     if not path.exists():
         return None
-    module = _module(path)
+    module = load_module(path)
     judged = folder / "judged.py"
-    right = _module(judged).RIGHT.get(assignment, {}) if judged.exists() else {}
+    right = load_module(judged).RIGHT.get(assignment, {}) if judged.exists() else {}
     return {"answers": module.ANSWERS, "correct": getattr(module, "CORRECT", {}), "right": right}
 
 

@@ -90,10 +90,14 @@ def stored_settings(hub_dir):
     return HubSettings(hub_dir=str(hub_dir), **{name: value for name, value in stored.items() if name in known})
 
 
+def people(settings):
+    """The course's people: the staff and the roster."""
+    return {settings.instructor, *settings.graders, *(student["id"] for student in settings.students)}
+
+
 def course_names(hub_dir):
     """Who may log in and have a server, as HUB_DIR/settings.json says now: the roster and the staff."""
-    settings = stored_settings(hub_dir)
-    return {settings.instructor, *settings.graders, *(student["id"] for student in settings.students)}
+    return people(stored_settings(hub_dir))
 
 
 def updated(settings, given):
@@ -135,7 +139,7 @@ def check_machine(settings):
     if not USERNAME.fullmatch(settings.course_account):
         raise HubError(f"the course account {settings.course_account!r} (grader-COURSE) is not a Unix user name: "
                        "choose a shorter --course-id of lower-case letters and digits")
-    if settings.course_account in {settings.instructor, *settings.graders, *(s["id"] for s in settings.students)}:
+    if settings.course_account in people(settings):
         raise HubError(f"{settings.course_account!r} is the course's account: no one logs in as it")
     if bool(settings.ssl_cert) != bool(settings.ssl_key):
         raise HubError("--ssl-cert and --ssl-key go together")

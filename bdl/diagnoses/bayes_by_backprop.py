@@ -60,12 +60,12 @@ LOSS_TERMS = Function("bbb_loss_terms", (
     Mistake("gradient_stopped",
             "Your log q gets a gradient through the sampled weight's value only as a constant: the sample must "
             "stay a function of mu and rho inside log q too (no stopped gradient).",
-            lambda f: _log_q_gradient(f) is not None and _log_q_gradient(f) > 1e-3),
+            lambda f: (_log_q_gradient(f) or 0.0) > 1e-3),
     Mistake("parameters_stopped",
             "Your log q seems to hold q's own mu and sigma constant and let the gradient pass through the "
             "sampled weight only (the 'sticking the landing' estimator): unbiased on average, but this task "
             "asks for the gradient of the one-sample loss through both paths.",
-            lambda f: _log_q_gradient(f) is not None and _log_q_gradient(f) < -1e-3),
+            lambda f: (_log_q_gradient(f) or 0.0) < -1e-3),
     Mistake("prior_at_the_mean",
             "Your log prior does not change with the noise draw: evaluate the prior at the sampled weight, not "
             "at its mean.",
@@ -161,7 +161,7 @@ DENSE = Function("BayesianDense", (
     Mistake("weights_per_example",
             "Your layer seems to use different weights for different rows of one batch; the spec asks for one "
             "draw per call, shared by every row.",
-            lambda cls: _rows_differ(cls)),
+            _rows_differ),
     Mistake("input_size_hard_coded",
             "Your layer works for one input size only: take the kernel's size from the input shape.",
             lambda cls: _layer(cls)(tf.ones((4, 2))).shape == (4, 3) and fails(lambda: _layer(cls)(tf.ones((4, 5))))),

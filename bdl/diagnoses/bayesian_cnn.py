@@ -185,15 +185,21 @@ def _mixture(scales, probs=(0.5, 0.5), n=8):
 _WEIGHTS = tf.constant(np.linspace(-12.0, 12.0, 24, dtype="float32").reshape(3, 8))
 
 
+def _log_prob_close(function, values):
+    """Whether the answer's prior has the log density ``values`` at the probe's weights."""
+    return same(np.asarray(_distribution(function)[1].log_prob(_WEIGHTS)), values)
+
+
 def _log_prob_like(function, distribution):
-    return same(np.asarray(_distribution(function)[1].log_prob(_WEIGHTS)), np.asarray(distribution.log_prob(_WEIGHTS)))
+    return _log_prob_close(function, np.asarray(distribution.log_prob(_WEIGHTS)))
 
 
 def _event_size(function, kernel_size=6, bias_size=2):
     return int(np.prod(_distribution(function, kernel_size, bias_size)[1].event_shape))
 
 
-PRIOR = Function("get_prior", (
+# Both priors, the original's and the per-weight one, are over the kernel's and the bias's weights.
+PRIOR_SIZE_MISTAKES = (
     Mistake("bias_left_out",
             "Your prior covers the kernel's weights only: it is over all the weights, the kernel's and the "
             "bias's.",
@@ -201,6 +207,11 @@ PRIOR = Function("get_prior", (
     Mistake("bias_size_hard_coded",
             "Your prior has a fixed number of bias weights: take it from bias_size.",
             lambda f: _event_size(f) == 6 + 10),
+)
+
+
+PRIOR = Function("get_prior", (
+    *PRIOR_SIZE_MISTAKES,
     Mistake("trainable_prior", "Your prior has trainable parameters; the spike-and-slab prior is fixed.",
             lambda f: bool(_distribution(f)[0].trainable_variables)),
     Mistake("standard_normal",
@@ -225,23 +236,13 @@ def _per_weight_log_prob(scales, probs):
     return np.logaddexp.reduce(one_weight, axis=-1).sum(-1)
 
 
-def _log_prob_close(function, values):
-    return same(np.asarray(_distribution(function)[1].log_prob(_WEIGHTS)), values)
-
-
 def _batch_not_event(function):
     distribution = _distribution(function)[1]
     return distribution.event_shape.as_list() == [] and distribution.batch_shape.as_list() == [8]
 
 
 PER_WEIGHT_PRIOR = Function("get_per_weight_prior", (
-    Mistake("bias_left_out",
-            "Your prior covers the kernel's weights only: it is over all the weights, the kernel's and the "
-            "bias's.",
-            lambda f: _event_size(f) == 6),
-    Mistake("bias_size_hard_coded",
-            "Your prior has a fixed number of bias weights: take it from bias_size.",
-            lambda f: _event_size(f) == 6 + 10),
+    *PRIOR_SIZE_MISTAKES,
     Mistake("batch_not_event",
             "Your prior is a batch of one-weight distributions, not one distribution over the vector of "
             "weights: its log density of a vector should be one number, the sum over the weights.",

@@ -12,18 +12,14 @@ import nbformat
 import pytest
 
 from autograder.checktests import MUTANTS_DIR, check_tests
-from autograder.course.blind import MIN_PRECISION, MIN_RECALL, judge, load_blind, target_problems
+from autograder.course.blind import MIN_PRECISION, MIN_RECALL, judge, load_blind, load_module, target_problems
 from autograder.course.directory import REPO, assignments
 
 BLIND = MUTANTS_DIR / "blind"
 
 
 def _judged():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("judged", BLIND / "judged.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(BLIND / "judged.py")
 
 
 def test_judge_counts_gaps_and_wrong_hints():

@@ -208,15 +208,7 @@ _DENSE_BUILD_AND_CALL = """\
         sampled, log_prior, log_q = [], 0.0, 0.0
         for mu, rho in [(self.kernel_mu, self.kernel_rho), (self.bias_mu, self.bias_rho)]:
             sigma = tf.math.softplus(rho)
-            w = mu + sigma * tf.random.normal(tf.shape(mu))
-            log_prior += tf.reduce_sum(self.prior.log_prob(w))
-            log_q += tf.reduce_sum(tfd.Normal(mu, sigma).log_prob(w))
-            sampled.append(w)
-        self.log_prior = log_prior
-        self.log_variational_posterior = log_q
-        kernel, bias = sampled
-        return tf.matmul(inputs, kernel) + bias
-"""
+""" + _DENSE_CALL_BODY
 # The same layer without the loop: add_weight's shape straight from input_shape, the noise's shape static.
 _DENSE_WRITTEN_OUT = """\
         self.kernel_mu = self.add_weight(name="kernel_mu", shape=[input_shape[-1], self.units],

@@ -6,12 +6,14 @@ must satisfy the chart's own schema (both stored from the targeted chart version
 hub.config key must be a live setting of the hub's classes; the course's settings must agree
 between the values, the nbgrader config they mount, the exchange's claim and Job and the
 grading network policy; the hub's extra configuration runs here against the course's pins of
-JupyterHub and NativeAuthenticator (a uid per user, the instructor's account made at start);
+JupyterHub and NativeAuthenticator (a uid per user, the instructor's account made at start, no
+login as the course account), and the roles' scopes through JupyterHub's own scope code;
 and the Dockerfile must be pinned, copy nothing of the instructor's side, install
 pyproject.toml's dependencies and instructor group (nothing of its hub or test groups) and
 run as a user who is not root.
 No network, no helm, no docker: a few seconds (bcrypt hashes a few passwords).
 """
+import asyncio
 import copy
 import json
 import os
@@ -215,7 +217,7 @@ def test_every_user_gets_the_course_nbgrader_config(values):
     # the trait and the class are nbgrader's own (0.9.6): a misspelling is silently ignored otherwise
     assert "plugin_class" in nbgrader.auth.Authenticator.class_trait_names(config=True)
     assert issubclass(getattr(nbgrader.auth, plugin.rsplit(".", 1)[1]), nbgrader.auth.BaseAuthPlugin)
-    # collect's owner check names a uid the instructor's pod cannot: off, and really nbgrader's setting
+    # collect's owner check names a uid the course account's pod cannot: off, and really nbgrader's setting
     assert config.ExchangeCollect.check_owner is False
     assert "check_owner" in nbgrader.exchange.abc.ExchangeCollect.class_trait_names(config=True)
 
@@ -236,10 +238,24 @@ def test_the_instructor_is_named_alike_everywhere(values):
     hub = values["hub"]
     assert hub["config"]["Authenticator"]["admin_users"] == [instructor]
     assert instructor in hub["config"]["JupyterHub"]["load_groups"][f"formgrade-{COURSE}"]["users"]
-    assert set(hub["loadRoles"][f"{COURSE}-graders"]["scopes"]) == {
-        f"access:servers!user={instructor}", f"servers!user={instructor}"}
+    # the instructor's own server is a plain one: no role opens it, no network policy widens it
+    assert not any(instructor in scope for role in hub["loadRoles"].values() for scope in role["scopes"])
     policy = yaml.safe_load(GRADING.read_text())
-    assert policy["spec"]["podSelector"]["matchLabels"]["hub.jupyter.org/username"] == instructor
+    assert policy["spec"]["podSelector"]["matchLabels"]["hub.jupyter.org/username"] != instructor
+
+
+def test_the_course_account_is_named_alike_everywhere(values):
+    account = values["custom"]["course_account"]
+    assert account == f"grader-{COURSE}" and account != values["custom"]["instructor"]
+    hub = values["hub"]
+    assert account in hub["config"]["JupyterHub"]["load_groups"][f"formgrade-{COURSE}"]["users"]
+    assert account not in hub["config"]["Authenticator"]["admin_users"]
+    graders = hub["loadRoles"][f"{COURSE}-graders"]
+    assert set(graders["scopes"]) == {f"access:servers!user={account}", f"servers!user={account}"}
+    assert graders["groups"] == [f"formgrade-{COURSE}"]
+    assert hub["loadRoles"][f"{COURSE}-course"]["users"] == [account]
+    policy = yaml.safe_load(GRADING.read_text())
+    assert policy["spec"]["podSelector"]["matchLabels"]["hub.jupyter.org/username"] == account
 
 
 def test_resources_guarantee_no_more_than_the_limit(values):
@@ -297,30 +313,32 @@ def spawner(name, user_id):
 
 def test_each_user_pod_runs_as_a_uid_of_its_own(values):
     c, _ = extra_config(values)
-    instructor = values["custom"]["instructor"]
+    account, instructor = values["custom"]["course_account"], values["custom"]["instructor"]
     uid, pod = c.KubeSpawner.uid, c.KubeSpawner.pod_security_context
-    assert uid(spawner(instructor, 1)) == 1000  # the image's jovyan
-    students = [uid(spawner(f"student{n}", n)) for n in range(2, 600)]
-    assert len(set(students)) == len(students) and min(students) > 1000 and 1000 not in students
+    assert uid(spawner(account, 2)) == 1000  # the image's jovyan
+    # the instructor's own pod is a student's like any other
+    assert uid(spawner(instructor, 1)) == 10001
+    others = [uid(spawner(f"student{n}", n)) for n in range(3, 600)] + [uid(spawner(instructor, 1))]
+    assert len(set(others)) == len(others) and min(others) > 1000 and 1000 not in others
     assert uid(spawner("student7", 7)) == uid(spawner("student7", 7))  # the same at every start
     # the pod's other containers (the passwd init container) run as the same uid, group users
-    for user in (spawner(instructor, 1), spawner("student7", 7)):
+    for user in (spawner(account, 2), spawner(instructor, 1), spawner("student7", 7)):
         assert pod(user) == {"runAsUser": uid(user), "runAsGroup": 100}
     assert c.KubeSpawner.gid == values["singleuser"]["fsGid"] == 100
 
 
-def test_the_exchange_course_folder_is_the_instructors(values):
+def test_the_exchange_course_folder_is_the_course_accounts(values):
     c, _ = extra_config(values)
-    instructor_uid = c.KubeSpawner.uid(spawner(values["custom"]["instructor"], 1))
+    account_uid = c.KubeSpawner.uid(spawner(values["custom"]["course_account"], 2))
     _, container = exchange_job()
     assert container["command"][:2] == ["sh", "-c"]
     script = container["command"][2]
     subprocess.run(["sh", "-n", "-c", script], check=True)
     lines = [line.strip() for line in script.splitlines()]
     assert lines[:3] == ["set -e", f"cd {EXCHANGE_ROOT}", "chmod 1777 ."]
-    assert f"chown {instructor_uid}:{c.KubeSpawner.gid} {COURSE}" in lines
+    assert f"chown {account_uid}:{c.KubeSpawner.gid} {COURSE}" in lines
     assert f"chmod 755 {COURSE}" in lines
-    assert f"grep -qx {instructor_uid}" in script  # an existing bdl/ of anyone else stops the Job
+    assert f"grep -qx {account_uid}" in script  # an existing bdl/ of anyone else stops the Job
 
 
 def test_the_passwd_init_container_names_the_pods_uid_jovyan(values, tmp_path):
@@ -385,6 +403,28 @@ def test_the_instructors_account_exists_before_anyone_signs_up(values, authentic
     assert UserInfo.find(auth.db, instructor).is_valid_password("the instructor's own")
 
 
+def test_no_one_logs_in_or_signs_up_as_the_course_account(values, authenticator, monkeypatch):
+    import bcrypt
+    from nativeauthenticator.orm import UserInfo
+    account, instructor = values["custom"]["course_account"], values["custom"]["instructor"]
+    monkeypatch.setenv("BDL_INSTRUCTOR_PASSWORD", "the instructor's own")
+    auth = authenticator()
+    for name in (account, account.upper()):
+        assert auth.create_user(name, "a long enough password") is None
+    assert UserInfo.find(auth.db, account) is None
+    # an account of that name, approved (made before this hook, or by hand), with its right password
+    password = "the course account's password"
+    auth.db.add(UserInfo(username=account, is_authorized=True,
+                         password=bcrypt.hashpw(password.encode(), bcrypt.gensalt())))
+    auth.db.commit()
+    assert UserInfo.find(auth.db, account).is_valid_password(password)
+    for name in (account, account.upper()):
+        assert asyncio.run(auth.authenticate(None, {"username": name, "password": password})) is None
+    assert asyncio.run(auth.authenticate(
+        None, {"username": instructor, "password": "the instructor's own"})) == instructor
+    assert asyncio.run(auth.authenticate(None, {"username": instructor, "password": "wrong"})) is None
+
+
 @pytest.mark.parametrize("password", [None, "", "short"])
 def test_without_the_instructors_password_the_hub_does_not_start(values, authenticator, monkeypatch, password):
     if password is None:
@@ -402,7 +442,7 @@ def test_another_authenticator_is_left_as_it_is(values):
     assert c.JupyterHub.authenticator_class == "ldapauthenticator.LDAPAuthenticator"
 
 
-def test_the_instructors_pod_alone_reaches_the_gradebook_and_the_scheduler(values):
+def test_the_course_accounts_pod_alone_reaches_the_gradebook_and_the_scheduler(values):
     policy = yaml.safe_load(GRADING.read_text())
     assert policy["kind"] == "NetworkPolicy" and policy["spec"]["policyTypes"] == ["Egress"]
     labels = policy["spec"]["podSelector"]["matchLabels"]
@@ -416,6 +456,84 @@ def test_the_instructors_pod_alone_reaches_the_gradebook_and_the_scheduler(value
     merged = coalesce(yaml.safe_load(CHART_DEFAULTS.read_text()), values)
     network = merged["singleuser"]["networkPolicy"]
     assert network["enabled"] and not network["egressAllowRules"]["privateIPs"] and not network["egress"]
+
+
+# ---------------------------------------------------------------- the roles, through JupyterHub's own scope code
+
+def hub_database(values, students, graders):
+    """An in-memory hub database as JupyterHub 5 makes it at its start from the values: the default roles and
+    hub.loadRoles (z2jh names each by its key), admin_users, load_groups, plus ``students`` in nbgrader-<course>
+    and ``graders`` in formgrade-<course>; returns the session and {name: orm.User}."""
+    from jupyterhub import orm, roles
+    db = orm.new_session_factory("sqlite://")()
+    db.add(orm.OAuthClient(identifier="jupyterhub"))  # the client a server's token belongs to
+    for role in roles.get_default_roles():
+        roles.create_role(db, role)
+    config = values["hub"]["config"]
+    groups = copy.deepcopy(config["JupyterHub"]["load_groups"])
+    groups[f"nbgrader-{COURSE}"]["users"] += students
+    groups[f"formgrade-{COURSE}"]["users"] += graders
+    admins = config["Authenticator"]["admin_users"]
+    users = {}
+    for name in {*admins, *(n for group in groups.values() for n in group["users"])}:
+        users[name] = orm.User(name=name, admin=name in admins)
+        db.add(users[name])
+        db.commit()
+        roles.assign_default_roles(db, users[name])
+    for name, group in groups.items():
+        db.add(orm.Group(name=name, users=[users[n] for n in group["users"]]))
+    db.commit()
+    for name, spec in values["hub"]["loadRoles"].items():
+        role = roles.create_role(db, {"name": name, **spec})
+        for user in spec.get("users", []):
+            roles.grant_role(db, users[user], role)
+        for group in spec.get("groups", []):
+            roles.grant_role(db, orm.Group.find(db, group), role)
+    return db, users
+
+
+def server_token_scopes(db, user):
+    """The expanded scopes of a user's server's $JUPYTERHUB_API_TOKEN, made as JupyterHub 5's User.spawn
+    makes it (the "server" role's scopes that the user holds) and checked as each request checks it."""
+    from jupyterhub import orm, roles, scopes
+    requested = {scope + f"={user.name}/" if scope.endswith("!server") else scope
+                 for scope in orm.Role.find(db, "server").scopes}
+    have = roles.roles_to_scopes(roles.get_roles_for(user)) | {"inherit"}
+    client = db.query(orm.OAuthClient).filter_by(identifier="jupyterhub").one()
+    granted, _ = scopes._resolve_requested_scopes(requested, have, user, client, db)
+    return scopes.get_scopes_for(orm.APIToken.find(db, user.new_api_token(scopes=granted)))
+
+
+def test_only_the_course_accounts_server_manages_the_students(values):
+    from jupyterhub.scopes import get_scopes_for, has_scope
+    account, instructor = values["custom"]["course_account"], values["custom"]["instructor"]
+    db, users = hub_database(values, students=["student1"], graders=["ta1"])
+    manage = ("list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{COURSE}")
+    # formgrader's Manage Students, with the course account's server's token
+    course = server_token_scopes(db, users[account])
+    assert all(has_scope(scope, course, db=db) for scope in manage)
+    assert not has_scope("admin:users", course) and not has_scope(f"groups!group=formgrade-{COURSE}", course, db=db)
+    # the instructor's too (an admin holds them all), and no more of an admin's
+    own = server_token_scopes(db, users[instructor])
+    assert all(has_scope(scope, own, db=db) for scope in manage) and not has_scope("admin:users", own)
+    # a student's and a TA's servers read their own user alone, as nbgrader's course list needs
+    for name in ("student1", "ta1"):
+        token = server_token_scopes(db, users[name])
+        assert not any(has_scope(scope, token, db=db) for scope in manage), name
+        assert has_scope(f"read:users:groups!user={name}", token, db=db)
+        assert not has_scope(f"read:users:groups!user={account}", token, db=db)
+    # the TAs and the instructor start and open the course account's server; no one but the instructor
+    # (an admin) opens the instructor's
+    for name in ("ta1", instructor):
+        have = get_scopes_for(users[name])
+        assert has_scope(f"access:servers!server={account}/", have, db=db)
+        assert has_scope(f"servers!server={account}/", have, db=db)
+    for name in ("ta1", "student1", account):
+        have = get_scopes_for(users[name])
+        assert not has_scope(f"access:servers!server={instructor}/", have, db=db), name
+        assert not has_scope(f"servers!user={instructor}", have, db=db), name
+    assert not has_scope(f"access:servers!server={account}/", get_scopes_for(users["student1"]), db=db)
+    db.close()
 
 # ---------------------------------------------------------------- the Dockerfile
 

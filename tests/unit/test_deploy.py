@@ -418,11 +418,13 @@ def test_no_one_logs_in_or_signs_up_as_the_course_account(values, authenticator,
                          password=bcrypt.hashpw(password.encode(), bcrypt.gensalt())))
     auth.db.commit()
     assert UserInfo.find(auth.db, account).is_valid_password(password)
+    def log_in(name, password):  # as the login page does: the authenticator, then the login hook
+        user = asyncio.run(auth.get_authenticated_user(None, {"username": name, "password": password}))
+        return user and user["name"]
     for name in (account, account.upper()):
-        assert asyncio.run(auth.authenticate(None, {"username": name, "password": password})) is None
-    assert asyncio.run(auth.authenticate(
-        None, {"username": instructor, "password": "the instructor's own"})) == instructor
-    assert asyncio.run(auth.authenticate(None, {"username": instructor, "password": "wrong"})) is None
+        assert log_in(name, password) is None
+    assert log_in(instructor, "the instructor's own") == instructor
+    assert log_in(instructor, "wrong") is None
 
 
 @pytest.mark.parametrize("password", [None, "", "short"])
@@ -440,6 +442,12 @@ def test_another_authenticator_is_left_as_it_is(values):
     other["hub"]["config"]["JupyterHub"]["authenticator_class"] = "ldapauthenticator.LDAPAuthenticator"
     c, _ = extra_config(other)
     assert c.JupyterHub.authenticator_class == "ldapauthenticator.LDAPAuthenticator"
+    # and still no login as the course account: the login hook is every authenticator's
+    from jupyterhub.auth import Authenticator
+    auth, account = Authenticator(), values["custom"]["course_account"]
+    for name in (account, account.upper()):
+        assert c.Authenticator.post_auth_hook(auth, None, {"name": name}) is None
+    assert c.Authenticator.post_auth_hook(auth, None, {"name": "student1"}) == {"name": "student1"}
 
 
 def test_the_course_accounts_pod_alone_reaches_the_gradebook_and_the_scheduler(values):

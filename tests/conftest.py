@@ -12,8 +12,9 @@ slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
   the machine most and wait on it against timeouts: the grading classes (the
   red team and the class of bad submissions, dozens of submissions two kernels
   at a time, each cell against its timeout) and the browser and hub classes (a
-  JupyterLab or JupyterHub driven in Chromium, each step against a timeout).
-  So the browser and the hub never run while a grading class does.
+  JupyterLab or JupyterHub driven in Chromium, each step against a timeout; the
+  two hub modules share the hub's folder). So the browser and the hub never run
+  while a grading class does.
 """
 import shutil
 
@@ -27,7 +28,8 @@ ONE_SCOPE_EACH = ("tests/course/test_assignment_tests.py::test_check_tests_passe
                   "tests/system/test_grading.py::test_a_wrong_function_loses_exactly_its_points[")
 # One scope, run in this order: the grading classes, then the browser and hub classes.
 ONE_WORKER = ("tests/system/test_red_team.py", "tests/system/test_class_grading.py",
-              "tests/system/test_browser.py", "tests/system/test_feedback_math.py", "tests/system/test_hub.py")
+              "tests/system/test_browser.py", "tests/system/test_feedback_math.py", "tests/system/test_hub.py",
+              "tests/system/test_hub_systemd.py")
 
 
 def _one_worker(nodeid):

@@ -2,9 +2,11 @@
 the graders (nbgrader's set-up for several graders), run as the course account, which owns the course folder.
 
 JupyterHub starts it as root (the service ``course-server`` in jupyterhub_config.py), and again if it exits;
-the hub routes /services/<course>/ to it and signs the staff in (the service <course>). This process puts itself
-in the staff's cgroup (they grade here: ``grade``'s slots follow it) with a /tmp of its own, drops to the
-course account and becomes ``jupyterhub-singleuser`` at the service's address. Whoever the hub lets in (the
+the hub routes /services/<course>/ to it and signs the staff in (the service <course>). This process takes a
+/tmp of its own and the staff's limits (they grade here: ``grade``'s slots follow them), drops to the course
+account and becomes ``jupyterhub-singleuser`` at the service's address. Where systemd runs the machine, the
+limits are a systemd scope's (``systemd-run --scope``: the unit bdl-course-<course>.scope); elsewhere a cgroup
+this process makes. Whoever the hub lets in (the
 group formgrade-<course>) works there as the course account, never as the instructor: a grader reaches the
 course, not the instructor's home, terminal or admin rights.
 
@@ -13,11 +15,13 @@ course, not the instructor's home, terminal or admin rights.
 import json
 import os
 import pwd
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 from autograder.hub.settings import course_environment, hub_environment, service_token, stored_settings
-from autograder.hub.spawner import join_cgroups, make_cgroups, private_tmp, tmp_folder
+from autograder.hub.spawner import join_cgroups, make_cgroups, private_tmp, systemd_runs_this_machine, tmp_folder
 
 
 def service_environment(settings, account, given):
@@ -39,20 +43,44 @@ def service_environment(settings, account, given):
             "JUPYTERHUB_OAUTH_CLIENT_ALLOWED_SCOPES": "[]", "JUPYTERHUB_DEFAULT_URL": "/lab"}
 
 
+def scope_unit(settings):
+    return f"bdl-course-{settings.course_id}.scope"
+
+
+def staff_limits(settings):
+    """The course's service's memory (bytes), cores and tasks: a kernel, an examiner and a worker per slot."""
+    return int(settings.staff_memory_gib * 2**30), settings.staff_cpus, 4 * settings.max_tasks
+
+
+def in_scope(settings, account, program):
+    """``program`` run by ``systemd-run --scope`` in the staff's limits, as ``account`` (systemd-run drops
+    root once the scope holds it)."""
+    memory, cpus, tasks = staff_limits(settings)
+    # a scope left by a hub that was killed holds the last server: it goes, so this one gets the port
+    subprocess.run(["systemctl", "stop", scope_unit(settings)], stderr=subprocess.DEVNULL)
+    return [shutil.which("systemd-run"), "--scope", "--quiet", "--collect", f"--unit={scope_unit(settings)}",
+            f"--property=MemoryMax={memory}", f"--property=CPUQuota={int(cpus * 100)}%",
+            f"--property=TasksMax={tasks}", f"--uid={account.pw_uid}", f"--gid={account.pw_gid}", "--", program]
+
+
 def main(hub_dir):
     settings = stored_settings(hub_dir)
     account = pwd.getpwnam(settings.course_account)
+    program = f"{settings.venv}/bin/jupyterhub-singleuser"
+    command = [program]
     if settings.limits:  # as the users' servers: fail closed (an error here stops the service, and the hub logs it)
-        join_cgroups(make_cgroups(account.pw_name, int(settings.staff_memory_gib * 2**30), settings.staff_cpus,
-                                  4 * settings.max_tasks))  # a kernel, an examiner and a worker per slot
+        if systemd_runs_this_machine():
+            command = in_scope(settings, account, program)
+        else:
+            join_cgroups(make_cgroups(account.pw_name, *staff_limits(settings)))
         private_tmp(tmp_folder(settings.tmp_root, account.pw_name))
     environment = service_environment(settings, account, os.environ)
-    os.initgroups(account.pw_name, account.pw_gid)
-    os.setgid(account.pw_gid)
-    os.setuid(account.pw_uid)
     os.chdir(Path(account.pw_dir) / settings.course_id)
-    program = f"{settings.venv}/bin/jupyterhub-singleuser"
-    os.execve(program, [program], environment)
+    os.initgroups(account.pw_name, account.pw_gid)  # the account's groups, not root's (systemd-run keeps them)
+    if command[0] == program:
+        os.setgid(account.pw_gid)
+        os.setuid(account.pw_uid)
+    os.execve(command[0], command, environment)
 
 
 if __name__ == "__main__":

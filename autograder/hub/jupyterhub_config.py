@@ -5,7 +5,7 @@ import os
 
 from autograder.course.directory import REPO
 from autograder.hub.settings import HubSettings, course_names, dummy_password, hub_environment, service_token
-from autograder.hub.spawner import refusal
+from autograder.hub.spawner import refusal, systemd_runs_this_machine
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -45,7 +45,7 @@ c.JupyterHub.logging_config = {
 # (autograder/hub/spawner.py). Both read the roster from settings.json at each login and start, so
 # `hub roster CSV` changes it while the hub runs.
 c.Authenticator.admin_users = {instructor}
-c.CourseSpawner.hub_dir = HERE
+c.CourseOnly.hub_dir = HERE
 # Everyone the authenticator lets in, the login hook then checks against the roster and the staff.
 c.Authenticator.allow_all = True
 
@@ -100,16 +100,21 @@ c.JupyterHub.load_roles = [
      "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
 ]
 
-# Each user's server in that user's own Unix account, from the course's environment, in a cgroup with
-# the memory, CPU and task limits, with a /tmp of its own (autograder/hub/spawner.py).
-c.JupyterHub.spawner_class = "autograder.hub.spawner.CourseSpawner"
+# Each user's server in that user's own Unix account, from the course's environment, with the memory, CPU
+# and task limits and a /tmp of its own (autograder/hub/spawner.py): a systemd unit where systemd runs the
+# machine, else a process in a cgroup the hub makes. --no-limits: a plain process.
+if settings.limits and systemd_runs_this_machine():
+    c.JupyterHub.spawner_class = "autograder.hub.spawner.CourseSystemdSpawner"
+    c.SystemdSpawner.default_shell = "/bin/bash"
+else:
+    c.JupyterHub.spawner_class = "autograder.hub.spawner.CourseSpawner"
+    c.CourseSpawner.limits = settings.limits  # fail closed: a server whose limits cannot be set does not start
+    c.CourseSpawner.tmp_root = settings.tmp_root  # each server's own /tmp
 c.Spawner.cmd = [os.path.join(settings.venv, "bin", "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.mem_limit = f"{settings.memory_gib}G"
 c.Spawner.cpu_limit = settings.cpus
-c.CourseSpawner.max_tasks = settings.max_tasks
-c.CourseSpawner.limits = settings.limits  # fail closed: a server whose limits cannot be set does not start
-c.CourseSpawner.tmp_root = settings.tmp_root  # each server's own /tmp
+c.CourseOnly.max_tasks = settings.max_tasks
 c.Spawner.start_timeout = 180  # a class logging in at once on a small machine
 c.Spawner.http_timeout = 180
 c.Spawner.environment = hub_environment(settings)

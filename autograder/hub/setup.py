@@ -101,12 +101,17 @@ def rotate(path, max_bytes=LOG_BYTES, kept=LOGS_KEPT):
     return True
 
 
+# A new database gets JupyterHub's own tables and version first, as its first start makes them: with
+# NativeAuthenticator's table alone, JupyterHub takes it for a database of version 0.6 and refuses to start.
 INSTRUCTOR_SCRIPT = """
 import sys, bcrypt
-from sqlalchemy import create_engine
+from jupyterhub import orm
+from sqlalchemy import create_engine, inspect
 from sqlalchemy.orm import Session
 from nativeauthenticator.orm import UserInfo
 engine = create_engine(sys.argv[1])
+if not inspect(engine).get_table_names():
+    orm.new_session_factory(sys.argv[1])
 UserInfo.__table__.create(engine, checkfirst=True)
 password = sys.stdin.read().strip()
 with Session(engine) as session:

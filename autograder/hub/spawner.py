@@ -1,5 +1,10 @@
-"""The hub's spawner: JupyterHub's LocalProcessSpawner (each server in its user's own Unix account), with
-``mem_limit``, ``cpu_limit`` and a cap on its tasks enforced by a cgroup per user, and a /tmp of its own.
+"""The hub's spawners: each server in its user's own Unix account, with ``mem_limit``, ``cpu_limit``, a cap on
+its tasks and a /tmp of its own, for the roster and the staff only.
+
+Where systemd runs the machine (PID 1), each server is a systemd unit of its own (jupyterhub-systemdspawner:
+MemoryMax, CPUQuota, TasksMax, PrivateTmp), as systemd wants every cgroup to be its own; a server then
+outlives a restart of the hub. Elsewhere (a container, a machine without systemd) CourseSpawner below sets
+the same limits itself, in a cgroup per user:
 
 LocalProcessSpawner itself only passes the limits on as MEM_LIMIT and CPU_LIMIT. Here the server joins
 its cgroup before it drops root (so every process it starts is in it, kernels included); the kernel
@@ -15,7 +20,9 @@ import pwd
 from pathlib import Path
 
 from jupyterhub.spawner import LocalProcessSpawner
+from systemdspawner import SystemdSpawner
 from traitlets import Bool, Integer, Unicode
+from traitlets.config import Configurable
 
 from autograder.hub.settings import CGROUP_GROUP as GROUP  # the hub's folder in each hierarchy
 from autograder.hub.settings import FIRST_USER_UID, course_names
@@ -28,8 +35,26 @@ NO_LIMITS = "the hub's --no-limits starts servers without limits"
 LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: the server's process only calls it
 
 
+def systemd_runs_this_machine():
+    """systemd is PID 1 (its own test, sd_booted): it then makes the servers' and the course's cgroups."""
+    return Path("/run/systemd/system").is_dir()
+
+
 def limits_unavailable():
     """Why this machine cannot give each server its limits and its own /tmp, in one line; None if it can."""
+    why = None if systemd_runs_this_machine() else cgroups_unavailable()  # systemd makes the cgroups there
+    if why:
+        return why
+    pid = os.fork()
+    if pid == 0:  # a child tries the private /tmp, so the hub's own mounts stay as they are
+        os._exit(0 if LIBC.unshare(CLONE_NEWNS) == 0 else 1)
+    if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
+        return "no mount namespace for a private /tmp (unshare is refused here)"
+    return None
+
+
+def cgroups_unavailable():
+    """Why the hub cannot make a cgroup per server here, or None."""
     if (CGROUP / "cgroup.controllers").exists():
         missing = {"memory", "cpu", "pids"} - set((CGROUP / "cgroup.controllers").read_text().split())
     else:
@@ -38,11 +63,6 @@ def limits_unavailable():
         return f"this machine's cgroups lack the controllers {', '.join(sorted(missing))}"
     if not os.access(CGROUP / GROUP if (CGROUP / GROUP).exists() else CGROUP, os.W_OK):
         return f"{CGROUP} is read-only here (a container without its own cgroups?)"
-    pid = os.fork()
-    if pid == 0:  # a child tries the private /tmp, so the hub's own mounts stay as they are
-        os._exit(0 if LIBC.unshare(CLONE_NEWNS) == 0 else 1)
-    if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
-        return "no mount namespace for a private /tmp (unshare is refused here)"
     return None
 
 
@@ -130,18 +150,34 @@ def tmp_folder(tmp_root, name):
     return folder
 
 
-class CourseSpawner(LocalProcessSpawner):
+class CourseOnly(Configurable):
+    """A spawner's part: a server for the roster and the staff only, never a system account; its task cap.
+    (A Configurable, so that c.CourseOnly configures both spawners; not a Spawner, which must stop and poll.)"""
     hub_dir = Unicode("", help="the hub's folder: its settings.json names the roster and the staff, and no "
                       "one else gets a server").tag(config=True)
-    limits = Bool(True, help="refuse a server whose limits cannot be set (False: start it without)").tag(config=True)
     max_tasks = Integer(0, help="processes and threads a user's server may run at once (0: no cap)").tag(config=True)
-    tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
 
     async def start(self):
         why = refusal(self.user.name, course_names(self.hub_dir))
         if why:
             raise PermissionError(f"no server: {why}")
         return await super().start()
+
+
+class CourseSystemdSpawner(CourseOnly, SystemdSpawner):
+    """Each server a transient systemd unit (jupyter-<user>-singleuser) with its limits and a private /tmp."""
+    isolate_tmp = Bool(True, help="a /tmp of the server's own (PrivateTmp)").tag(config=True)
+
+    async def start(self):
+        if self.max_tasks:
+            self.unit_extra_properties = {**self.unit_extra_properties, "TasksMax": str(self.max_tasks)}
+        return await super().start()
+
+
+class CourseSpawner(CourseOnly, LocalProcessSpawner):
+    """Each server a process the hub starts, in a cgroup of its own that it makes, with a private /tmp."""
+    limits = Bool(True, help="refuse a server whose limits cannot be set (False: start it without)").tag(config=True)
+    tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
 
     def make_preexec_fn(self, name):
         drop_root = super().make_preexec_fn(name)

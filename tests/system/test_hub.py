@@ -22,7 +22,6 @@ links to them; everything else, accounts included, is removed at the end. Screen
 test-artifacts/hub/.
 """
 import ast
-import hashlib
 import json
 import os
 import pwd
@@ -42,11 +41,10 @@ import pytest
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
-from autograder.hub.environment import PROXY_PACKAGE, hub_requirements, shared_python
 from autograder.hub.process import START_SECONDS, HubProcess
 from autograder.hub.settings import HubSettings
+from hub_cache import CACHE, HUB_DIR, clear_hub_dir, link_cached_installs, requirements
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
-from system_packages import require
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.browser,
               pytest.mark.usefixtures("bubblewrap")]  # it grades
@@ -58,70 +56,7 @@ SNIPPETS = {"a": "tf.square(y - mean)", "b": "tf.abs(y - loc)"}  # a part of eac
 ARTIFACTS = REPO / "test-artifacts" / "hub"
 FLOW = Flow(ARTIFACTS, "hub flow")
 needs, timed, shot, DONE = FLOW.needs, FLOW.timed, FLOW.shot, FLOW.done
-# Outside the temporary folder, which may be emptied at any boot and where any user may have made a
-# folder of that name first, and readable by every account (their servers run from the environment).
-# BDL_TEST_CACHE moves it.
-CACHE = Path(os.environ.get("BDL_TEST_CACHE", "/var/cache/bdl-course-tests"))
-HUB_DIR = CACHE / "hub"
-KEPT = ("venv", "proxy")  # links into CACHE
-CACHED = 2  # installs kept per kind (the newest): a branch with other pins does not evict main's
 TIMEOUT_MS = 180_000  # the longest wait for one thing in the browser (Validate on a busy machine)
-
-
-def requirements():
-    """Skip (or fail under CI=true) naming what this machine lacks."""
-    if os.geteuid() != 0:
-        message = "needs root: the hub makes a Unix account per user"
-        if os.environ.get("CI") == "true":
-            pytest.fail(message)
-        pytest.skip(message)
-    for program, package in (("node", "nodejs"), ("npm", "npm"), ("bwrap", "bubblewrap")):
-        require(shutil.which(program), package)
-    node = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "nodejs"], capture_output=True, text=True).stdout
-    if os.environ.get("CI") == "true" and "nodesource" in node:  # .ci/run installs the distribution's
-        pytest.fail(f"CI runs the hub on the distribution's own Node.js, not NodeSource's {node}")
-
-
-def _key(*parts):
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
-
-
-def cache_keys():
-    """{name in HUB_DIR: its cache key}: the environment's, from the pins and the Python it is made
-    with (``bdl``, copied in by ``hub`` whenever it changes, is no part of it); the proxy's, from
-    its package files."""
-    pins = hub_requirements()
-    python = shared_python()
-    version = subprocess.run([python, "--version"], capture_output=True, text=True, check=True).stdout
-    return {"venv": _key(*pins, python, version, str(HUB_DIR)),  # its scripts name HUB_DIR/venv/bin/python
-            "proxy": _key(*((PROXY_PACKAGE / name).read_text() for name in ("package.json", "package-lock.json")))}
-
-
-def link_cached_installs():
-    """Point HUB_DIR/venv and HUB_DIR/proxy at the cache folder of their key; ``hub`` installs into
-    it when it is new, and otherwise finds it installed. A venv's scripts name its python by the
-    path it was made at, HUB_DIR/venv/bin/python: through the link, a cached one still works."""
-    CACHE.mkdir(parents=True, exist_ok=True)
-    CACHE.chmod(0o755)
-    for name, key in cache_keys().items():
-        target, link = CACHE / f"hub-{name}-{key}", HUB_DIR / name
-        others = sorted(CACHE.glob(f"hub-{name}-*"), key=lambda path: path.stat().st_mtime)
-        if link.is_symlink():
-            link.unlink()
-        elif link.exists():  # made here before the cache: its scripts name this path, so it moves as is
-            if target.exists():
-                shutil.rmtree(link)
-            else:
-                link.rename(target)
-        if not target.exists() and others and name == "proxy":
-            # New pins: a copy of the newest install, which `hub` brings up to them (npm changes only what
-            # changed), is faster than a new one. Not a venv: its scripts name the path it was made at.
-            shutil.copytree(others[-1], target, symlinks=True)
-        target.mkdir(mode=0o755, exist_ok=True)
-        target.touch()  # the newest is kept
-        link.symlink_to(target)
-        for old in sorted(CACHE.glob(f"hub-{name}-*"), key=lambda path: path.stat().st_mtime)[:-CACHED]:
-            shutil.rmtree(old)
 
 
 class Hub:
@@ -144,7 +79,7 @@ class Hub:
         self.repository_mode = REPO.stat().st_mode & 0o777
         REPO.chmod(self.repository_mode & ~0o007)
         HUB_DIR.mkdir(mode=0o755, parents=True, exist_ok=True)
-        self.clear()  # what a crashed run left
+        clear_hub_dir()  # what a crashed run left
         link_cached_installs()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -240,14 +175,7 @@ class Hub:
         REPO.chmod(self.repository_mode)
         remove_accounts(self.users)
         shutil.rmtree(self.base, ignore_errors=True)
-        self.clear()
-
-    @staticmethod
-    def clear():
-        """The hub's folder but its environment and proxy (the exchange, the database, the secrets)."""
-        for path in HUB_DIR.iterdir():
-            if path.name not in KEPT:
-                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        clear_hub_dir()
 
 
 @pytest.fixture(scope="module")

@@ -334,3 +334,23 @@ def test_nbgraders_log_is_set_aside_past_its_size(tmp_path):
     assert sorted(path.name for path in tmp_path.iterdir()) == [".nbgrader.log.1", ".nbgrader.log.2", ".nbgrader.log.3"]
     assert (tmp_path / ".nbgrader.log.1").read_text() == "fourth run's log"
     assert (tmp_path / ".nbgrader.log.3").read_text() == "second run's log"  # the oldest, first, dropped
+
+
+def test_a_new_database_with_the_instructors_login_is_one_jupyterhub_starts_on(tmp_path):
+    """The instructor's login is made before JupyterHub's first start (and the service's --upgrade-db): the
+    database must then hold JupyterHub's tables at its version, not NativeAuthenticator's alone, which
+    JupyterHub takes for a database of version 0.6 and refuses."""
+    from jupyterhub import dbutil, orm
+    from nativeauthenticator.orm import UserInfo  # on JupyterHub's tables' list, as in the hub, which loads it first
+    from sqlalchemy import create_engine
+
+    from autograder.hub import setup
+    url = f"sqlite:///{tmp_path / 'jupyterhub.sqlite'}"
+    for _ in range(2):  # a second start finds the account made
+        made = subprocess.run([sys.executable, "-c", setup.INSTRUCTOR_SCRIPT, url, "prof"], input="a-long-password",
+                              capture_output=True, text=True, check=True).stdout
+    assert made == ""
+    orm.check_db_revision(create_engine(url))  # raises on a version other than this JupyterHub's
+    dbutil.upgrade_if_needed(url)  # nothing to upgrade
+    session = orm.new_session_factory(url)()
+    assert UserInfo.find(session, "prof").is_valid_password("a-long-password")

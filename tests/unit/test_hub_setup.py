@@ -11,6 +11,7 @@ import sys
 import tomllib
 from dataclasses import asdict
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from packaging.requirements import Requirement
@@ -119,6 +120,31 @@ def test_a_server_whose_limits_cannot_be_set_does_not_start(tmp_path, monkeypatc
     assert callable(server.make_preexec_fn("nobody"))
 
 
+@pytest.mark.parametrize("limits", [True, False])
+def test_where_systemd_is_pid_1_each_server_is_a_unit_with_its_limits(tmp_path, monkeypatch, limits):
+    """(tests/system/test_hub_systemd.py starts them for real.) --no-limits: a plain process, as elsewhere."""
+    from autograder.hub import spawner
+    monkeypatch.setattr(spawner, "systemd_runs_this_machine", lambda: True)
+    c = load_hub_config(tmp_path, limits=limits, max_tasks=77)
+    if not limits:
+        assert c.JupyterHub.spawner_class == "autograder.hub.spawner.CourseSpawner" and c.CourseSpawner.limits is False
+        return
+    assert c.JupyterHub.spawner_class == "autograder.hub.spawner.CourseSystemdSpawner"
+    server = spawner.CourseSystemdSpawner(config=c, user=SimpleNamespace(name="ada", id=1, url="/", server=None))
+    assert (server.hub_dir, server.max_tasks, server.isolate_tmp, server.disable_user_sudo) == (
+        str(tmp_path / "hub"), 77, True, True)
+
+
+@pytest.mark.parametrize("spawner_class", ["CourseSpawner", "CourseSystemdSpawner"])
+def test_no_server_for_a_name_outside_the_roster_and_staff(tmp_path, spawner_class):
+    import asyncio
+    from autograder.hub import spawner
+    c = load_hub_config(tmp_path, instructor="grace", students=[{"id": "ada"}])
+    server = getattr(spawner, spawner_class)(config=c, user=SimpleNamespace(name="mallory", id=9, url="/", server=None))
+    with pytest.raises(PermissionError, match="'mallory' is neither in the roster nor staff"):
+        asyncio.run(server.start())
+
+
 def test_staff_in_the_roster_is_refused(tmp_path):
     settings = hub.HubSettings(hub_dir=str(tmp_path), instructor="ada", students=[{"id": "ada"}])
     with pytest.raises(hub.HubError, match="'ada' is staff and also in the roster"):
@@ -150,7 +176,7 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     c = load_hub_config(tmp_path, instructor="grace", graders=["ken"], students=students)
     assert c.JupyterHub.authenticator_class == "native" and c.NativeAuthenticator.open_signup is False
     assert c.Authenticator.admin_users == {"grace"}
-    assert c.CourseSpawner.limits is True and c.CourseSpawner.max_tasks == 1024
+    assert c.CourseSpawner.limits is True and c.CourseOnly.max_tasks == 1024
     # the hub's log in a file of its own, rotated: the config JupyterHub's logging is made from
     from traitlets.utils.nested_update import nested_update  # how traitlets merges it into its own
     logging.config.dictConfig(nested_update({"version": 1, "handlers": {"console": {"class": "logging.NullHandler"}},
@@ -173,7 +199,7 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert "read:users:groups!user" in roles["server"]["scopes"]
     assert not [scope for scope in roles["server"]["scopes"] if scope.startswith("groups")]
     # only the roster and the staff get in or get a server, whoever the instructor approves
-    assert c.CourseSpawner.hub_dir == str(tmp_path / "hub")  # the roster read at each login and start
+    assert c.CourseOnly.hub_dir == str(tmp_path / "hub")  # the roster read at each login and start
     assert hub.course_names(tmp_path / "hub") == {"grace", "ken", "ada", "alan"}
     assert c.Authenticator.post_auth_hook.__name__ == "_only_the_course"
     # a server never gets the hub's PYTHONPATH, which names this repository

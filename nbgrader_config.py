@@ -59,7 +59,7 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPre
 # autograder/outputs/templates/formgrade/ and .../feedback/ replace the
 # templates' MathJax macro with the copy that the pinned jupyter-server-mathjax
 # package serves at {base_url}static/jupyter_server_mathjax/: formgrader's from
-# the instructor's server, a feedback page's from the student's own, found from
+# the server it runs in (on the hub, the course's service), a feedback page's from the student's own, found from
 # the page's address (opened from disk, the page says it cannot typeset).
 c.HTMLExporter.extra_template_basedirs = [
     os.path.join(os.path.dirname(autograder.outputs.__file__), "templates"),

@@ -69,6 +69,10 @@ def install_service(args):
     if not (hub_dir / "settings.json").exists():
         raise HubError(f"{hub_dir} holds no hub yet: run `python -m autograder hub --dir {hub_dir} --setup-only` "
                        "with its options first (the service starts it as they are kept)")
+    for needed in (REPO, Path(sys.executable).absolute()):
+        if needed.is_relative_to("/tmp"):
+            raise HubError(f"{needed} is in /tmp, which the service does not see (it has a /tmp of its own): "
+                           "install from a checkout and environment outside /tmp")
     path = Path(args.unit_dir) / UNIT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(unit(hub_dir))

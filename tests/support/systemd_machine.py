@@ -50,9 +50,9 @@ def masked_units():
     return sorted(units - set(KEEP_RUNNING))
 
 
-def boot_script(kept):
+def boot_script(kept, binds):
     """The shell that makes its mounts and becomes systemd (in the new namespaces, as root)."""
-    lines = ["set -e",
+    lines = ["set -e", *(f"mount --rbind '{source}' '{target}'" for source, target in binds.items()),
              "mount -t tmpfs -o mode=755 tmpfs /run",
              "mkdir -p /run/systemd/system /run/host-tmp",
              "mount --bind /tmp /run/host-tmp",
@@ -81,11 +81,13 @@ def boot_script(kept):
 
 
 class SystemdMachine:
-    """systemd as PID 1 of namespaces of its own; ``kept``: folders of the machine's /tmp it must see."""
+    """systemd as PID 1 of namespaces of its own; ``kept``: folders of the machine's /tmp it must see;
+    ``binds``: {folder: an empty folder where it also shows, inside only}."""
 
-    def __init__(self, kept=()):
+    def __init__(self, kept=(), binds=None):
         self.kept = [str(Path(folder).resolve()) for folder in kept
                      if Path(folder).resolve().is_relative_to("/tmp")]
+        self.binds = dict(binds or {})
         self.process = None
 
     def __enter__(self):
@@ -98,7 +100,7 @@ class SystemdMachine:
                 (folder / "cgroup.procs").write_text(str(os.getpid()))
         self.process = subprocess.Popen(
             ["unshare", "--pid", "--fork", "--mount-proc", "--mount", "--uts", "--propagation", "private", "sh", "-c",
-             boot_script(self.kept)], preexec_fn=own_cgroups, stdin=subprocess.DEVNULL,
+             boot_script(self.kept, self.binds)], preexec_fn=own_cgroups, stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             self.wait_until_running()
@@ -113,12 +115,14 @@ class SystemdMachine:
         children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout
         return int(children.split()[0])
 
-    def command(self, *command):
-        """``command`` as it runs inside: in systemd's namespaces."""
-        return ["nsenter", f"--target={self.pid}", "--mount", "--pid", "--uts", "--", *map(str, command)]
+    def command(self, *command, cwd="/"):
+        """``command`` as it runs inside: in systemd's namespaces, in the folder ``cwd`` as seen there."""
+        return ["nsenter", f"--target={self.pid}", "--mount", "--pid", "--uts", f"--wd={cwd}", "--",
+                *map(str, command)]
 
-    def run(self, *command, check=True, **options):
-        return subprocess.run(self.command(*command), check=check, capture_output=True, text=True, **options)
+    def run(self, *command, check=True, cwd="/", **options):
+        return subprocess.run(self.command(*command, cwd=cwd), check=check, capture_output=True, text=True,
+                              **options)
 
     def wait_until_running(self, timeout=60):
         deadline = time.monotonic() + timeout

@@ -34,6 +34,11 @@ from systemd_machine import SystemdMachine, available
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 
 UNIT_DIR = "/run/systemd/system"  # the machine's own, gone with it
+# The unit's private /tmp hides a checkout in the temp folder (CI's may be one, and `install-service` refuses
+# it): inside the machine, such a checkout also shows at CHECKOUT, and the hub is installed from there.
+CHECKOUT = CACHE / "checkout" if REPO.is_relative_to("/tmp") else REPO
+PYTHON = CHECKOUT / Path(sys.executable).relative_to(REPO) if Path(sys.executable).is_relative_to(REPO) \
+    else Path(sys.executable)
 
 
 def server_unit(user):
@@ -77,7 +82,7 @@ class SystemdHub:
         self.url = f"http://127.0.0.1:{self.port}"
         env = {name: value for name, value in os.environ.items()
                if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
-        hub = [sys.executable, "-m", "autograder", "hub"]
+        hub = [PYTHON, "-m", "autograder", "hub"]
         self.step("setting up", *hub, "--dir", HUB_DIR, "--setup-only", "--students", roster, "--instructor", self.instructor,
                   "--graders", "", "--home-root", self.base / "home", "--ip", "127.0.0.1", "--port", self.port,
                   "--hub-port", free_port(), "--proxy-api-port", free_port(), "--course-port", free_port(), env=env)
@@ -100,7 +105,7 @@ class SystemdHub:
         return session
 
     def step(self, what, *command, env=None):
-        result = self.machine.run(*command, check=False, env=env, cwd=REPO, timeout=START_SECONDS)
+        result = self.machine.run(*command, check=False, env=env, cwd=CHECKOUT, timeout=START_SECONDS)
         assert result.returncode == 0, f"{what}: {result.stderr[-3000:]}\n{self.journal()}"
         return result.stdout
 
@@ -152,7 +157,11 @@ def hub():
     require(available() is None, "systemd")
     CACHE.mkdir(parents=True, exist_ok=True)
     base = Path(tempfile.mkdtemp(prefix="bdl-hub-systemd-", dir=CACHE))
-    with SystemdMachine(kept=[REPO]) as machine:  # a checkout in the temp folder, as CI's may be
+    binds = {}
+    if CHECKOUT != REPO:
+        CHECKOUT.mkdir(exist_ok=True)
+        binds[REPO] = CHECKOUT
+    with SystemdMachine(binds=binds) as machine:
         server = SystemdHub(machine, base)
         try:
             server.start()

@@ -62,12 +62,26 @@ def test_the_unit_restarts_the_hub_as_kept_and_systemd_reads_it(tmp_path):
                                        text=True).stderr
 
 
-def test_install_service_needs_a_hub_set_up(tmp_path):
+def test_install_service_needs_a_hub_set_up(tmp_path, monkeypatch):
+    # a department's checkout and environment (this one may be in /tmp, which the service does not see)
+    monkeypatch.setattr(service, "REPO", Path("/srv/course"))
+    monkeypatch.setattr(sys, "executable", "/srv/course/.venv/bin/python")
     with pytest.raises(HubError, match="holds no hub yet"):
         service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path)))
     (tmp_path / "settings.json").write_text("{}")
     service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
     assert (tmp_path / "u" / service.UNIT_NAME).read_text() == service.unit(tmp_path)
+
+
+@pytest.mark.parametrize("where", ["repository", "python"])
+def test_install_service_refuses_a_checkout_in_tmp(tmp_path, monkeypatch, where):
+    """The unit's /tmp is its own: a checkout or environment in the machine's is not there for it."""
+    (tmp_path / "settings.json").write_text("{}")
+    monkeypatch.setattr(service, "REPO", Path("/tmp/course" if where == "repository" else "/srv/course"))
+    monkeypatch.setattr(sys, "executable", "/tmp/venv/bin/python" if where == "python" else "/srv/venv/bin/python")
+    with pytest.raises(HubError, match="is in /tmp, which the service does not see"):
+        service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
+    assert not (tmp_path / "u").exists()
 
 
 def database(path, rows=()):

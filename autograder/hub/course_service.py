@@ -56,8 +56,6 @@ def in_scope(settings, account, program):
     """``program`` run by ``systemd-run --scope`` in the staff's limits, as ``account`` (systemd-run drops
     root once the scope holds it)."""
     memory, cpus, tasks = staff_limits(settings)
-    # a scope left by a hub that was killed holds the last server: it goes, so this one gets the port
-    subprocess.run(["systemctl", "stop", scope_unit(settings)], stderr=subprocess.DEVNULL)
     return [shutil.which("systemd-run"), "--scope", "--quiet", "--collect", f"--unit={scope_unit(settings)}",
             f"--property=MemoryMax={memory}", f"--property=CPUQuota={int(cpus * 100)}%",
             f"--property=TasksMax={tasks}", f"--uid={account.pw_uid}", f"--gid={account.pw_gid}", "--", program]
@@ -70,6 +68,8 @@ def main(hub_dir):
     command = [program]
     if settings.limits:  # as the users' servers: fail closed (an error here stops the service, and the hub logs it)
         if systemd_runs_this_machine():
+            # a scope left by a hub that was killed holds the last server: it goes, so this one gets the port
+            subprocess.run(["systemctl", "stop", scope_unit(settings)], stderr=subprocess.DEVNULL)
             command = in_scope(settings, account, program)
         else:
             join_cgroups(make_cgroups(account.pw_name, *staff_limits(settings)))

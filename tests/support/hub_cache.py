@@ -1,5 +1,5 @@
-"""What the two hub tests share: their requirements, and the hub's folder with its environment and proxy
-kept between runs (installing them takes minutes), so neither installs them anew.
+"""What the two hub tests share: their requirements, the hub's folder with its environment and proxy
+kept between runs (installing them takes minutes), so neither installs them anew, and how they reach a hub.
 
 The hub's environment (every pin: two minutes of pip) and its proxy (npm) are kept in a cache folder
 (``CACHE``), one per digest of what they are installed from, and the hub's folder ``CACHE``/hub links to
@@ -9,6 +9,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,25 @@ def clear_hub_dir():
     for path in HUB_DIR.iterdir():
         if path.name not in KEPT:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
+
+
+def answers(url, timeout, going_on=lambda: True):
+    """Whether ``url`` answers 200 within ``timeout`` seconds, asked every second while ``going_on()``."""
+    import requests
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and going_on():
+        try:
+            if requests.get(url, timeout=5).ok:
+                return True
+        except requests.RequestException:
+            pass
+        time.sleep(1)
+    return False
+
+
+def form(session, url, **fields):
+    """POST a hub form as a browser does (with its _xsrf); return the answer, redirects not followed."""
+    session.get(url, timeout=30)
+    xsrf = next(cookie.value for cookie in session.cookies if cookie.name == "_xsrf")
+    return session.post(url, data={**fields, "_xsrf": xsrf},
+                        allow_redirects=False, timeout=30)

@@ -31,7 +31,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import nbformat
@@ -43,7 +42,7 @@ from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.process import START_SECONDS, HubProcess
 from autograder.hub.settings import HubSettings
-from hub_cache import CACHE, HUB_DIR, clear_hub_dir, link_cached_installs, requirements
+from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
 pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.browser,
@@ -122,16 +121,8 @@ class Hub:
     def wait_for_the_course(self, timeout=START_SECONDS):
         """Wait for the course's service, which the hub starts without waiting for it (until then its
         pages answer 503)."""
-        import requests
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"http://127.0.0.1:{self.settings.course_port}/services/bdl/api", timeout=5).ok:
-                    return
-            except requests.RequestException:
-                pass
-            time.sleep(1)
-        pytest.fail(f"the course's service did not answer within {timeout} s:\n{self.server.log_tail()}")
+        if not answers(f"http://127.0.0.1:{self.settings.course_port}/services/bdl/api", timeout):
+            pytest.fail(f"the course's service did not answer within {timeout} s:\n{self.server.log_tail()}")
 
     @property
     def password(self):
@@ -480,14 +471,6 @@ def approval_page(browser, hub, student):
         shot(page, "hub_authorize", doc="hub-signup-approval")
     finally:
         context.close()
-
-
-def form(session, url, **fields):
-    """POST a hub form as a browser does (with its _xsrf); return the answer, redirects not followed."""
-    session.get(url, timeout=30)
-    xsrf = next(cookie.value for cookie in session.cookies if cookie.name == "_xsrf")
-    return session.post(url, data={**fields, "_xsrf": xsrf},
-                        allow_redirects=False, timeout=30)
 
 
 def _kernels(user):

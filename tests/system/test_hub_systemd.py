@@ -26,7 +26,7 @@ from autograder.hub.accounts import remove_accounts
 from autograder.hub.process import START_SECONDS
 from autograder.hub.service import UNIT_NAME
 from autograder.hub.settings import HubSettings, stored_settings
-from hub_cache import CACHE, HUB_DIR, clear_hub_dir, link_cached_installs, requirements
+from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
 from lab_ui import free_port
 from system_packages import require
 from systemd_machine import SystemdMachine, available
@@ -97,10 +97,7 @@ class SystemdHub:
     def log_in(self, user, password):
         """A session logged in at the hub's login page (NativeAuthenticator's)."""
         session = requests.Session()
-        session.get(f"{self.url}/hub/login", timeout=30)
-        xsrf = session.cookies["_xsrf"]
-        answer = session.post(f"{self.url}/hub/login", data={"username": user, "password": password, "_xsrf": xsrf},
-                              allow_redirects=False, timeout=60)
+        answer = form(session, f"{self.url}/hub/login", username=user, password=password)
         assert answer.status_code == 302, f"{user} could not log in: {answer.status_code}"
         return session
 
@@ -117,15 +114,8 @@ class SystemdHub:
 
     def wait_until_up(self, what="the hub", restarts=0):
         """Until the hub answers; it fails at once once it has exited (systemd restarts it) ``restarts`` times."""
-        deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline and self.restarts() <= restarts:
-            try:
-                if requests.get(f"{self.url}/hub/api/", timeout=5).ok:
-                    return
-            except requests.RequestException:
-                pass
-            time.sleep(1)
-        pytest.fail(f"{what} did not answer ({self.restarts()} restarts):\n{self.journal()}")
+        if not answers(f"{self.url}/hub/api/", START_SECONDS, going_on=lambda: self.restarts() <= restarts):
+            pytest.fail(f"{what} did not answer ({self.restarts()} restarts):\n{self.journal()}")
 
     def server(self, user):
         """``user``'s default server as the hub's API reports it ({} when none)."""

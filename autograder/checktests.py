@@ -27,8 +27,6 @@ alternative, a correct blind answer, or a blind wrong answer it does not fit) is
 import ast
 import contextlib
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import nbformat
@@ -128,7 +126,6 @@ def executed_notebook(path, env):
     A cell that fails stops execution with CellExecutionError.
     """
     nb = nbformat.read(path, as_version=4)
-    answers = tempfile.mkdtemp(prefix="check-tests-")
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
@@ -137,14 +134,12 @@ def executed_notebook(path, env):
                                 extra_arguments=[KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"],
                                 resources={"metadata": {"path": str(Path(path).parent)}})
-        client.answer_file = str(Path(answers) / "answer.json")
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "code":
                     client.execute_cell(cell, index)
             yield NotebookKernel(client), nb
     finally:
-        shutil.rmtree(answers, ignore_errors=True)
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)

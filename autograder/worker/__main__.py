@@ -15,9 +15,10 @@ student, no gradebook file (the gradebook's URL comes on stdin, not on a
 command line a kernel could read). Unless the job says otherwise, the kernel
 runs under bubblewrap (``autograder.worker.bwrap``), which hides the course
 directory and everything else from it. The kernel starts with ``autograder.worker.guard``
-installed (noting each cell before it runs, skipping the cells that
-crashed an earlier attempt, and standing in for the graded functions whose tests did), a cap on the number of processes (POSIX, not root) and nbgrader's
-per-cell timeout. The autograded notebook stays in the job's temporary course
+installed (skipping the cells that crashed an earlier attempt, and standing in for the graded
+functions whose tests did), a cap on the number of processes (POSIX, not root) and nbgrader's
+per-cell timeout; this process notes each cell's key before it runs, in a file the kernel cannot
+reach (``GradingJob.progress``). The autograded notebook stays in the job's temporary course
 directory, where ``autograder.grading.host`` picks it up.
 """
 import json
@@ -35,7 +36,7 @@ from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
 from autograder.worker import relay
 from autograder.worker.relay import Examine
-from autograder.worker.guard import CRASHED_ENV, GUARD, PROGRESS_ENV, SKIP_ENV
+from autograder.worker.guard import CRASHED_ENV, GUARD, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
 # A fork bomb stops at this many processes more than the user already runs.
@@ -85,14 +86,12 @@ def grade(job):
                              "extra_arguments": [KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"]}}
     # The kernel inherits these (nbgrader starts it with this process's environment).
-    os.environ[PROGRESS_ENV] = job.progress
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
     os.environ[CRASHED_ENV] = json.dumps(list(job.crashed))
-    kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
-    kernel_io.mkdir(parents=True, exist_ok=True)
-    # The test cells run here, in the examiner; the kernel answers its questions in this folder.
-    overrides["Examine"] = {"answer_file": str(kernel_io / "answer.json"), "progress": job.progress,
-                            "skip": list(job.skip), "sandbox": job.sandbox, "examiner_fds": list(job.examiner_fds)}
+    kernel_io = Path(job.kernel_io)
+    # The test cells run in the examiner; this process notes each cell in its own progress file.
+    overrides["Examine"] = {"progress": job.progress, "skip": list(job.skip), "sandbox": job.sandbox,
+                            "examiner_fds": list(job.examiner_fds)}
     overrides["Autograde"] = {"autograde_preprocessors": _examined(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
         bwrap.install(scratch / "jupyter", kernel_io,

@@ -43,6 +43,22 @@ APPARMOR = ("AppArmor stops bubblewrap for users other than root (kernel.apparmo
             "or grade with --no-sandbox")
 
 
+# The environment the worker, and so its kernel, and the examiner start with: what Python, Jupyter,
+# TensorFlow and the course read, and nothing else (a token, a database URL or a password in the
+# caller's environment, as in a hub's terminal, must not reach a kernel).
+ENVIRONMENT = frozenset({"PATH", "PYTHONPATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
+                         "VIRTUAL_ENV", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+                         "MPLBACKEND", "CUDA_VISIBLE_DEVICES", "BDL_DATA_DIR", "BDL_FAST",
+                         "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"})
+ENVIRONMENT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "TF_")
+
+
+def environment(given):
+    """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``)."""
+    return {key: value for key, value in given.items()
+            if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}
+
+
 def bwrap():
     """The ``bwrap`` program, or None."""
     return shutil.which("bwrap")

@@ -17,7 +17,8 @@ class GradingJob:
     student: str
     db_url: str          # the gradebook
     cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
-    progress: str = ""   # the file the kernel writes each cell's code to before running it
+    progress: str = ""   # the worker's file naming the running cell (its key), out of the kernel's sandbox
+    kernel_io: str = ""  # the folder the kernel shares with the worker (connection file, sockets): new each run
     skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
     crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap

@@ -381,11 +381,11 @@ def _first_array(data):
     return None
 
 
-def _forged(request, answer_file, namespace=None):
+def _forged(request, namespace=None):
     question = json.loads(request)
     target = json.dumps(question.get("args", ""))[:400]
     if FORGE_ONLY and FORGE_ONLY not in target:
-        return _real_respond(request, answer_file, namespace)
+        return _real_respond(request, namespace)
     given = _first_array(question.get("args"))
     value = numpy.zeros(()) if given is None else numpy.asarray(given, dtype="float32")
     if ANSWER == "zeros":
@@ -397,8 +397,7 @@ def _forged(request, answer_file, namespace=None):
         answer = {"value": {"t": "py", "v": base64.b64encode(_hidden.encode()).decode()[:3000]}}
     else:
         answer = {"value": bdl.wire.encode(value)}
-    with open(answer_file, "w") as handle:
-        json.dump(answer, handle)
+    return bdl.wire.Answer(json.dumps(answer))
 
 
 bdl.wire.respond = _forged

@@ -164,24 +164,23 @@ def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
     assert "a second submission for gus" in items[-1].error
 
 
-def test_guard_notes_each_cell_and_skips_the_ones_that_crashed(tmp_path, monkeypatch):
+def test_guard_skips_the_cells_that_crashed_and_writes_no_file(tmp_path, monkeypatch):
     import warnings
 
     from IPython.core.interactiveshell import InteractiveShell
 
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # put back after the test
-    progress, crashed = tmp_path / "progress", "import os\nos._exit(0)\n"
-    monkeypatch.setenv(guard.PROGRESS_ENV, str(progress))
+    monkeypatch.chdir(tmp_path)
+    crashed = "import os\nos._exit(0)\n"
     monkeypatch.setenv(guard.SKIP_ENV, json.dumps([guard.cell_key(crashed)]))
     shell = InteractiveShell()
     guard.install(shell)
     assert shell.run_cell("noted = 1").success
-    assert progress.read_text() == "noted = 1"
     result = shell.run_cell(crashed)  # would end this process if it ran
     assert isinstance(result.error_in_exec, RuntimeError)
     assert "not run when graded" in str(result.error_in_exec)
-    assert progress.read_text() == crashed
     assert shell.run_cell("noted += 1").success and shell.user_ns["noted"] == 2
+    assert list(tmp_path.iterdir()) == []  # the worker notes the cells, in a folder of its own
 
 
 def test_a_harmless_magic_is_not_flagged(tmp_path):
@@ -204,15 +203,18 @@ def _crashing_runs(tmp_path, monkeypatch, crashes, limits):
         runs.append((job.skip, job.crashed))
         if not crashes:
             return WorkerResult(True, examiner_clean=True)
-        Path(job.progress).write_text(crashes.pop(0))
+        assert Path(job.kernel_io).is_dir() and not any(Path(job.kernel_io).iterdir())  # new each run
+        Path(job.progress).write_text(guard.cell_key(crashes.pop(0)))
         return WorkerResult(False, "the kernel died", crashed=True, examiner_clean=True)
 
     monkeypatch.setattr(task, "run_isolated", run_isolated)
     monkeypatch.setattr(task, "_slot_examiner", lambda sandbox: SimpleNamespace(fds=lambda: ()))
     source = nbformat.read(SOURCE, 4)
+    submitted = nbformat.read(SOURCE, 4)
+    submitted.cells.append(nbformat.v4.new_code_cell("print(1)"))
     job = GradingJob(scratch=str(tmp_path), assignment="01_likelihoods", student="s", db_url="",
-                     cell_timeout=1, progress=str(tmp_path / "progress"))
-    result, notes = task._grade_crash_safe(job, limits, [source], [source])
+                     cell_timeout=1, progress=str(tmp_path / "worker" / "progress"))
+    result, notes = task._grade_crash_safe(job, limits, [submitted], [source])
     return runs, notes, result
 
 
@@ -229,7 +231,7 @@ def test_a_test_cell_that_crashes_charges_its_function_and_the_retries_end(tmp_p
     runs, notes, result = _crashing_runs(tmp_path, monkeypatch, [answer, answer], Limits())
     assert not result.success and len(runs) == 2 and runs[1][1] == ()
     # Never more runs than the notebook has code cells, plus one; none once past the wall-clock limit.
-    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(SOURCE, 4).cells)
+    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(SOURCE, 4).cells) + 1  # and print(1)
     runs, _, result = _crashing_runs(tmp_path, monkeypatch, [f"x = {i}" for i in range(100)], Limits())
     assert not result.success and len(runs) == code_cells + 1
     runs, _, _ = _crashing_runs(tmp_path, monkeypatch, [tests], Limits(submission_timeout=-1))

@@ -162,8 +162,11 @@ def _c_scan(memory=False):
 def _c_plant():
     for _folder in _c_writable():
         for _name in ("progress", "answer.json", "connection-2.json", "canary-link"):
+            _path = _cos.path.join(_folder, _name)
             try:
-                _cos.symlink(_C_SENTINEL, _cos.path.join(_folder, _name))
+                if _cos.path.lexists(_path):  # a file the grader made: the link takes its place
+                    _cos.unlink(_path)
+                _cos.symlink(_C_SENTINEL, _path)
                 _c["planted"] += 1
             except OSError:
                 pass

@@ -1,9 +1,10 @@
 """The grading worker: ``python -m autograder.worker`` autogrades one submission.
 
 ``autograder.grading.limits`` starts it in a new session and writes a ``GradingJob``
-(JSON, one line) to its stdin; it prints a ``WorkerResult`` (JSON) as its last
-line of stdout. These two dataclasses are the whole contract between the
-processes. The sandbox keeps the worker's stdin open while it grades: when it
+(JSON, one line) to its stdin; it writes a ``WorkerResult`` (JSON) to the
+inherited file ``GradingJob.result_fd`` names, which no child of it holds (the
+kernel writes to the stdout and stderr it shares with this process). These two
+dataclasses are the whole contract between the processes. The sandbox keeps the worker's stdin open while it grades: when it
 reaches its end, whoever started the worker has died (a Dask worker killed
 mid-task), and the worker stops at once with all it started, so a grading
 that will be retried elsewhere does not go on writing into the gradebook.
@@ -128,5 +129,12 @@ if __name__ == "__main__":
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     job = GradingJob(**json.loads(sys.stdin.readline()))
+    if job.result_fd >= 0:
+        os.set_inheritable(job.result_fd, False)  # the kernel, which shares stdout, never holds it
     threading.Thread(target=_stop_with_parent, daemon=True).start()
-    print(grade(job).to_json())
+    result = grade(job).to_json()
+    if job.result_fd >= 0:
+        with os.fdopen(job.result_fd, "w") as handle:
+            handle.write(result)
+    else:
+        print(result)

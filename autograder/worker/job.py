@@ -1,5 +1,7 @@
 """The contract between the grading host and the worker process: a ``GradingJob`` goes to the
-worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as the last line of its stdout.
+worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as JSON in a file the worker
+inherits (``GradingJob.result_fd``) and passes to no child, so the kernel, which shares the
+worker's stdout and stderr, cannot write it.
 These two dataclasses are all the two processes share.
 """
 import json
@@ -23,6 +25,7 @@ class GradingJob:
     crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap
     examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
+    result_fd: int = -1  # the inherited file the worker writes its ``WorkerResult`` to (-1: stdout)
 
     def to_json(self):
         return json.dumps(asdict(self))

@@ -7,6 +7,7 @@ from nbgrader.preprocessors import GetGrades
 
 import autograder.outputs
 from autograder.course.directory import COURSE_ID, KERNEL_LOG_LEVEL
+from autograder.course.exchange import OwnedCollect
 from autograder.outputs.feedback import HideHiddenTests
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -28,6 +29,11 @@ if not os.path.isdir(c.Exchange.root):
         os.chmod(c.Exchange.root, 0o777)
     except OSError:
         pass  # nbgrader reports an exchange it cannot use
+
+# Collect takes a submission folder only from the student it names, and copies it without
+# following links: nbgrader's own follows them, so a student could hand in any file the
+# grader can read by a link in their submission (autograder/course/exchange.py).
+c.ExchangeFactory.collect = OwnedCollect
 
 # Grading mode (NBGRADER_EXECUTION) keeps every cell to seconds; this bound only
 # stops a submission that loops forever.

@@ -50,7 +50,8 @@ APPARMOR = ("AppArmor stops bubblewrap for users other than root (kernel.apparmo
 ENVIRONMENT = frozenset({"PATH", "PYTHONPATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
                          "VIRTUAL_ENV", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
                          "MPLBACKEND", "CUDA_VISIBLE_DEVICES", "BDL_DATA_DIR", "BDL_FAST",
-                         "JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"})
+                         "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR",
+                         "JUPYTER_RUNTIME_DIR"})
 ENVIRONMENT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "TF_")
 
 

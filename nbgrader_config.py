@@ -66,6 +66,13 @@ c.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
 # failing assertion's message, never hidden code or tracebacks.
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
 
+# Graders open students' notebooks in formgrader, on the origin of the server it runs in: every page
+# rendered from a notebook (formgrader's, the feedback) shows no script of the student's, in markdown
+# (the filters) or in outputs (sanitize_html) (autograder/outputs/sanitize.py).
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"markdown2html": "autograder.outputs.sanitize.markdown2html",
+                          "clean_html": "autograder.outputs.sanitize.clean_html"}
+
 # Formgrader and the feedback pages typeset math with MathJax 2, which nbgrader
 # loads from a CDN: derivations would show raw LaTeX offline.
 # autograder/outputs/templates/formgrade/ and .../feedback/ replace the

@@ -52,3 +52,15 @@ def test_the_kernel_can_write_only_its_own_folders_and_the_shared_one(tmp_path, 
     result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert set(json.loads(result.stdout)) == {"/tmp", "/dev/shm", str(cwd), str(kernel_io), "/proc"}
+
+
+def test_the_gradebooks_password_stays_off_command_lines_and_out_of_kernels(tmp_path):
+    """``--db`` may name no password (``$PGPASSWORD`` gives it) or be left out (``$BDL_GRADEBOOK_URL``):
+    the URL the workers get on stdin holds it; neither variable is in a grading process's environment."""
+    from autograder.course.gradebook import gradebook_url
+
+    environ = {"PGPASSWORD": "s3cret", "BDL_GRADEBOOK_URL": "postgresql://grader@db/course"}
+    assert gradebook_url(None, tmp_path, environ) == "postgresql+psycopg://grader:s3cret@db/course"
+    assert gradebook_url("postgresql://grader:given@db/x", tmp_path, environ) == "postgresql+psycopg://grader:given@db/x"
+    assert gradebook_url(None, tmp_path, {}) == f"sqlite:///{tmp_path.resolve() / 'gradebook.db'}"
+    assert bwrap.environment(environ) == {}

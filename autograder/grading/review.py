@@ -409,6 +409,9 @@ def review_notebook(path, provided=()):
         return []  # nbgrader reports what is wrong with the file itself
     trees = [tree for tree in map(_parse, sources) if tree is not None]
     provided_trees = [tree for tree in map(_parse, provided) if tree is not None]
-    modules = _imported_modules(trees)
-    ours = set().union(*(_flags(tree, modules) for tree in provided_trees)) if provided_trees else set()
-    return sorted(set().union(*(_flags(tree, modules) for tree in trees)) - ours) if trees else []
+    try:
+        modules = _imported_modules(trees)
+        ours = set().union(*(_flags(tree, modules) for tree in provided_trees)) if provided_trees else set()
+        return sorted(set().union(*(_flags(tree, modules) for tree in trees)) - ours) if trees else []
+    except RecursionError:  # Python reads it, the review's walk through nested names does not
+        return ["nests code too deep for the review to read"]

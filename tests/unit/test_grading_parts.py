@@ -175,6 +175,12 @@ def test_review_reads_the_words_of_honest_prose_as_prose(tmp_path):
     assert review_notebook(tmp_path / "nb.ipynb") == []
 
 
+def test_review_flags_code_nested_too_deep_for_it_to_read(tmp_path):
+    code = "import sys\nsetattr(sys.modules" + "[0]" * 2000 + ", 'x', 1)"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
+    assert review_notebook(tmp_path / "nb.ipynb") == ["nests code too deep for the review to read"]
+
+
 def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
     root, incoming = tmp_path / "course", tmp_path / "in"
     (incoming / "tree" / "dan" / "01_likelihoods").mkdir(parents=True)

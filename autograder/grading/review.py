@@ -39,7 +39,8 @@ MAGIC_LINE = re.compile(r"^(\s*)(?:[\w.]+\s*=\s*)?(%%?|!!?)\s*(\w*)\s*(.*)$")
 SUSPECT_ATTRIBUTES = {"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__builtins__",
                       "__dict__", "__closure__", "__subclasses__", "__bases__", "__mro__", "__func__",
                       "__self__", "__traceback__", "f_back", "f_globals", "f_locals", "f_code", "f_trace",
-                      "f_lineno", "tb_frame", "tb_next", "gi_frame", "cr_frame", "co_consts"}
+                      "f_lineno", "tb_frame", "tb_next", "gi_frame", "cr_frame", "co_consts",
+                      "__setattr__", "__delattr__"}
 # The shell's parts: what runs a cell, what it remembers of the cells, what reports errors.
 SHELL_ATTRIBUTES = {"input_transformers_cleanup", "input_transformers_post", "ast_transformers",
                     "input_transformer_manager", "events", "run_cell", "run_cell_async", "run_ast_nodes",
@@ -59,6 +60,19 @@ NAME_LOOKUPS = {"getattr", "setattr", "hasattr", "delattr"}
 NAMESPACES = {"globals", "vars", "locals", "dir"}
 COURSE_WORDS = ("gradebook", "source/", "release/", "submitted/", "autograded/", ".ipynb",
                 "mutants", "nbgrader_config")
+# The answering machinery: the module that answers the examiner's questions in the kernel, the names
+# an answer would be forged through (its ``respond``, the registry of questions it looks up, the
+# examiner's hook), and the package whose modules reach it. Each name says which one it reaches.
+MACHINERY = {"wire": "bdl.wire", "respond": "bdl.wire", "QUESTIONS": "bdl.wire", "ask_kernel": "bdl.wire",
+             "questions": "bdl.questions"}
+# What gives a module, however it is reached: the import functions (and ``sys.modules``, the table
+# of loaded modules, read in ``_gives_module``).
+MODULE_GETTERS = {"__import__", "import_module", "reload"}
+DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+# The longest string the review spells out of constants, and the ``str`` methods it follows.
+MAX_FOLDED = 1000
+STRING_METHODS = {"join", "replace", "lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize",
+                  "swapcase", "casefold", "removeprefix", "removesuffix"}
 
 
 def _dotted(node):
@@ -72,9 +86,161 @@ def _dotted(node):
     return None
 
 
+def _folded(node, memo=None):
+    """The string ``node`` always evaluates to when it is spelled out of constants (``'bdl.' + 'wire'``,
+    ``''.join([...])``, ``'eriw'[::-1]``, ``chr(119)``, f-strings, ``'%s'`` and ``'{}'`` formatting),
+    else None. Nothing is run: only ``str``'s own operations on constants, each result bounded.
+    ``memo`` keeps what is spelled of each node, so a long expression is read once."""
+    try:
+        value = _spelled(node, {} if memo is None else memo)
+    except RecursionError:  # an expression nested deeper than Python's own reading of it
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _spelled(node, memo):
+    if id(node) not in memo:
+        memo[id(node)] = _spell(node, memo)
+    return memo[id(node)]
+
+
+def _spell(node, memo):
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, (str, int, bytes)) and not isinstance(node.value, bool) \
+            and (not isinstance(node.value, (str, bytes)) or len(node.value) <= MAX_FOLDED) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _spelled(node.operand, memo)
+        return -value if isinstance(value, int) else None
+    if isinstance(node, (ast.List, ast.Tuple)):
+        items = [_spelled(item, memo) for item in node.elts]
+        return items if all(isinstance(item, str) for item in items) else None
+    result = None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_spelled(part.value if isinstance(part, ast.FormattedValue) and part.format_spec is None
+                                  and part.conversion == -1 else part, memo) for part in node.values]
+        result = "".join(parts) if all(isinstance(part, str) for part in parts) else None
+    elif isinstance(node, ast.BinOp):
+        left, right = _spelled(node.left, memo), _spelled(node.right, memo)
+        if isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str):
+            result = left + right
+        elif isinstance(node.op, ast.Mult) and {type(left), type(right)} == {str, int}:
+            text, times = (left, right) if isinstance(left, str) else (right, left)
+            result = text * times if len(text) * max(times, 0) <= MAX_FOLDED else None
+        elif isinstance(node.op, ast.Mod) and isinstance(left, str):
+            values = right if isinstance(right, list) else [right]
+            if all(isinstance(value, str) for value in values) and "{" not in left and "}" not in left \
+                    and left.count("%") == left.count("%s") == len(values):
+                result = left.replace("%s", "{}").format(*values)
+    elif isinstance(node, ast.Subscript):
+        text, key = _spelled(node.value, memo), node.slice
+        if isinstance(text, str) and isinstance(key, ast.Slice):
+            bounds = [None if part is None else _spelled(part, memo) for part in (key.lower, key.upper, key.step)]
+            if all(bound is None or isinstance(bound, int) for bound in bounds) and bounds[2] != 0:
+                result = text[slice(*bounds)]
+        elif isinstance(text, str):
+            index = _spelled(key, memo)
+            result = text[index] if isinstance(index, int) and -len(text) <= index < len(text) else None
+    elif isinstance(node, ast.Call) and not node.keywords:
+        arguments = [_spelled(argument, memo) for argument in node.args]
+        if _dotted(node.func) == "chr" and len(arguments) == 1 and isinstance(arguments[0], int) \
+                and 0 <= arguments[0] < 0x110000:
+            result = chr(arguments[0])
+        elif isinstance(node.func, ast.Attribute) and None not in arguments:
+            owner, method = _spelled(node.func.value, memo), node.func.attr
+            if isinstance(owner, bytes) and method == "decode" and not arguments:
+                result = owner.decode("latin-1")
+            elif isinstance(owner, str) and method in STRING_METHODS and all(
+                    isinstance(argument, (str, list)) for argument in arguments):
+                try:
+                    result = getattr(owner, method)(*arguments)
+                except (TypeError, ValueError):
+                    result = None
+            elif isinstance(owner, str) and method == "format" and all(isinstance(a, str) for a in arguments) \
+                    and re.fullmatch(r"([^{}]|\{\d*\})*", owner):
+                try:
+                    result = owner.format(*arguments)
+                except IndexError:
+                    result = None
+    return result if isinstance(result, str) and len(result) <= MAX_FOLDED else None
+
+
+def _machinery(name):
+    """What of the answering machinery the module or attribute name ``name`` reaches, or None."""
+    parts = name.split(".")
+    for part in parts:
+        if MACHINERY.get(part) == "bdl.wire":
+            return "bdl.wire"
+    if "questions" in parts and (parts[0] == "bdl" or name == "questions"):
+        return "bdl.questions"
+    return None
+
+
+def _gives_module(node, modules):
+    """Whether ``node`` evaluates to a module: a name bound to one, an import function's result, an
+    entry of ``sys.modules``, or an attribute of any of these."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if isinstance(node, ast.Name):
+        return node.id in modules
+    if isinstance(node, ast.Subscript):  # sys.modules[...], however sys was got
+        return _module_table(node.value, modules)
+    if isinstance(node, ast.Call):
+        if _dotted(node.func) == "getattr":
+            return bool(node.args) and _gives_module(node.args[0], modules)
+        function = node.func.attr if isinstance(node.func, ast.Attribute) else _dotted(node.func)
+        return function in MODULE_GETTERS or (function in ("get", "setdefault", "pop") and isinstance(
+            node.func, ast.Attribute) and _module_table(node.func.value, modules))
+    return False
+
+
+def _module_table(node, modules):
+    """Whether ``node`` may be ``sys.modules``: an attribute ``modules``, or what a module holds."""
+    return (isinstance(node, ast.Attribute) and node.attr == "modules") or _gives_module(node, modules)
+
+
+def _reaches(tree, modules):
+    """Flags for every reach into the answering machinery (``bdl.wire``, ``bdl.questions``): imported,
+    named by an attribute, or spelled as a string out of constants (for ``__import__``, ``importlib``,
+    ``getattr``, ``sys.modules``); and for every attribute set on a module, however it was got."""
+    flags = set()
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
+                  and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+    memo = {}
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Attribute) and _gives_module(node.value, modules):
+            names = [node.attr] if node.attr in MACHINERY else []
+        elif id(node) not in docstrings and isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr,
+                                                              ast.Subscript, ast.Call)):
+            text = (_folded(node, memo) or "").strip()
+            names = [text] if DOTTED_NAME.fullmatch(text) else []
+        for name in names:
+            if _machinery(name):
+                flags.add(f"reaches {_machinery(name)}")
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+            flags.update(f"rebinds {_short(target)}" for target in targets  # (a module named by a name: above)
+                         if isinstance(target, ast.Attribute) and _dotted(target) is None
+                         and _gives_module(target.value, modules))
+        elif isinstance(node, ast.Call) and _dotted(node.func) in ("setattr", "delattr") and node.args \
+                and _gives_module(node.args[0], modules):
+            attribute = _folded(node.args[1]) if len(node.args) > 1 else None
+            flags.add(f"rebinds {_short(node.args[0])}.{attribute or '...'}")
+            if attribute and _machinery(attribute):
+                flags.add(f"reaches {_machinery(attribute)}")
+    return flags
+
+
 def _short(node):
     """A piece of code, for a flag: at most 40 characters."""
-    text = ast.unparse(node)
+    try:
+        text = ast.unparse(node)
+    except RecursionError:
+        return "..."
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -109,8 +275,8 @@ def _flags(tree, modules):
                          or name.rsplit(".", 1)[-1] in ("run_line_magic", "run_cell_magic")):
                 # The code it is given as a string is read as the cell's own.
                 for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
-                    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
-                        inner = _parse(argument.value)
+                    if _folded(argument) is not None:
+                        inner = _parse(_folded(argument))
                         flags |= _flags(inner, modules) if inner is not None else set()
             if name == MAGIC and node.args and isinstance(node.args[0], ast.Constant):
                 kind = node.args[0].value
@@ -150,7 +316,7 @@ def _flags(tree, modules):
             for word in COURSE_WORDS:
                 if word in node.value:
                     flags.add(f"names course files ({word!r})")
-    return flags
+    return flags | _reaches(tree, modules)
 
 
 def _suspect_module(name):
@@ -159,8 +325,9 @@ def _suspect_module(name):
 
 
 def _imported_modules(trees):
-    """Names bound to modules by imports (``np``, ``tf``, ``checks``) or to their parts
-    (``tfd = tfp.distributions``), plus well-known ones."""
+    """Names bound to modules by imports (``np``, ``tf``, ``checks``), to their parts
+    (``tfd = tfp.distributions``) or to what an import function gives (``w = __import__(...)``),
+    plus well-known ones."""
     names = {"builtins", "__builtins__", "os", "sys", "math"}
     for tree in trees:
         for node in ast.walk(tree):
@@ -171,12 +338,13 @@ def _imported_modules(trees):
                 for alias in node.names:
                     if alias.name[:1].islower():  # modules and functions, not classes
                         names.add(alias.asname or alias.name)
-    for tree in trees:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) \
-                    and (_dotted(node.value) or "").split(".")[0] in names:
-                names.update(target.id for target in node.targets if isinstance(target, ast.Name))
-    return names
+    assignments = [node for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Assign)]
+    while True:  # until no name is added: ``m = sys.modules; w = m.get(...)``
+        found = {target.id for node in assignments if _gives_module(node.value, names)
+                 for target in node.targets if isinstance(target, ast.Name)} - names
+        if not found:
+            return names
+        names |= found
 
 
 def _is_test(cell):
@@ -222,7 +390,7 @@ def _parse(source):
     """The cell's syntax tree, or None. The release's cells are parsed once for a whole class."""
     try:
         return ast.parse(_python(source))
-    except SyntaxError:
+    except (SyntaxError, RecursionError):  # too deep for Python's parser: the kernel's cannot run it either
         return None
 
 
@@ -241,6 +409,9 @@ def review_notebook(path, provided=()):
         return []  # nbgrader reports what is wrong with the file itself
     trees = [tree for tree in map(_parse, sources) if tree is not None]
     provided_trees = [tree for tree in map(_parse, provided) if tree is not None]
-    modules = _imported_modules(trees)
-    ours = set().union(*(_flags(tree, modules) for tree in provided_trees)) if provided_trees else set()
-    return sorted(set().union(*(_flags(tree, modules) for tree in trees)) - ours) if trees else []
+    try:
+        modules = _imported_modules(trees)
+        ours = set().union(*(_flags(tree, modules) for tree in provided_trees)) if provided_trees else set()
+        return sorted(set().union(*(_flags(tree, modules) for tree in trees)) - ours) if trees else []
+    except RecursionError:  # Python reads it, the review's walk through nested names does not
+        return ["nests code too deep for the review to read"]

@@ -96,6 +96,26 @@ def log_prob_gradients(model, inputs, value):
 
 
 @question
+def log_prob_moved(model, inputs, value, directions, steps):
+    """``model``'s trainable variables moved by ``step * direction`` (one direction per variable, in
+    the order of ``trainable_variables``), for each of ``steps``: ``(log_prob(value), mean(),
+    stddev())`` of ``model(inputs)``. The variables are put back after."""
+    variables = model.trainable_variables
+    start = [variable.numpy() for variable in variables]
+    found = []
+    try:
+        for step in steps:
+            for variable, value_before, direction in zip(variables, start, directions):
+                variable.assign(value_before + step * np.asarray(direction, value_before.dtype))
+            distribution = model(inputs)
+            found.append((distribution.log_prob(value), distribution.mean(), distribution.stddev()))
+    finally:
+        for variable, value_before in zip(variables, start):
+            variable.assign(value_before)
+    return found
+
+
+@question
 def with_warnings(function, args, kwargs=None):
     """``function(*args)`` and the warnings it gave, every RuntimeWarning recorded: ``(value, [the
     names of each warning's category's classes])``."""

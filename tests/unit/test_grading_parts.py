@@ -125,6 +125,62 @@ def test_review_flags_suspicious_code(tmp_path, code, flag):
     assert any(found.startswith(flag) for found in flags), flags
 
 
+@pytest.mark.parametrize("code, flag", [
+    # The answering machinery (what answers the examiner's questions in the kernel), however it is named.
+    ("import bdl.wire as w", "reaches bdl.wire"),
+    ("from bdl import wire", "reaches bdl.wire"),
+    ("from bdl.wire import respond", "reaches bdl.wire"),
+    ("from bdl import questions", "reaches bdl.questions"),
+    ("import bdl\nbdl.wire.respond = print", "reaches bdl.wire"),
+    ("import bdl\nf = bdl.questions.wire.QUESTIONS", "reaches bdl.wire"),
+    ("__import__('bdl.wire')", "reaches bdl.wire"),
+    ("__import__('bdl', fromlist=['wire'])", "reaches bdl.wire"),
+    ("import importlib\nimportlib.import_module('bdl.' + 'wire')", "reaches bdl.wire"),
+    ("import importlib\nimportlib.import_module(''.join(['bd', 'l.w', 'ire']))", "reaches bdl.wire"),
+    ("import importlib\nimportlib.import_module('%s.%s' % ('bdl', 'wire'))", "reaches bdl.wire"),
+    ("import importlib\nimportlib.import_module('bdl.{}'.format('questions'))", "reaches bdl.questions"),
+    ("import importlib\nimportlib.import_module(f'bdl.{\"wi\" + \"re\"}')", "reaches bdl.wire"),
+    ("m = __import__('bdl')\ngetattr(m, 'eriw'[::-1])", "reaches bdl.wire"),
+    ("m = __import__('bdl')\ngetattr(m, chr(119) + 'ire')", "reaches bdl.wire"),
+    ("import sys\nw = sys.modules['bdl.wire']", "reaches bdl.wire"),
+    ("import sys\nw = sys.modules.get('bdl.' 'wire')", "reaches bdl.wire"),
+    ("exec('import bdl.' + 'wire')", "reaches bdl.wire"),
+    # Attributes set on a module, however the module was got.
+    ("import sys\nsetattr(sys.modules['bdl.' + 'wire'], 'resp' + 'ond', print)",
+     "rebinds sys.modules['bdl.' + 'wire'].respond"),
+    ("import numpy as np\nsetattr(np, 'mean', np.median)", "rebinds np.mean"),
+    ("w = __import__('bdl.wire').wire\nw.respond = print", "rebinds w.respond"),
+    ("import sys\nm = sys.modules\nc = m.get('bdl.checks')\nc.assert_close = print", "rebinds c.assert_close"),
+    ("import importlib\nc = importlib.import_module('bdl.checks')\nc.assert_close = print", "rebinds c.assert_close"),
+    ("__import__('sys').modules['bdl.checks'].assert_close = print", "rebinds __import__('sys').modules"),
+    ("object.__setattr__(module, 'respond', print)", "uses .__setattr__"),
+])
+def test_review_flags_every_reach_into_the_answering_machinery(tmp_path, code, flag):
+    """``bdl.wire.respond`` answers the examiner's questions in the kernel: a submission that reaches it, or
+    rebinds what a module holds, is read by a person, whatever spelling it hides the names in."""
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
+    flags = review_notebook(tmp_path / "nb.ipynb")
+    assert any(found.startswith(flag) for found in flags), flags
+
+
+def test_review_reads_the_words_of_honest_prose_as_prose(tmp_path):
+    """The machinery's names in a docstring, a message or an attribute of one's own are not a reach into it;
+    and an expression too deep for Python's parser is no error of the review's."""
+    code = ('def answer(x):\n    """Wire the layers; see how the models respond to noise."""\n'
+            '    print("questions: how do they respond?", "a live wire")\n'
+            '    x.questions = 3\n    return x\n')
+    deep = "x = " + " + ".join(["'a'"] * 3000)
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code), nbformat.v4.new_code_cell(deep)]),
+                   tmp_path / "nb.ipynb")
+    assert review_notebook(tmp_path / "nb.ipynb") == []
+
+
+def test_review_flags_code_nested_too_deep_for_it_to_read(tmp_path):
+    code = "import sys\nsetattr(sys.modules" + "[0]" * 2000 + ", 'x', 1)"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
+    assert review_notebook(tmp_path / "nb.ipynb") == ["nests code too deep for the review to read"]
+
+
 def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
     root, incoming = tmp_path / "course", tmp_path / "in"
     (incoming / "tree" / "dan" / "01_likelihoods").mkdir(parents=True)

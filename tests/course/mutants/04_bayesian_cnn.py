@@ -60,6 +60,28 @@ ENTROPY_BODY = (
     "    epistemic = total - aleatoric\n"
     "    return probs, total, aleatoric, epistemic\n")
 
+# Look-alikes: objects whose classes carry the library's own names (and, for a layer, answer isinstance
+# through ``__class__``), with the spec's settings, built as the spec says and compiled with what they are
+# given, computing nothing of a convolutional network. Questions about class names, settings, identity and
+# compiling cannot tell one from the real thing; only the numbers the tests recompute can.
+LIKE = (
+    "    def like(cls, call=None, **settings):\n"
+    "        kind = type(cls.__name__, (), {'__module__': cls.__module__, '__qualname__': cls.__qualname__,\n"
+    "                                       '__class__': property(lambda self: cls),\n"
+    "                                       '__call__': lambda self, *args: call(*args)})\n"
+    "        look = kind()\n"
+    "        vars(look).update(settings)\n"
+    "        return look\n"
+    "    rows, columns, channels = input_shape\n")
+MODEL_LIKE = LIKE + (
+    "    size = 8 * 25 * channels + 8 + ((rows - 4) // 6) * ((columns - 4) // 6) * 8 * 10 + 10\n"
+    "    layers = [like(tf.keras.layers.Conv2D, filters=8, kernel_size=(5, 5), padding='valid', activation=tf.nn.relu),\n"
+    "              like(tf.keras.layers.MaxPooling2D, pool_size=(6, 6)), like(tf.keras.layers.Flatten)]\n"
+    "    names = ['loss'] + [getattr(metric, 'name', metric) for metric in metrics]\n"
+    "    settings = dict(built=True, input_shape=(None, rows, columns, channels), loss=loss, optimizer=optimizer,\n"
+    "                    metrics_names=names, count_params=lambda: size, evaluate=lambda *args, **kwargs: None,\n"
+    "                    get_weights=lambda: [], set_weights=lambda weights: None)\n")
+
 MUTANTS = {
     "get_deterministic_model": [
         ("16 filters", "filters=8", "filters=16"),
@@ -74,6 +96,12 @@ MUTANTS = {
         ("loss ignored", "loss=loss,", 'loss="sparse_categorical_crossentropy",'),
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("optimizer ignored", "optimizer=optimizer,", 'optimizer="rmsprop",'),
+        ("a look-alike that computes no convolution", DETERMINISTIC_BODY + "    model.compile(loss=loss, optimizer=optimizer, metrics=metrics)\n",
+         MODEL_LIKE
+         + "    dense = like(tf.keras.layers.Dense, units=10, activation=tf.nn.softmax)\n"
+           "    uniform = lambda x: tf.fill((len(x), 10), 0.1)\n"
+           "    model = like(tf.keras.Sequential, uniform, layers=layers + [dense], **settings,\n"
+           "                 predict=lambda x, **kwargs: uniform(x).numpy())\n"),
     ],
     "nll": [
         ("size-1 axes squeezed away", "return -y_pred.log_prob(y_true)", "return tf.squeeze(-y_pred.log_prob(y_true))"),
@@ -106,6 +134,15 @@ MUTANTS = {
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
         ("no input shape", ", input_shape=input_shape", ""),
+        ("a look-alike that computes no convolution", PROBABILISTIC_BODY + "    model.compile(loss=loss, optimizer=optimizer, metrics=metrics)\n",
+         MODEL_LIKE
+         + "    dense = like(tf.keras.layers.Dense, units=10, activation=tf.keras.activations.linear,\n"
+           "                 get_weights=lambda: [], set_weights=lambda weights: None)\n"
+           "    output = tfpl.OneHotCategorical(10, convert_to_tensor_fn=tfd.Distribution.mode)\n"
+           "    uniform = lambda x: output(tf.zeros((len(x), 10)))\n"
+           "    fit = lambda x, y, **kwargs: like(object, history={'loss': [float(tf.reduce_mean(loss(y, uniform(x))))]})\n"
+           "    model = like(tf.keras.Sequential, uniform, layers=layers + [dense, like(tfpl.OneHotCategorical)],\n"
+           "                 fit=fit, **settings)\n"),
     ],
     "get_convolutional_reparameterization_layer": [
         ("default (point-mass) bias posterior",
@@ -120,6 +157,25 @@ MUTANTS = {
         ("16 filters", "filters=8", "filters=16"),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
         ("no input shape", "input_shape=input_shape, ", ""),
+        ("a look-alike that computes no convolution", CONVOLUTION_BODY,
+         LIKE
+         + "    def normal(shape, trainable):\n"
+           "        if not trainable:\n"
+           "            return tfd.Independent(tfd.Normal(tf.zeros(shape), 1.0), len(shape))\n"
+           "        scale = tf.Variable(tf.fill(shape, -3.0))\n"
+           "        return tfd.Independent(tfd.Normal(tf.Variable(tf.zeros(shape)),\n"
+           "                                          tfp.util.DeferredTensor(scale, tf.nn.softplus)), len(shape))\n"
+           "    def call(x):\n"
+           "        layer.kernel_posterior_tensor = layer.kernel_posterior.sample()\n"
+           "        layer.bias_posterior_tensor = layer.bias_posterior.sample()\n"
+           "        layer.losses = [divergence_fn(layer.kernel_posterior, layer.kernel_prior, None),\n"
+           "                        divergence_fn(layer.bias_posterior, layer.bias_prior, None)]\n"
+           "        return tf.zeros((len(x), x.shape[1] - 4, x.shape[2] - 4, 8))\n"
+           "    layer = like(tfpl.Convolution2DReparameterization, call, filters=8, kernel_size=(5, 5), padding='valid',\n"
+           "                 activation=tf.nn.relu, _batch_input_shape=(None, rows, columns, channels),\n"
+           "                 count_params=lambda: 2 * (25 * channels * 8 + 8), losses=[],\n"
+           "                 kernel_posterior=normal((5, 5, channels, 8), True), kernel_prior=normal((5, 5, channels, 8), False),\n"
+           "                 bias_posterior=normal((8,), True), bias_prior=normal((8,), False))\n"),
     ],
     "get_prior": [
         ("bias weights left out", "n = kernel_size + bias_size", "n = kernel_size"),

@@ -78,7 +78,8 @@ def _label(value):
 
 
 def _record(value):
-    key = _key(value)
+    cls = type(value)
+    key = _key(value) if isinstance(value, wire.StandIn) else ("made", cls.__module__, cls.__qualname__)
     if key not in _recorded:
         _recorded[key] = (_label(value), value)
 
@@ -109,10 +110,7 @@ def stop_recording():
     wire.decode, _window = decode, None
     for number, value in list(wire._handles.objects.items()):
         if number >= first and type(value).__module__.startswith("bdl."):
-            try:
-                _record(value)
-            except Exception:  # an object whose arguments cannot be told apart: one of its kind is enough
-                pass
+            _record(value)
 
 
 def _modules():
@@ -136,27 +134,53 @@ def callables():
 
 
 def watch(namespace, name):
-    """Note the first call the tests make of the function ``namespace[name]`` (a class stays as it is)."""
+    """Note the first call the tests make of the function ``namespace[name]``, or of the class's
+    constructor (the class itself stays, its ``__init__`` is wrapped: tests look at its instances'
+    classes)."""
     reference = namespace.get(name)
     _first_calls.pop(name, None)
-    if not inspect.isfunction(reference):
-        return
+    if inspect.isclass(reference):
+        own, init = reference.__dict__.get("__init__"), reference.__init__
 
-    @functools.wraps(reference)
-    def watched(*args, **kwargs):
-        result = reference(*args, **kwargs)
-        _first_calls.setdefault(name, (args, kwargs, form(result)))
-        return result
+        @functools.wraps(init)
+        def watched_init(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            if type(self) is reference and _eager():
+                _first_calls.setdefault(name, (args, kwargs, form(self)))
 
-    watched.watched_reference = reference
-    namespace[name] = watched
+        watched_init.watched = (reference, own)
+        reference.__init__ = watched_init
+    elif inspect.isfunction(reference):
+        def watched(*args, **kwargs):
+            result = reference(*args, **kwargs)
+            if _eager():  # a call inside a tf.function holds symbols, not values
+                _first_calls.setdefault(name, (args, kwargs, form(result)))
+            return result
+
+        # Its name and signature, not ``__wrapped__``: AutoGraph would compile the reference's source
+        # in this function's closure.
+        watched.__name__, watched.__qualname__, watched.__doc__ = name, reference.__qualname__, reference.__doc__
+        watched.__signature__ = inspect.signature(reference)
+        watched.watched = (reference, None)
+        namespace[name] = watched
+
+
+def _eager():
+    tf = sys.modules.get("tensorflow")
+    return tf is None or tf.executing_eagerly()
 
 
 def unwatch(namespace, name):
     """Put back what ``watch`` wrapped."""
-    reference = getattr(namespace.get(name), "watched_reference", None)
-    if reference is not None:
-        namespace[name] = reference
+    value = namespace.get(name)
+    if inspect.isclass(value) and hasattr(value.__dict__.get("__init__"), "watched"):
+        own = value.__init__.watched[1]
+        if own is None:
+            del value.__init__
+        else:
+            value.__init__ = own
+    elif hasattr(value, "watched"):
+        namespace[name] = value.watched[0]
 
 
 def _required(reference):
@@ -258,7 +282,8 @@ def choose(namespace, name, screen=True):
     """The candidates for the graded ``namespace[name]``: those that can take its call and, with
     ``screen`` and a first call noted (``watch``), return from that call a result of the form the
     reference's had. Returns their labels."""
-    reference = getattr(namespace[name], "watched_reference", namespace[name])
+    unwatch(namespace, name)
+    reference = namespace[name]
     required = _required(reference)
     chosen = [(label, value) for label, value in callables() if value is not reference and binds(value, required)]
     call = _first_calls.get(name)

@@ -17,6 +17,10 @@ whose failure notes that mistake is *diagnosed*. A failure that notes another
 mistake is a problem (the student would be sent the wrong way), and so is a
 function whose mutants are diagnosed less often than ``MIN_DIAGNOSED``.
 
+Students get ``bdl``, so none of its callables may pass a graded function's tests: ``check_kit`` puts
+each in the function's place (``autograder.candidates`` in the kernel: every function and class of
+``bdl``, and every stand-in the tests made, with their arguments) and runs the tests.
+
 A second catalogue, written blind (by someone who never read the recognisers or the mutants), lives in
 ``tests/course/mutants/blind/<assignment>.py`` as whole answer cells; ``blind/judged.py`` says, for each
 of its answers, which hints would name its mistake (``autograder.course.blind``). It measures what the
@@ -300,14 +304,16 @@ def check_kit(kernel, functions):
     return problems, tried, time.monotonic() - started
 
 
-def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=False, kit=True):
+def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=False):
     """Check every graded function of the solution notebook ``path``; return one row each.
 
     A row: function, seeds passed, mutants killed, alternatives passed, the
     other functions' tests that still pass without it and with its first
     killed mutant in its place, or each with ``every_mutant`` (each with its
-    total), and ``problems``: what failed, one line each. ``then(kernel,
-    functions)``, if given, runs last in the same kernel.
+    total), and ``problems``: what failed, one line each, a callable of ``bdl``
+    that passes the function's tests included (``check_kit``; the first row
+    holds its figures under ``kit``). ``then(kernel, functions)``, if given,
+    runs last in the same kernel.
     """
     rows = []
     with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
@@ -369,14 +375,13 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
             rows.append(row)
             if log:
                 log(f"{path.stem}: {function} checked")
-        if kit:
-            found, tried, seconds = check_kit(kernel, functions)
-            for row in rows:
-                row["problems"] += found.get(row["function"], [])
-            if rows:
-                rows[0]["kit"] = (tried, seconds)
-            if log:
-                log(f"{path.stem}: {tried} callables of bdl tried in the graded functions' places ({seconds:.0f} s)")
+        found, tried, seconds = check_kit(kernel, functions)
+        for row in rows:
+            row["problems"] += found.get(row["function"], [])
+        if rows:
+            rows[0]["kit"] = (tried, seconds)
+        if log:
+            log(f"{path.stem}: {tried} callables of bdl tried in the graded functions' places ({seconds:.0f} s)")
         unknown = set(variants["mutants"]) | set(variants["alternatives"])
         unknown -= set(functions)
         for function in sorted(unknown):

@@ -2,7 +2,10 @@
 
 Messages say what was expected of the student's code, never the answer, and
 never quote the student's objects (a ``repr`` is the object's to choose: it
-could carry what it read of the tests) beyond plain values and a type's name.
+could carry what it read of the tests) beyond what the formatters here write
+themselves: numbers of at most ``MAX_DIGITS`` digits, shapes of at most
+``MAX_RANK`` dimensions each under ``MAX_DIMENSION``, short containers of them,
+dtypes and a type's name; never a string. A long number is text in disguise.
 
 The values they compare are the student's, and an object can be written to
 equal anything (``__eq__``, ``__array__``, ``__bool__``, a lying ``__class__``).
@@ -16,11 +19,22 @@ import re
 import numpy as np
 import tensorflow as tf
 
+from bdl.wire import AnswerError
+
 _PYTHON = (int, float, bool, complex, str, bytes, type(None))
 _NUMPY_SCALARS = frozenset(np.sctypeDict.values())
 _NUMPY_DTYPES = frozenset(type(np.dtype(kind)) for kind in _NUMPY_SCALARS)
 _TENSORS = frozenset({type(tf.constant(0.0)), type(tf.Variable(0.0))})
 _TENSORFLOW = frozenset({tf.dtypes.DType, tf.TensorShape})
+
+# The most a message shows of a value: digits of a number (significant digits of a float), dimensions
+# of a shape and the size of each, items of a container, characters in all.
+MAX_DIGITS = 12
+FLOAT_DIGITS = 8
+MAX_RANK = 6
+MAX_DIMENSION = 10**7
+MAX_ITEMS = 6
+MAX_SHOWN = 60
 
 
 def _plain(value):
@@ -36,27 +50,96 @@ def _plain(value):
 
 def type_name(value):
     """The name of ``value``'s type, reduced to identifier characters (a class's name is its
-    author's to choose)."""
+    author's to choose). In the examiner every value is of its own types (``bdl.wire`` makes the
+    kernel's answers of a few), so there the name is one of a fixed few."""
     return re.sub(r"[^A-Za-z0-9_.]", "", type(value).__name__)[:40] or "object"
 
 
-def _has_text(value):
-    if type(value) in (str, bytes):
-        return True
-    if type(value) in (tuple, list, set, frozenset):
-        return any(_has_text(item) for item in value)
-    if type(value) is dict:
-        return any(_has_text(key) or _has_text(item) for key, item in value.items())
-    return False
+def listed(names):
+    """Names (each already fit to show) as a message may list them: the first ``MAX_ITEMS``."""
+    names = list(names)
+    more = ", ..." if len(names) > MAX_ITEMS else ""
+    return f"[{', '.join(names[:MAX_ITEMS])}{more}]"
+
+
+def number(value, digits=FLOAT_DIGITS):
+    """A real number as a message may show it: an integer of at most ``MAX_DIGITS`` digits, a float
+    to ``digits`` significant digits (at most ``FLOAT_DIGITS``), a one-element array or tensor as
+    its number; anything else as ``shown`` shows it."""
+    kind = type(value)
+    if kind in _TENSORS or kind is np.ndarray:
+        array = np.asarray(value.numpy()) if kind in _TENSORS else value
+        if array.size == 1 and array.dtype.kind in "biuf":
+            value, kind = array.reshape(()).item(), None
+    if kind is not None and not (kind in (bool, int, float) or kind in _NUMPY_SCALARS):
+        return shown(value)
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        return str(value) if abs(value) < 10**MAX_DIGITS else f"a number of more than {MAX_DIGITS} digits"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.{max(1, min(int(digits), FLOAT_DIGITS))}g}"
+    return shown(value)
+
+
+def shape_text(shape):
+    """A shape as a message may show it: ``(3, 4)``, or ``a shape of rank 9`` when it has more than
+    ``MAX_RANK`` dimensions or one of ``MAX_DIMENSION`` or more (or not a whole number)."""
+    dims = list(shape)
+    if len(dims) <= MAX_RANK and all(type(dim) in (int, type(None)) or isinstance(dim, np.integer)
+                                     for dim in dims) \
+            and all(dim is None or 0 <= dim < MAX_DIMENSION for dim in dims):
+        return repr(tuple(None if dim is None else int(dim) for dim in dims))
+    return f"a shape of rank {number(len(dims))}"
+
+
+def _text(value, depth=0):
+    """``value`` written by this module (see ``shown``), or None when it cannot be."""
+    kind = type(value)
+    if value is None:
+        return "None"
+    if kind in (bool, int, float) or kind in _NUMPY_SCALARS and np.dtype(kind).kind in "biuf":
+        text = number(value)
+        return None if text.startswith("a ") else text
+    if kind in (tuple, list) and depth < 2 and len(value) <= MAX_ITEMS:
+        items = [_text(item, depth + 1) for item in value]
+        if None in items:
+            return None
+        if kind is list:
+            return f"[{', '.join(items)}]"
+        return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    if kind is tf.TensorShape:
+        return "TensorShape(None)" if value.rank is None else (
+            f"TensorShape({list(value.as_list())})" if not shape_text(value.as_list()).startswith("a ") else None)
+    if kind is tf.dtypes.DType:
+        return f"tf.{value.name}"
+    if kind in _NUMPY_DTYPES and re.fullmatch(r"[a-z]+[0-9]{0,3}", value.name):
+        return f"dtype('{value.name}')"
+    return None
+
+
+def _dtype_name(array):
+    name = str(getattr(array.dtype, "name", ""))
+    return name if re.fullmatch(r"[a-z]+[0-9]{0,3}", name) else "numeric"
 
 
 def shown(value):
-    """``value`` as a message may show it: its repr if it is plain, short and holds no text (a
-    string from the student's code is its to choose: it could carry what it read), else its type."""
-    if _plain(value) and not _has_text(value) and type(value) not in _TENSORS and type(value) is not np.ndarray:
-        text = repr(value)
-        if len(text) <= 80:
-            return text
+    """``value`` as a message may show it, in words this module writes: a number (``number``), a
+    short list or tuple of numbers, a dtype, a shape; an array or tensor by its dtype and shape;
+    anything else (text above all: a string from the student's code is its to choose, it could
+    carry what it read) by its type's name."""
+    kind = type(value)
+    if kind is np.ndarray or kind in _TENSORS:
+        noun = "array" if kind is np.ndarray else "tensor"
+        shape = shape_text(value.shape)
+        where = f"of shape {shape}" if shape.startswith("(") else f"of rank {len(value.shape)}"
+        return f"a {_dtype_name(value)} {noun} {where}"
+    if kind in (int, float) or kind in _NUMPY_SCALARS and np.dtype(kind).kind in "iuf":
+        return number(value)
+    text = _text(value)
+    if text is not None and len(text) <= MAX_SHOWN:
+        return text
     return f"a {type_name(value)}"
 
 
@@ -84,11 +167,11 @@ def assert_layer_types(model, expected, what="the model"):
     names = [cls.__name__ for cls in expected]
     assert len(actual) == len(expected), (
         f"{what} should have {len(expected)} layers ({', '.join(names)}), "
-        f"found {len(actual)}: {[cls.__name__ for cls in actual]}")
+        f"found {number(len(actual))}: {listed(type_name(layer) for layer in model.layers)}")
     for position, (layer_cls, cls) in enumerate(zip(actual, expected)):
         assert issubclass(layer_cls, cls), (
             f"layer {position} of {what} should be a {cls.__name__}, "
-            f"found {layer_cls.__name__}")
+            f"found {type_name(model.layers[position])}")
 
 
 def assert_model_layers(model, expected, what="the model"):
@@ -116,11 +199,11 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
     actual = _numbers(actual, what)
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, (
-        f"{what} should have shape {expected.shape}, found {actual.shape}")
+        f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}")
     assert np.all(np.isfinite(actual)), f"{what} should be finite (found nan or inf)"
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), (
         f"{what} does not match the expected values "
-        f"(largest difference {np.max(np.abs(actual - expected)):.3g})")
+        f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})")
 
 
 # Inputs on which the identity, ReLU and softmax (over the last axis) all differ.
@@ -142,9 +225,12 @@ def assert_activation(activation, expected, what):
     "relu", ``tf.nn.relu``, ``tf.keras.activations.relu`` and a lambda all pass.
     """
     try:
-        actual = _numbers(activation(tf.constant(_ACTIVATION_PROBE)), what)
+        output = activation(tf.constant(_ACTIVATION_PROBE))
+    except AnswerError as error:  # in the examiner: the kernel's error, in the examiner's words
+        raise AssertionError(f"{what} should be {expected}; calling it failed: {error.args[0]}") from None
     except Exception as error:  # an activation that cannot be called is simply not the one asked for
-        raise AssertionError(f"{what} should be {expected}; calling it failed: {error}") from None
+        raise AssertionError(f"{what} should be {expected}; calling it failed ({type_name(error)})") from None
+    actual = _numbers(output, what)
     expected_values = _ACTIVATIONS[expected](_ACTIVATION_PROBE)
     assert actual.shape == expected_values.shape and np.allclose(actual, expected_values, atol=1e-5), (
         f"{what} should be {expected}: its outputs on test inputs differ from {expected}'s")

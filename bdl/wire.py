@@ -43,6 +43,11 @@ class WireError(Exception):
     """A request or answer that is not of the agreed form."""
 
 
+class AnswerError(Exception):
+    """The kernel gave no answer to a question (in the examiner): ``AnswerError(message, name)``, the
+    message the examiner's own words and ``name`` the error's type as a message may name it."""
+
+
 # {"module:name": function} of every question (``bdl.questions.question`` registers them); the
 # kernel imports a question's module (one of ``bdl``'s) before it looks the question up.
 QUESTIONS = {}
@@ -197,6 +202,13 @@ def _named(value):
     raise WireError(f"a {type(value).__name__} cannot be put to the kernel")
 
 
+def _handle_number(value):
+    """Whether ``value`` is what the kernel's handles are: ``{"handle": n}``, and nothing else (a
+    notebook name, ``{"name": ...}``, is the examiner's to give)."""
+    return type(value) is dict and list(value) == ["handle"] and type(value["handle"]) is int \
+        and 0 <= value["handle"] < 2**53
+
+
 def decode(data, lookup=None, made=None):
     """What ``encode`` made, back as values. ``lookup(ref)`` gives the object a ref or handle
     stands for (the kernel); without it, a handle becomes a ``Remote`` (the examiner). ``made``
@@ -231,8 +243,9 @@ def decode(data, lookup=None, made=None):
     if kind in ("ref", "handle"):
         if lookup is not None:
             return lookup(value)
-        if kind == "handle" and type(value) is dict:
-            return Remote(value, [str(name) for name in data.get("kind", [])][:20])
+        if kind == "handle" and _handle_number(value):
+            kinds = data.get("kind") if type(data.get("kind")) is list else []
+            return Remote(value, [str(name)[:200] for name in kinds[:20]])
         raise WireError("a reference the examiner cannot hold")
     if lookup is None:
         raise WireError(f"the kernel cannot send a {kind}")

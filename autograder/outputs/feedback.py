@@ -11,7 +11,7 @@ In the feedback:
 * each test cell with hidden tests keeps the visible tests and one line that
   says whether the hidden part passed;
 * a failed test cell shows one error line: the message, when an assertion of
-  the test cell itself or of ``bdl.checks`` called from it raised it, with any
+  the test cell itself or of ``bdl.checks`` or ``bdl.questions`` called from it raised it, with any
   line that holds a secret (a hidden test, model answer or rubric line)
   redacted; for any other error only its type and a fixed sentence, since the
   message of an error the student's code raised is the student's code's to
@@ -43,8 +43,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The frames of an IPython traceback: a notebook cell's, or a file's.
 CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 FILE_FRAME = re.compile(r"^(?:File|Input) (.+?):\d+, in ")
-# The helpers whose assertions speak for the tests.
-HELPERS = str(Path("bdl") / "checks.py")
+# The helpers whose assertions speak for the tests: bdl.checks, and the checks of bdl.questions'
+# modules (which show the kernel's answers only through bdl.checks' bounded formatters).
+HELPERS = re.compile(r"(^|/)bdl/(checks\.py|questions/\w+\.py)$")
 MAX_MESSAGE = 300
 REDACTED = "[redacted]"
 
@@ -76,11 +77,12 @@ def _verdict(error, hidden, execution_count):
 
 def _tests_own_assertion(error, execution_count):
     """Whether the test cell's own code raised this AssertionError: its first frame is the cell,
-    every later one is in ``bdl.checks``, none is another cell (the student's code) or elsewhere."""
+    every later one is in ``bdl.checks`` or ``bdl.questions``, none is another cell (the student's
+    code) or elsewhere."""
     frames = _frames(error)
     return (error.get("ename") == "AssertionError" and bool(frames)
             and frames[0][:2] == ("cell", execution_count)
-            and all(kind == "file" and where.endswith(HELPERS) for kind, where, _ in frames[1:]))
+            and all(kind == "file" and HELPERS.search(where) for kind, where, _ in frames[1:]))
 
 
 def _identifier(text, limit=40):

@@ -10,9 +10,12 @@ test's code, its hidden inputs' generators, its expected values, tolerances and 
 in this process, and the verdict is this process's: an error output written here, or none.
 
 The error output is the examiner's own: its traceback names the test cell's lines and ``bdl``'s
-frames as IPython would (so the feedback tells visible from hidden), its message is the test's,
-and an error of the student's code is named by its type only, and only when that type is
-Python's or TensorFlow's. Nothing the kernel says reaches it as text.
+frames as IPython would (so the feedback tells visible from hidden), its message is the test's
+assertion (raised by the test cell or by ``bdl``'s helpers, which show an answer only through
+``bdl.checks``' bounded formatters), and an error of the student's code is named by its type
+only, and only when that type is Python's or TensorFlow's. Any other error (one the test's own
+code raised on an answer it could not use, whose message may quote that answer) keeps its type's
+name and says a fixed sentence. Nothing the kernel says reaches it as text.
 
 It speaks JSON lines with the worker over its stdin and stdout: ``{"source", "count"}`` in, then
 ``{"ask"}`` out and ``{"answer"}`` or ``{"failed"}`` in as often as the test asks, then
@@ -27,18 +30,23 @@ import re
 import sys
 import traceback
 
-from bdl.wire import MAX_ANSWER
+from bdl.wire import MAX_ANSWER, AnswerError
 
 FILENAME = "<test cell>"
 # The error types of the student's code a message may name (any other is "Exception").
 KNOWN_ERRORS = frozenset(name for name, value in vars(builtins).items()
                          if isinstance(value, type) and issubclass(value, BaseException))
-TF_ERRORS = re.compile(r"^tensorflow\.python\.framework\.errors_impl\.(\w+Error)$")
+# TensorFlow's (``tf.errors``), by the name the kernel reports (a class's module and name are its
+# author's to choose, so only these exact names count).
+TF_MODULE = "tensorflow.python.framework.errors_impl"
+TF_ERRORS = frozenset({
+    "AbortedError", "AlreadyExistsError", "CancelledError", "DataLossError", "DeadlineExceededError",
+    "FailedPreconditionError", "InternalError", "InvalidArgumentError", "NotFoundError", "OpError",
+    "OperatorNotAllowedInGraphError", "OutOfRangeError", "PermissionDeniedError", "ResourceExhaustedError",
+    "UnauthenticatedError", "UnavailableError", "UnimplementedError", "UnknownError"})
 HELPERS = ("/checks.py", "/questions/", "/wire.py", "/diagnoses/")
-
-
-class AnswerError(Exception):
-    """The student's code raised an error while a question was put to it."""
+# What an error of the test's own code says: its message may quote the answer it could not use.
+UNUSABLE = "the tests could not go on with what your code gave them"
 
 
 def trusted_namespace():
@@ -61,31 +69,52 @@ def _error_name(kinds):
     """The name a message may give an error of the student's code, from its class names."""
     for kind in kinds:
         module, _, name = str(kind).rpartition(".")
-        if module == "builtins" and name in KNOWN_ERRORS:
+        if (module == "builtins" and name in KNOWN_ERRORS) or (module == TF_MODULE and name in TF_ERRORS):
             return name
-        if TF_ERRORS.match(str(kind)):
-            return TF_ERRORS.match(str(kind)).group(1)
     return "Exception"
 
 
-def error_output(error, source, execution_count):
+def _helper(filename):
+    return any(part in filename for part in HELPERS) and "bdl" in filename
+
+
+def speaks_for_the_tests(error):
+    """Whether ``error``'s message is the tests' own words: a question the kernel did not answer
+    (``AnswerError``), or an assertion that the test cell or ``bdl``'s helpers raised."""
+    if isinstance(error, AnswerError):
+        return True
+    frames = traceback.extract_tb(error.__traceback__)
+    return type(error) is AssertionError and bool(frames) and (
+        frames[-1].filename == FILENAME or _helper(frames[-1].filename))
+
+
+def _notes(error):
+    """The notes on ``error`` that are a diagnosis, in the tables' own words (``bdl.diagnoses``)."""
+    notes = [note for note in getattr(error, "__notes__", ()) if type(note) is str]
+    if not notes:
+        return []
+    from bdl.diagnoses import noted, note as diagnosis
+    return [note for note in notes if noted(note) is not None and diagnosis(noted(note)) == note]
+
+
+def error_output(error, source, execution_count, own=True):
     """An nbformat error output for ``error``, raised by the test cell ``source``: its frames in
-    the cell and in the course's helpers, as IPython shows them, and the test's message."""
+    the cell and in the course's helpers, as IPython shows them, and the test's message (unless
+    ``own`` is False: then the type's name and ``UNUSABLE``)."""
     lines = source.split("\n")
     frames = []
     for frame in traceback.extract_tb(error.__traceback__):
         if frame.filename == FILENAME:
             code = lines[frame.lineno - 1] if 0 < frame.lineno <= len(lines) else ""
             frames.append(f"Cell In[{execution_count}], line {frame.lineno}\n{code}")
-        elif any(part in frame.filename for part in HELPERS) and "bdl" in frame.filename:
+        elif _helper(frame.filename):
             frames.append(f"File {frame.filename}:{frame.lineno}, in {frame.name}")
-    name = type(error).__name__
+    name = re.sub(r"[^A-Za-z0-9_]", "", type(error).__name__)[:40] or "Exception"
     if isinstance(error, AnswerError):
-        name = error.args[1]
-        message = error.args[0]
+        name, message = error.args[1], error.args[0]
     else:
-        message = str(error)
-    notes = list(getattr(error, "__notes__", ()))
+        message = str(error) if own else UNUSABLE
+    notes = _notes(error)
     return {"output_type": "error", "ename": name, "evalue": "\n".join([message, *notes]),
             "traceback": [f"{name}    Traceback (most recent call last)", *frames, f"{name}: {message}", *notes]}
 
@@ -99,7 +128,7 @@ def examine(source, ask_kernel, execution_count):
     namespace = trusted_namespace()
     try:
         tree = ast.parse(source, FILENAME)
-    except SyntaxError as error:
+    except SyntaxError as error:  # in the course's own code: its message quotes nothing else
         return error_output(error, source, execution_count)
     for name in kernel_names(tree, namespace):
         namespace[name] = Remote({"name": name})
@@ -107,7 +136,7 @@ def examine(source, ask_kernel, execution_count):
     try:
         exec(compile(tree, FILENAME, "exec"), namespace)  # the course's test code, never the student's
     except Exception as error:
-        return error_output(error, source, execution_count)
+        return error_output(error, source, execution_count, own=speaks_for_the_tests(error))
     finally:
         wire.ask_kernel = None
     return None
@@ -129,33 +158,36 @@ def receive(stream):
 
 def ask_worker(question, args, kwargs, channel):
     """The examiner's side of a question: send it, read the kernel's answer, decode it as data."""
-    from bdl.wire import WireError, decode, encode
+    from bdl.wire import decode, encode
 
     send(channel[1], {"ask": {"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}})
     reply = receive(channel[0])
     about, verb = _about(args), _verb(question)
-    if "failed" in reply:
+    if type(reply) is dict and "failed" in reply:
         reasons = ("took longer than", "gave an answer too large", "gave no answer")
         reason = next((text for text in reasons if str(reply["failed"]).startswith(text)), "gave no answer")
         raise AnswerError(f"{about} {reason} when the tests {verb} it", "Exception")
     try:
         answer = json.loads(reply["answer"])
-        if "error" in answer:
+        if type(answer) is dict and "error" in answer:
             kinds = answer["error"] if type(answer["error"]) is list else []
-            name = _error_name(kinds)
-            raise AnswerError(f"{about} raised {name} when the tests {verb} it", name)
-        return decode(answer["value"])
-    except (ValueError, KeyError, TypeError, WireError):
-        raise AnswerError(f"the kernel gave no readable answer when the tests {verb} {about}", "Exception") from None
+            error = AnswerError(f"{about} raised {_error_name(kinds)} when the tests {verb} it", _error_name(kinds))
+        else:
+            return decode(answer["value"])
+    except Exception:  # any answer that is not data, however it fails to decode
+        error = AnswerError(f"the kernel gave no readable answer when the tests {verb} {about}", "Exception")
+    raise error
 
 
 def _about(args):
-    """What a question was about, as the test names it: the kernel name it starts from."""
+    """What a question was about, as the test names it: the kernel name it starts from (a name the
+    examiner gave, from the test cell: ``decode`` takes no name from the kernel)."""
     from bdl.wire import Remote
     target = args[0] if args else None
     ref = object.__getattribute__(target, "_ref") if type(target) is Remote else None
-    if isinstance(ref, dict) and isinstance(ref.get("name"), str):
-        return ref["name"]
+    name = ref.get("name") if type(ref) is dict else None
+    if type(name) is str and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,39}", name):
+        return name
     return "your code"
 
 

@@ -12,13 +12,14 @@ a graded function's answer. Those whose state a test reads back (how often they 
 made in the kernel with ``made``, so that the test holds a handle to the very object the student's
 code was given.
 """
-import re
+import functools
 import warnings
 
 import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
+from bdl.checks import listed, number
 from bdl.questions import StandIn, class_names, question
 
 tfd, tfpl = tfp.distributions, tfp.layers
@@ -134,10 +135,21 @@ def _name(cls):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+@functools.lru_cache(maxsize=1)
+def _known_layers():
+    """{``module.qualname``: name} of the layer and model classes of Keras and TFP: the only class
+    names a message shows (the kernel reports a class's names, and a class is named by its author)."""
+    classes = [value for module in (tf.keras.layers, tfpl) for value in vars(module).values()]
+    classes += [tf.keras.Model, tf.keras.Sequential]
+    return {_name(cls): cls.__name__ for cls in classes if isinstance(cls, type)}
+
+
 def _shown(names):
-    """A layer's class as a message may show it: its own name, in identifier characters."""
-    first = names[0] if type(names) is list and names and type(names[0]) is str else ""
-    return re.sub(r"[^A-Za-z0-9_]", "", first.rpartition(".")[2])[:40] or "object"
+    """A layer's class as a message may show it: the first of its classes (most derived first) that
+    is Keras' or TFP's own, by its name; "object" when none is."""
+    names = names if type(names) is list else []
+    return next((_known_layers()[name] for name in names if type(name) is str and name in _known_layers()),
+                "object")
 
 
 def assert_layer_types(model, expected, what="the model", count_input=True):
@@ -148,7 +160,7 @@ def assert_layer_types(model, expected, what="the model", count_input=True):
     names = [cls.__name__ for cls in expected]
     assert len(found) == len(expected), (
         f"{what} should have {len(expected)} layers ({', '.join(names)}), "
-        f"found {len(found)}: {[_shown(classes) for classes, _ in found]}")
+        f"found {number(len(found))}: {listed(_shown(classes) for classes, _ in found)}")
     for position, ((classes, _), cls) in enumerate(zip(found, expected)):
         assert type(classes) is list and _name(cls) in classes, (
             f"layer {position} of {what} should be a {cls.__name__}, found {_shown(classes)}")

@@ -82,3 +82,29 @@ def test_comparisons_take_plain_values_only():
         assert_equal(Anything(), 3, "a count")
     assert_equal(tf.Variable(2.0), 2, "a counter in a variable")
     assert_equal((2, 3), (2, 3), "a tuple")
+
+
+def test_messages_show_numbers_and_shapes_of_bounded_size():
+    """A number or a shape the student's code returned is shown with a few digits at most: a long one
+    is text in disguise."""
+    from bdl.checks import number, shape_text, shown
+    assert [shown(value) for value in (8, np.int64(-3), 0.1, True, None, (3, 1), [15], tf.float32)] == \
+        ["8", "-3", "0.1", "True", "None", "(3, 1)", "[15]", "tf.float32"]
+    assert shown(10**77 + 1) == "a number of more than 12 digits" and shown((10**20, 1)) == "a tuple"
+    assert shown(float("9" * 300)) == "1e+300" and number(np.float64(3.01234567), 4) == "3.012"
+    assert shown(np.zeros((16, 3), "float16")) == "a float16 array of shape (16, 3)"
+    assert shape_text((0, 10**17)) == "a shape of rank 2" and shape_text((0,) + (3,) * 31) == "a shape of rank 32"
+    with pytest.raises(AssertionError) as raised:
+        assert_equal(2**256, 8, "the number of filters")
+    assert str(raised.value) == "the number of filters should be 8, found a number of more than 12 digits"
+    with pytest.raises(AssertionError) as raised:
+        assert_close(np.empty((0, 4611686018427387)), [0.5], "the scores")
+    assert str(raised.value) == "the scores should have shape (1,), found a shape of rank 2"
+
+
+def test_messages_never_show_text():
+    from bdl.checks import shown
+    for value in ["the hidden test", b"bytes", ["a", 1], {"k": 1}, (1, ("x",))]:
+        assert shown(value) in ("a str", "a bytes", "a list", "a dict", "a tuple"), value
+    with pytest.raises(AssertionError, match="should be 'valid', found a str$"):
+        assert_equal("the hidden test", "valid", "the padding")

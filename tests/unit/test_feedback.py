@@ -133,3 +133,27 @@ def test_the_course_config_puts_it_in_nbgraders_feedback_pipeline():
     assert HideHiddenTests in preprocessors
     names = [pp.__name__ for pp in preprocessors]
     assert names.index("GetGrades") < names.index("HideHiddenTests"), "scores are read first"
+
+
+def test_a_layer_check_of_bdl_questions_shows_its_message():
+    """The checks of bdl.questions speak for the tests, as bdl.checks' do; a layer's class is named
+    only when it is Keras' or TFP's (its other names are the kernel's to choose)."""
+    import bdl  # noqa: F401 (Keras 2 before TensorFlow)
+    import tensorflow as tf
+
+    from autograder.outputs.feedback import shown_message
+    from autograder.worker.examiner import examine
+    from bdl.questions.bayesian_cnn import _name
+    from bdl.wire import Remote
+
+    source = ("from bdl.questions.bayesian_cnn import assert_model_layers\n"
+              "assert_model_layers(get_model(), [tf.keras.layers.Conv2D, tf.keras.layers.Dense])")
+    dense = (["__main__.TheHiddenTestSaysEight", _name(tf.keras.layers.Dense), _name(tf.keras.layers.Layer)],
+             Remote({"handle": 1}))
+    other = (["__main__.TheHiddenTestSaysEight"], Remote({"handle": 2}))
+    for layers, line in [([dense, other], "layer 0 of the model should be a Conv2D, found Dense"),
+                         ([other, dense, other], "the model should have 2 layers (Conv2D, Dense), found 3: "
+                                                 "[object, Dense, object]")]:
+        answers = {"bdl.questions:call": Remote({"handle": 0}), "bdl.questions.bayesian_cnn:layer_classes": layers}
+        error = examine(source, lambda question, args, kwargs: answers[question], 7)
+        assert shown_message(error, 7, ()) == f"AssertionError: {line}"

@@ -1,0 +1,272 @@
+"""Only the examiner's words and numbers reach an error output, for every test cell of the course.
+
+Each test cell of each assignment in ``source/`` runs in the examiner (``examine``), its questions
+answered by the notebook's reference solution, run in this process as a kernel runs it
+(``bdl.wire.respond``), and those answers are recorded. Then the cell runs again, once per place
+where it puts a question (the first time it puts one there), the recorded answers replayed up to
+that question and a lie told there (``LIES``): a random string, numbers of 77 and 300 digits, a
+float of 300 digits, containers of them, arrays of enormous shape, an object whose class and
+attributes are the string, a forged error, reference or reply. Whatever the cell then says, its
+error's name, message and traceback and the line the feedback builds from them, holds neither
+the string (nor its base64 or hex) nor a run of more than ``MAX_DIGITS`` digits.
+
+Every form of lie is told at each cell's first question; the later places get the object and,
+where the reference answered with data, a lie of its kind (``LOOK_ALIKES``). A cell is followed
+as deep as its reference run gets in ``DEEP_SECONDS`` from its first question (a few cells spend
+seconds on one answer or on their expected values, so how deep depends a little on the machine),
+and a lie for ``AFTER_LIE_SECONDS`` or ``AFTER_LIE_QUESTIONS`` questions the reference was not asked
+(it is noticed within a question or two), so the whole course takes under a minute.
+"""
+import ast
+import base64
+import json
+import re
+import secrets
+import sys
+import time
+
+import nbformat
+import numpy as np
+import pytest
+
+from autograder.course import cells
+from autograder.course.directory import REPO
+from autograder.outputs.feedback import shown_message
+from autograder.worker import examiner
+
+CANARY = "canary" + secrets.token_hex(8)
+LONG = 10**76 + secrets.randbelow(9 * 10**76)  # 77 digits: 256 bits
+BIG = 10**299 + secrets.randbelow(9 * 10**299)
+# An array of no elements may have any shape whose other dimensions' product fits in a machine word.
+HUGE_DIMENSION = 10**17 + secrets.randbelow(10**18)
+MAX_DIGITS = 12
+TOO_MANY_DIGITS = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+DEEP_SECONDS = 1.0
+AFTER_LIE_SECONDS = 0.5
+AFTER_LIE_QUESTIONS = 12
+NOTEBOOKS = sorted((REPO / "source").glob("*/*.ipynb"))
+DIAGNOSIS = "bdl.diagnoses:likely_mistake"
+
+
+class Liar:
+    """A kernel object whose every attribute, call and item is the canary (its class is named after
+    it, below): what a student's ``fgsm`` may return for one input."""
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name == "numpy":  # Python's protocols; "numpy" would make it a tensor
+            raise AttributeError(name)
+        return CANARY
+
+    def __call__(self, *args, **kwargs):
+        return CANARY
+
+    def __getitem__(self, key):
+        return CANARY
+
+
+Liar.__name__ = Liar.__qualname__ = CANARY
+Liar.__module__ = "tensorflow.python.framework." + CANARY
+
+
+def _value(value):
+    """The kernel's reply when its answer is ``value`` (an object of its becomes a handle)."""
+    from bdl import wire
+    return lambda: {"answer": json.dumps({"value": wire.encode(value, wire._handles.number)})}
+
+
+def _reply(reply):
+    return lambda: reply
+
+
+# {form: what makes the reply (as the examiner's ask_worker reads it)}. The value forms first.
+LIES = {
+    "object": _value(Liar()),
+    "text": _value(CANARY),
+    "number": _value(LONG),
+    "huge number": _value(BIG),
+    "float": _value(float("9" * 300)),
+    "list": _value([CANARY, BIG, {"x": CANARY}, [LONG]]),
+    "tuple": _value((LONG, CANARY)),
+    "dict": _value({CANARY: BIG}),
+    "array": _value(np.empty((0, HUGE_DIMENSION), "float32")),
+    "deep array": _value(np.empty((0,) + (3,) * 31, "float32")),
+    "numbers": _value(np.array([BIG % 2**62, -(BIG % 2**62)], "int64")),
+    "objects": _value([Liar(), (Liar(), [CANARY])]),
+    # The examiner's own reading of a reply.
+    "reference": _reply({"answer": json.dumps({"value": {"t": "handle", "v": {"name": CANARY}, "kind": [CANARY]}})}),
+    "error": _reply({"answer": json.dumps({"error": [f"tensorflow.python.framework.errors_impl.{CANARY}Error",
+                                                     f"builtins.{CANARY}"]})}),
+    "failed": _reply({"failed": CANARY}),
+    "garbled": _reply({"answer": CANARY}),
+}
+VALUE_LIES = [form for form in LIES if form not in ("object", "reference", "error", "failed", "garbled")]
+
+
+class Enough(BaseException):
+    """Stops a reference run that has gone deep enough (not an Exception: no test cell catches it)."""
+
+
+class FakeIPython:
+    def __init__(self, namespace):
+        self.user_ns = namespace
+
+
+def _definitions(cell):
+    """Whether a notebook cell only defines functions and classes and imports (the reference's helpers)."""
+    tree = ast.parse(cell.source)
+    return all(isinstance(node, (ast.FunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)) for node in tree.body)
+
+
+class Kernel:
+    """The notebook's reference, in this process: its imports, helpers and solution cells run, and
+    questions answered as ``bdl.wire.respond`` answers them in a kernel. Also the examiner's
+    channel to it: ``write`` takes a question, ``readline`` gives the reply."""
+
+    def __init__(self, nb, tmp_path):
+        from bdl import wire
+        self.namespace = {"__name__": "__main__"}
+        code = [cell for cell in nb.cells if cell.cell_type == "code" and not cells.is_test(cell)]
+        for cell in code[:1] + [cell for cell in code[1:] if cells.is_answer(cell) or _definitions(cell)]:
+            try:
+                exec(compile(cell.source, "<reference>", "exec"), self.namespace)
+            except NameError:  # a helper whose defaults come from the notebook's data: not the reference's
+                assert not cells.is_answer(cell), cell.source
+        self.start = dict(self.namespace)
+        self.answer_file = str(tmp_path / "answer.json")
+        wire._handles = wire._Handles()
+
+    def examine(self, source, lie=None, form=None):
+        """The error output of ``source`` examined against this kernel, None if it passed. Without
+        ``lie``: the reference's run, recorded. With ``lie``: the recorded replies up to question
+        ``lie`` (the cell's own random inputs may differ), the lie ``form`` there (and for a
+        diagnosis after it: a lying kernel's is a lie too), then the recorded reply where the
+        question is the one recorded, the reference's answer where it is not. A
+        reference run raises Enough at its first question ``DEEP_SECONDS`` after its first, a lie's
+        run at its first question ``AFTER_LIE_SECONDS`` after the lie, or at its
+        ``AFTER_LIE_QUESTIONS``-th question that was not recorded."""
+        self.namespace.clear()
+        self.namespace.update(self.start)
+        self.sites, self.lie, self.form, self.replayed, self.unrecorded = [], lie, form, 0, 0
+        if lie is None:
+            self.recorded = []
+        self.deadline = float("inf")
+        return examiner.examine(source, lambda *question: examiner.ask_worker(*question, (self, self)), 1)
+
+    def write(self, data):
+        self.request = json.loads(data)["ask"]
+
+    def flush(self):
+        pass
+
+    def readline(self, limit=-1):
+        lines, frame = [], sys._getframe()
+        while frame is not None:  # where in the test cell the question was put: its lines, call by call
+            if frame.f_code.co_filename == examiner.FILENAME:
+                lines.append(frame.f_lineno)
+            frame = frame.f_back
+        index, question = len(self.sites), self.request["question"]
+        site = (tuple(lines), question)
+        self.sites.append(site)
+        if time.perf_counter() > self.deadline:
+            raise Enough
+        asked = json.dumps(self.request, sort_keys=True)
+        if self.lie is None:
+            if index == 0:
+                self.deadline = time.perf_counter() + DEEP_SECONDS
+            reply = self._answer()
+            self.recorded.append((site, asked, reply))
+        elif index == self.lie:
+            self.deadline = time.perf_counter() + AFTER_LIE_SECONDS
+            reply, self.replayed = LIES[self.form](), self.replayed + 1  # in place of the recorded reply
+        elif index > self.lie and question == DIAGNOSIS:
+            reply = LIES[self.form]()
+        elif self.replayed < len(self.recorded) and self.recorded[self.replayed][0] == site \
+                and (index < self.lie or self.recorded[self.replayed][1] == asked):
+            reply, self.replayed = self.recorded[self.replayed][2], self.replayed + 1
+        else:  # after the lie: the cell asked on, or asked about the lie (the lie's object, say)
+            self.unrecorded += 1
+            if self.unrecorded > AFTER_LIE_QUESTIONS:
+                raise Enough
+            reply = self._answer()
+        return json.dumps(reply).encode() + b"\n"
+
+    def _answer(self):
+        from bdl import wire
+        asking, wire.ask_kernel = wire.ask_kernel, None  # in the kernel, questions are plain calls
+        try:
+            wire.respond(json.dumps(self.request), self.answer_file, self.namespace)
+        finally:
+            wire.ask_kernel = asking
+        with open(self.answer_file) as handle:
+            return {"answer": handle.read()}
+
+
+def leaks(output, source):
+    """What of the lies ``output`` (an error output, or None) holds, with the feedback's line built from it."""
+    if output is None:
+        return []
+    from bdl.diagnoses import noted
+    text = json.dumps(output) + shown_message(output, 1, ()) + str(noted("\n".join(output["traceback"])))
+    for line in source.split("\n"):  # the traceback quotes the test cell's own lines: its numbers are its own
+        text = text.replace(json.dumps(line)[1:-1], "")
+    forms = (CANARY, CANARY[len("canary"):], base64.b64encode(CANARY.encode()).decode()[:16], CANARY.encode().hex())
+    return [form for form in forms if form in text] + TOO_MANY_DIGITS.findall(text)
+
+
+# The lies that look most like what the reference answered (by its kind on the wire): they get past
+# the tests' checks of a type, into the messages that show a value.
+LOOK_ALIKES = {"py:str": ["text"], "py:int": ["number", "huge number"], "py:bool": ["number"], "py:float": ["float"],
+               "list": ["list", "objects"], "tuple": ["tuple", "objects"], "dict": ["dict"],
+               "array": ["array", "deep array", "numbers"], "scalar": ["float", "number"],
+               "tensor": ["array", "deep array", "numbers"], "variable": ["array", "numbers"]}
+
+
+def look_alikes(reply, number):
+    """Lies like the recorded ``reply``: for data, one of its kind (in turn); for a handle, the object
+    alone; for anything else, one of the value lies in turn."""
+    try:
+        value = json.loads(reply["answer"])["value"]
+        kind = value["t"] if value["t"] != "py" else f"py:{type(value['v']).__name__}"
+    except (KeyError, TypeError, ValueError):
+        kind = None
+    forms = LOOK_ALIKES.get(kind, VALUE_LIES)
+    return ["object"] + ([] if kind == "handle" else [forms[number % len(forms)]])
+
+
+def lies_told(kernel, cell):
+    """[(position, form, leaks)] of the lies told to ``cell``'s questions: every form at its first,
+    the object and a look-alike at the first of each other place."""
+    try:
+        output = kernel.examine(cell.source)
+        assert output is None, output  # the reference passes its tests (as deep as they were followed)
+    except Enough:
+        pass
+    positions = sorted({site: index for index, (site, *_) in reversed(list(enumerate(kernel.recorded)))}.values())
+    told = []
+    for number, position in enumerate(positions):
+        forms = list(LIES) if position == 0 else look_alikes(kernel.recorded[position][2], number)
+        for form in forms:
+            try:
+                output = kernel.examine(cell.source, position, form)
+            except Enough:  # the lie went unnoticed for as long as a run may take
+                output = None
+            told.append((position, form, leaks(output, cell.source)))
+    return told
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[path.parent.name for path in NOTEBOOKS])
+def test_no_test_cell_says_what_the_kernel_chose(path, tmp_path, monkeypatch):
+    import IPython
+
+    nb = nbformat.read(path, 4)
+    kernel = Kernel(nb, tmp_path)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: FakeIPython(kernel.namespace))  # bind's namespace
+    started, problems, counts = time.perf_counter(), [], []
+    for cell in [cell for cell in nb.cells if cells.is_test(cell)]:
+        told = lies_told(kernel, cell)
+        counts.append(len(told))
+        problems += [(cells.grade_id(cell), position, form, found[:2]) for position, form, found in told if found]
+    print(f"{path.parent.name}: {sum(counts)} lies told to {len(counts)} test cells "
+          f"in {time.perf_counter() - started:.1f} s")
+    assert all(counts), "every test cell is told lies"
+    assert not problems, "\n".join(map(str, problems))

@@ -43,19 +43,14 @@ def edited(read, codes, last=""):
     return build
 
 
-def _appended(read, code, function):
-    """The notebook ``read()`` gives with ``code`` after ``function``'s answer."""
-    return edited(read, {function: code})
-
-
 def blank(code, function="brier_score"):
     """The blank release with ``code`` after the stub in ``function``'s answer cell."""
-    return _appended(_blank, code, function)
+    return edited(_blank, {function: code})
 
 
 def reference(code, function="split_mean_scale"):
     """The reference solution with ``code`` added at the end of ``function``'s answer cell."""
-    return _appended(_reference, code, function)
+    return edited(_reference, {function: code})
 
 
 def wrong(code, function="gaussian_nll"):

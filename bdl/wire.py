@@ -70,6 +70,11 @@ class StandIn:
         self.given_args, self.given_kwargs = args, kwargs
 
 
+# Attributes libraries read to decide what an object is (``tf.is_tensor`` reads ``is_tensor_like``):
+# a Remote answers them itself, as an object that is none of these things.
+NOT_ASKED = frozenset({"is_tensor_like", "_tf_api_names", "_keras_mask", "_type_spec", "_shape_invariant_to_type_spec"})
+
+
 class Remote:
     """An object in the student's kernel, as the examiner sees it: a notebook name or a handle.
 
@@ -86,7 +91,8 @@ class Remote:
         return ask("bdl.questions:call", self, *args, **kwargs)
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        # a kernel object is never a tensor: tf.is_tensor would take the kernel's word for it
+        if name.startswith("__") or name in NOT_ASKED:
             raise AttributeError(name)
         return ask("bdl.questions:attribute", self, name)
 

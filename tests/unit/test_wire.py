@@ -96,3 +96,15 @@ def test_the_kernel_answers_a_question_and_names_an_error_by_its_classes_only():
 def test_a_question_is_an_ordinary_function_outside_the_examiner():
     value, (grad,) = gradient(lambda x: tf.reduce_sum(x ** 2), (tf.constant([1.0, 2.0]),), wrt=(0,))
     assert float(value) == 5.0 and grad.numpy().tolist() == [2.0, 4.0]
+
+
+def test_a_kernel_object_is_never_taken_for_a_tensor():
+    """``tf.is_tensor`` reads ``is_tensor_like``; a Remote answers it itself, so a kernel that says yes
+    to every question cannot make a non-data answer pass for a tensor."""
+    asked = []
+    wire.ask_kernel = lambda question, args, kwargs: asked.append(question) or True
+    try:
+        assert not tf.is_tensor(wire.Remote({"handle": 0}))
+    finally:
+        wire.ask_kernel = None
+    assert asked == []

@@ -7,6 +7,8 @@ from nbgrader.preprocessors import GetGrades
 
 import autograder.outputs
 from autograder.course.directory import COURSE_ID, KERNEL_LOG_LEVEL
+from autograder.course.exchange import OwnedCollect
+from autograder.course.gate import Refuse
 from autograder.outputs.feedback import HideHiddenTests
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -28,6 +30,16 @@ if not os.path.isdir(c.Exchange.root):
         os.chmod(c.Exchange.root, 0o777)
     except OSError:
         pass  # nbgrader reports an exchange it cannot use
+
+# One gate to a grade: nbgrader's own autograde (the command, formgrader's Autograde button) would
+# run a submission and its hidden tests in one unsandboxed kernel as the grader, so it refuses,
+# naming `python -m autograder grade`, whose worker sets this pipeline to its examined one.
+c.Autograde.autograde_preprocessors = [Refuse]
+
+# Collect takes a submission folder only from the student it names, and copies it without
+# following links: nbgrader's own follows them, so a student could hand in any file the
+# grader can read by a link in their submission (autograder/course/exchange.py).
+c.ExchangeFactory.collect = OwnedCollect
 
 # Grading mode (NBGRADER_EXECUTION) keeps every cell to seconds; this bound only
 # stops a submission that loops forever.
@@ -53,6 +65,13 @@ c.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
 # leaves the visible tests, a pass/fail line for the hidden ones and the
 # failing assertion's message, never hidden code or tracebacks.
 c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+
+# Graders open students' notebooks in formgrader, on the origin of the server it runs in: every page
+# rendered from a notebook (formgrader's, the feedback) shows no script of the student's, in markdown
+# (the filters) or in outputs (sanitize_html) (autograder/outputs/sanitize.py).
+c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"markdown2html": "autograder.outputs.sanitize.markdown2html",
+                          "clean_html": "autograder.outputs.sanitize.clean_html"}
 
 # Formgrader and the feedback pages typeset math with MathJax 2, which nbgrader
 # loads from a CDN: derivations would show raw LaTeX offline.

@@ -17,6 +17,10 @@ whose failure notes that mistake is *diagnosed*. A failure that notes another
 mistake is a problem (the student would be sent the wrong way), and so is a
 function whose mutants are diagnosed less often than ``MIN_DIAGNOSED``.
 
+Students get ``bdl``, so none of its callables may pass a graded function's tests: ``check_kit`` puts
+each in the function's place (``autograder.candidates`` in the kernel: every function and class of
+``bdl``, and every stand-in the tests made, with their arguments) and runs the tests.
+
 A second catalogue, written blind (by someone who never read the recognisers or the mutants), lives in
 ``tests/course/mutants/blind/<assignment>.py`` as whole answer cells; ``blind/judged.py`` says, for each
 of its answers, which hints would name its mistake (``autograder.course.blind``). It measures what the
@@ -26,9 +30,9 @@ alternative, a correct blind answer, or a blind wrong answer it does not fit) is
 """
 import ast
 import contextlib
+import json
 import os
-import shutil
-import tempfile
+import time
 from pathlib import Path
 
 import nbformat
@@ -50,6 +54,8 @@ MIN_ALTERNATIVES = 3
 MIN_DIAGNOSED = 0.6
 # Seconds one cell of the solution notebook may take while check-tests runs it.
 NOTEBOOK_CELL_TIMEOUT = 600
+# Seconds one question of a test may take with a callable of bdl in the graded function's place.
+KIT_QUESTION_TIMEOUT = 60
 
 
 def load_variants(assignment, mutants_dir=MUTANTS_DIR):
@@ -128,7 +134,6 @@ def executed_notebook(path, env):
     A cell that fails stops execution with CellExecutionError.
     """
     nb = nbformat.read(path, as_version=4)
-    answers = tempfile.mkdtemp(prefix="check-tests-")
     saved = {key: os.environ.get(key) for key in env}
     os.environ.update(env)
     try:
@@ -137,14 +142,12 @@ def executed_notebook(path, env):
                                 extra_arguments=[KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"],
                                 resources={"metadata": {"path": str(Path(path).parent)}})
-        client.answer_file = str(Path(answers) / "answer.json")
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "code":
                     client.execute_cell(cell, index)
             yield NotebookKernel(client), nb
     finally:
-        shutil.rmtree(answers, ignore_errors=True)
         for key, value in saved.items():
             if value is None:
                 os.environ.pop(key, None)
@@ -218,14 +221,94 @@ def check_dependence(kernel, functions, function, old, new):
         kernel.run(solution.source)
 
 
+# The kernel's side of the kit sweep (``autograder.candidates``), named without a name of its own in the
+# notebook's namespace.
+CANDIDATES = "__import__('autograder.candidates', fromlist=['candidates'])"
+
+
+def answer_name(source, function):
+    """The name under which a solution cell defines its answer: its one function or class (the one named
+    ``function`` if it defines several), or None."""
+    defined = [node.name for node in ast.parse(source).body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return function if function in defined else (defined[0] if len(defined) == 1 else None)
+
+
+def _watch(kernel, solution, function, stop=False):
+    """Start (or ``stop``) recording the stand-ins the kernel is sent and the first call of the answer."""
+    name = answer_name(solution.source, function)
+    if stop:
+        kernel.run(f"{CANDIDATES}.stop_recording()" + (f"; {CANDIDATES}.unwatch(globals(), {name!r})" if name else ""))
+    else:
+        kernel.run(f"{CANDIDATES}.start_recording()" + (f"; {CANDIDATES}.watch(globals(), {name!r})" if name else ""))
+
+
+def _catches(source):
+    """Whether a test cell catches errors (then an answer that raises may still pass it)."""
+    return any(isinstance(node, ast.Try) and node.handlers for node in ast.walk(ast.parse(source)))
+
+
+def _printed(outputs):
+    """The JSON a kernel cell printed last on stdout."""
+    text = "".join(output.text for output in outputs if output.output_type == "stream" and output.name == "stdout")
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def check_kit(kernel, functions):
+    """Every callable ``bdl`` holds in place of each graded function: each function and class of every
+    ``bdl`` module, and each stand-in the tests made while they ran against the reference (recorded
+    then, with the tests' own arguments), that can take the function's call. None may pass its tests:
+    students get ``bdl``.
+
+    Return ``({function: [problem, ...]}, callables tried, seconds)``. The kernel's state is put back
+    after each function (its solution cell runs again), and the reference must pass once more then."""
+    problems, tried, started = {}, 0, time.monotonic()
+    client = kernel.client
+    saved = client.timeout, client.interrupt_on_timeout
+    # A candidate that never returns is not an answer: it is stopped, and the question fails.
+    client.timeout, client.interrupt_on_timeout = KIT_QUESTION_TIMEOUT, True
+    kernel.run(f"{CANDIDATES}.quiet_diagnoses()")
+    try:
+        for function, (solution, tests) in functions.items():
+            found = problems.setdefault(function, [])
+            name = answer_name(solution.source, function)
+            if name is None:
+                found.append("no callable of bdl tried in its place: its cell defines no one function or class")
+                continue
+            screen = not _catches(tests.source)
+            labels = _printed(kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), {name!r}, "
+                                         f"{screen})))"))
+            tried += len(labels)
+            if not labels:
+                continue
+            try:
+                for index, label in enumerate(labels):
+                    kernel.run(f"{CANDIDATES}.bind(globals(), {name!r}, {index})\n" + SEED_CODE.format(0))
+                    if kernel.succeeds(tests.source, test=True)[0]:
+                        found.append(f"bdl's {label} passes the tests of {function}: students get it")
+            finally:
+                kernel.run(solution.source)
+            # A candidate that upset the kernel's state would hide the next ones' verdicts.
+            kernel.run(SEED_CODE.format(0))
+            ok, why = kernel.succeeds(tests.source, test=True)
+            if not ok:
+                found.append(f"the reference fails after bdl's callables were tried in its place: {why}")
+    finally:
+        client.timeout, client.interrupt_on_timeout = saved
+        kernel.run(f"{CANDIDATES}.quiet_diagnoses(False)")
+    return problems, tried, time.monotonic() - started
+
+
 def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=False):
     """Check every graded function of the solution notebook ``path``; return one row each.
 
     A row: function, seeds passed, mutants killed, alternatives passed, the
     other functions' tests that still pass without it and with its first
     killed mutant in its place, or each with ``every_mutant`` (each with its
-    total), and ``problems``: what failed, one line each. ``then(kernel,
-    functions)``, if given, runs last in the same kernel.
+    total), and ``problems``: what failed, one line each, a callable of ``bdl``
+    that passes the function's tests included (``check_kit``; the first row
+    holds its figures under ``kit``). ``then(kernel, functions)``, if given,
+    runs last in the same kernel.
     """
     rows = []
     with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
@@ -237,7 +320,13 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
             row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in broken]
             for seed in range(seeds):
                 kernel.run(SEED_CODE.format(seed))
-                ok, why = kernel.succeeds(tests.source, test=True)
+                if seed == 0:  # for check_kit: the stand-ins the tests make, and their first call of the answer
+                    _watch(kernel, solution, function)
+                try:
+                    ok, why = kernel.succeeds(tests.source, test=True)
+                finally:
+                    if seed == 0:
+                        _watch(kernel, solution, function, stop=True)
                 row["seeds"] += ok
                 if not ok:
                     row["problems"].append(f"the reference fails under seed {seed}: {why}")
@@ -281,6 +370,13 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
             rows.append(row)
             if log:
                 log(f"{path.stem}: {function} checked")
+        found, tried, seconds = check_kit(kernel, functions)
+        for row in rows:
+            row["problems"] += found.get(row["function"], [])
+        if rows:
+            rows[0]["kit"] = (tried, seconds)
+        if log:
+            log(f"{path.stem}: {tried} callables of bdl tried in the graded functions' places ({seconds:.0f} s)")
         unknown = set(variants["mutants"]) | set(variants["alternatives"])
         unknown -= set(functions)
         for function in sorted(unknown):
@@ -400,6 +496,10 @@ def format_check_table(rows):
                                    f"{r['independent']}/{r['num_others']}") for r in rows])]
     diagnosed, mutants = sum(r["diagnosed"] for r in rows), sum(r["num_mutants"] for r in rows)
     text.append(f"mistakes named: {_share(diagnosed, mutants)} of the mutants")
+    kit = [r["kit"] for r in rows if "kit" in r]
+    if kit:
+        text.append(f"bdl's callables tried in the graded functions' places: {sum(n for n, _ in kit)} "
+                    f"({sum(seconds for _, seconds in kit):.0f} s)")
     text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}"
              for r in rows for problem in r["problems"]]
     return "\n".join(text)

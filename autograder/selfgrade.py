@@ -40,13 +40,14 @@ def as_submission(scratch, root, kind, student, assignment):
 KINDS = (("source", "reference"), ("release", "blank"))
 
 
-def selfgrade(root=REPO, progress=True, lanes=None):
+def selfgrade(root=REPO, progress=True, lanes=None, keep=None):
     """Grade every assignment's reference solution (``source/``) as student ``reference`` and its
     blank release (``release/``) as ``blank``; return the rows, in assignment order.
 
     ``lanes`` submissions are graded at a time (default: 2, or 1 on one core), each in a
     course folder of its own. ``progress`` (True: standard error; or a stream; None: silent) gets
     a line per notebook as its submission is done, with its score and time (``progress_line``).
+    ``keep``: a folder to copy the autograded notebooks into, as ``<student>/<assignment>/``.
 
     These are the course's own notebooks, not students' code: they are graded
     in the sandbox where bubblewrap is installed, and without it elsewhere
@@ -74,6 +75,8 @@ def selfgrade(root=REPO, progress=True, lanes=None):
             submission = as_submission(course, root, kind, student, assignment)
             began = time.perf_counter()
             rows = grade(assignment, [submission], root=course, generate=False, sandbox=sandbox, workers=1)
+            if keep:
+                shutil.copytree(course / "autograded" / student / assignment, Path(keep) / student / assignment)
             return rows, time.perf_counter() - began
 
         with ThreadPoolExecutor(max_workers=lanes) as pool:

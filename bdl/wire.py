@@ -5,7 +5,8 @@ never in the student's kernel. Each name a test cell uses
 that the examiner does not define (``brier_score``, ``BayesianDense``) stands for the object of
 that name in the kernel: a ``Remote``. Calling it, or reading one of its attributes, is a
 *question*: the examiner sends the kernel a request (JSON), the kernel's ``respond`` looks the
-objects up, runs the question and writes its answer (JSON) to a file the examiner reads.
+objects up, runs the question and returns its answer (JSON) in the request's reply, which the
+worker hands the examiner.
 
 Both directions carry data only, so neither side can run code of the other's by reading it:
 
@@ -287,9 +288,24 @@ def _lookup(ref, namespace):
     return _handles.objects[int(ref["handle"])]
 
 
-def respond(request, answer_file, namespace=None):
-    """Answer one question (``request``, JSON) about the kernel's state; write the answer to
-    ``answer_file``. Runs in the student's kernel, as the examiner's silent request."""
+class Answer:
+    """An answer as the kernel's reply carries it: its ``repr`` is the JSON text itself, so the
+    silent request's ``user_expressions`` hand it back over the kernel's own channel, untouched."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def respond(request, namespace=None):
+    """Answer one question (``request``, JSON) about the kernel's state; return it as an ``Answer``.
+    Runs in the student's kernel, as the examiner's silent request, whose reply carries the answer
+    (no file: nothing of a question's round trip lies where the kernel could leave something for
+    the worker to open)."""
     if namespace is None:
         from IPython import get_ipython
         namespace = get_ipython().user_ns
@@ -305,5 +321,4 @@ def respond(request, answer_file, namespace=None):
         answer = {"value": encode(question(*args, **kwargs), _handles.number)}
     except Exception as error:  # the student's code failed: the examiner says so in its words
         answer = {"error": _class_names(error)}
-    with open(answer_file, "w") as handle:
-        json.dump(answer, handle)
+    return Answer(json.dumps(answer))

@@ -7,9 +7,9 @@ from autograder.course.lint import lint_course
 def course_options(parser):
     parser.add_argument("--root", default=str(directory.REPO),
                         help="the course directory holding source/ and the gradebook")
-    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL "
-                                     "(default: sqlite:///ROOT/gradebook.db; or postgresql://user@host/db, "
-                                     "read as postgresql+psycopg://)")
+    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL (default: $BDL_GRADEBOOK_URL, else "
+                                     "sqlite:///ROOT/gradebook.db; or postgresql://user@host/db, read as "
+                                     "postgresql+psycopg://, its password from $PGPASSWORD if it names none)")
 
 
 def db_url(args):

@@ -8,6 +8,7 @@ server is one clear line, not a traceback from inside nbgrader. Grading on a
 Dask cluster needs a gradebook every worker reaches: ``check_shared`` refuses
 SQLite there.
 """
+import os
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -22,18 +23,30 @@ from autograder.course.directory import notebook_names
 POSTGRES_DRIVER = "psycopg"
 
 
+# The gradebook's URL when ``--db`` is not given: a password in it then stays off every command line.
+URL_ENV = "BDL_GRADEBOOK_URL"
+
+
 def default_url(root):
     """nbgrader's default gradebook: ``gradebook.db`` in the course directory."""
     return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
 
 
-def gradebook_url(url, root):
-    """The URL to grade into: ``url``, or the default; PostgreSQL through psycopg 3."""
+def gradebook_url(url, root, environ=os.environ):
+    """The URL to grade into: ``url``, else ``$BDL_GRADEBOOK_URL``, else the default; PostgreSQL
+    through psycopg 3, with ``$PGPASSWORD`` as its password if it names none. The grading workers get
+    the URL on their stdin and start without either variable (``autograder.worker.bwrap.ENVIRONMENT``),
+    so no kernel sees the password, and no command line (``ps``) need show it."""
+    url = url or environ.get(URL_ENV)
     if not url:
         return default_url(root)
     for scheme in ("postgresql://", "postgres://"):
         if url.startswith(scheme):
-            return f"postgresql+{POSTGRES_DRIVER}://" + url[len(scheme):]
+            url = f"postgresql+{POSTGRES_DRIVER}://" + url[len(scheme):]
+    if url.startswith("postgresql") and environ.get("PGPASSWORD"):
+        parsed = make_url(url)
+        if parsed.password is None:
+            url = parsed.set(password=environ["PGPASSWORD"]).render_as_string(hide_password=False)
     return url
 
 

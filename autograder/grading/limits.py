@@ -1,12 +1,16 @@
 """Run the grading worker for one submission within limits, and leave nothing running.
 
 ``run_isolated`` starts ``python -m autograder.worker`` in a new session and
-watches it: past the submission's wall-clock limit, or when the worker, its
-kernel and everything they started use more memory than the limit, the whole
-lot is killed. Whatever happens, every process the submission started is
-gone when ``run_isolated`` returns. The worker's stdin stays open until then:
-if the process that called ``run_isolated`` dies, the worker sees its end and
-stops (``autograder.worker``).
+watches it: past the submission's wall-clock limit, when the worker, its
+kernel and everything they started use more memory than the limit, or when the
+kernel puts more than a few files in the one folder of the grader's disk it can
+write to (``GradingJob.kernel_io``) or into the log it shares with the worker
+(its stdout and stderr), the whole lot is killed. Whatever happens, every
+process the submission started is gone when ``run_isolated`` returns. The
+worker's stdin stays open until then: if the process that called
+``run_isolated`` dies, the worker sees its end and stops
+(``autograder.worker``). The worker's result comes back through a file of its
+own, whose descriptor it keeps from the kernel.
 """
 import os
 import re
@@ -19,9 +23,17 @@ from pathlib import Path
 
 import psutil
 
+from autograder.worker import bwrap
 from autograder.worker.job import MAX_LOG, WorkerResult
 
 POLL_SECONDS = 0.2
+# What the kernel's shared folder may hold: its connection file and sockets need a few entries and
+# bytes; more is a kernel filling the grader's disk (its own /tmp and working folder are bounded tmpfs).
+KERNEL_IO_BYTES = 16 * 2**20
+KERNEL_IO_ENTRIES = 100
+# The log the kernel shares with the worker (its stdout and stderr are the worker's): past this, a
+# kernel writing to its file descriptors 1 and 2 would fill the grader's disk.
+LOG_BYTES = 64 * 2**20
 # How long a killed process may take to go before it is left to the OS.
 KILL_WAIT_SECONDS = 5
 
@@ -98,6 +110,24 @@ def _memory(processes):
     return total
 
 
+def _disk_used(folder):
+    """(bytes, entries) under ``folder``, links and all, never followed; entries stop counting
+    past ``KERNEL_IO_ENTRIES``."""
+    total, entries, pending = 0, 0, [folder]
+    while pending and entries <= KERNEL_IO_ENTRIES:
+        try:
+            with os.scandir(pending.pop()) as found:
+                for entry in found:
+                    entries += 1
+                    status = entry.stat(follow_symlinks=False)
+                    total += status.st_size
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+        except OSError:
+            pass
+    return total, entries
+
+
 def _kill_sessions(sessions):
     """Kill every process in ``sessions`` (the worker's, its kernel's, their orphans')."""
     for _ in range(3):  # a fork bomb may fork while we kill
@@ -118,7 +148,7 @@ def _kill_sessions(sessions):
             return
 
 
-def _watch(worker, limits, start):
+def _watch(worker, limits, start, kernel_io="", log=None):
     """Poll the worker until it exits; return why it was killed, or ""."""
     sessions, killed = {worker.pid}, ""
     watched = psutil.Process(worker.pid)
@@ -133,6 +163,13 @@ def _watch(worker, limits, start):
             killed = f"exceeded the memory limit of {limits.memory_bytes / 2**30:g} GiB"
         elif time.monotonic() - start > limits.submission_timeout:
             killed = f"exceeded the wall-clock limit of {limits.submission_timeout:g} s"
+        elif log is not None and os.fstat(log.fileno()).st_size > LOG_BYTES:
+            killed = f"wrote more than {LOG_BYTES // 2**20} MiB to its standard output and error"
+        elif kernel_io:
+            used, entries = _disk_used(kernel_io)
+            if used > KERNEL_IO_BYTES or entries > KERNEL_IO_ENTRIES:
+                killed = (f"wrote more than {KERNEL_IO_BYTES // 2**20} MiB or {KERNEL_IO_ENTRIES} files "
+                          f"to the grader's disk")
         if killed:
             _kill_sessions(sessions)
             break
@@ -146,26 +183,27 @@ def run_isolated(job, limits):
     """Grade one submission (a ``worker.GradingJob``) within ``limits``; return a WorkerResult."""
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="bdl-worker-io-") as io_dir:
-        stdout = open(Path(io_dir) / "stdout", "w+")
-        stderr = open(Path(io_dir) / "stderr", "w+")
+        log = open(Path(io_dir) / "log", "w+b")
+        answer = open(Path(io_dir) / "result", "w+b")
+        job.result_fd = answer.fileno()
         worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
-                                  stdout=stdout, stderr=stderr, start_new_session=True,
-                                  cwd=job.scratch, pass_fds=job.examiner_fds)
+                                  stdout=log, stderr=log, start_new_session=True,
+                                  cwd=job.scratch, pass_fds=(*job.examiner_fds, job.result_fd),
+                                  env=bwrap.environment(os.environ))
         worker.stdin.write(job.to_json().encode() + b"\n")
         worker.stdin.flush()
         try:
-            killed = _watch(worker, limits, start)
+            killed = _watch(worker, limits, start, job.kernel_io, log)
         finally:
             worker.stdin.close()
-        stderr.seek(0)
-        errors = stderr.read()[-MAX_LOG:]
+        log.seek(max(0, os.fstat(log.fileno()).st_size - MAX_LOG))  # its end: where the errors are
+        errors = log.read().decode(errors="replace")
         if killed:
             return WorkerResult(False, killed, crashed=True, log=_with_stderr("", errors))
-        stdout.seek(0)
-        lines = stdout.read().strip().splitlines()
+        answer.seek(0)
         try:
-            result = WorkerResult.from_json(lines[-1])
-        except (IndexError, ValueError, TypeError):
+            result = WorkerResult.from_json(answer.read().decode())
+        except (ValueError, TypeError):
             tail = [line for line in errors.splitlines() if line.strip()][-1:]
             return WorkerResult(False, f"the grading worker died ({worker.returncode}): {' '.join(tail)}",
                                 log=_with_stderr("", errors))
@@ -185,7 +223,7 @@ def kernel_failure(errors):
     """Why a kernel did not start, from the stderr it shares with the worker: bubblewrap's own
     message, or the last error Python printed; "" if neither is there."""
     lines = [line.strip() for line in errors.splitlines() if line.strip()]
-    bwrap = [line for line in lines if line.startswith("bwrap:")]
+    sandbox = [line for line in lines if line.startswith("bwrap:")]
     raised = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b.*:", line)]
-    found = (bwrap or raised)[-1:]
+    found = (sandbox or raised)[-1:]
     return found[0][:300] if found else ""

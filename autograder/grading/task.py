@@ -9,6 +9,7 @@ cell is a graded function's test cell, the function is charged too: in the next 
 it raises at once (``autograder.worker.guard``), so it costs its own points however many later cells
 call it, and one more run, not one per cell.
 """
+import shutil
 import socket
 import tempfile
 import threading
@@ -31,26 +32,27 @@ from autograder.worker.relay import Examiner
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 
 
-def _graded_cell(code, notebooks):
-    """The graded cell of ``notebooks`` whose code is ``code``, or None."""
-    key = cell_key(code)
+def _graded_cell(key, notebooks):
+    """The graded cell of ``notebooks`` whose ``cell_key`` is ``key``, or None."""
     return next((cell for notebook in notebooks for cell in notebook.cells
                  if cells.grade_id(cell) and cell_key(cell.source) == key), None)
 
 
-def _cell_name(code, notebooks):
+def _cell_name(key, notebooks):
     """A crashed cell, for the instructor: its grade_id if it is graded, else its first line."""
-    cell = _graded_cell(code, notebooks)
+    cell = _graded_cell(key, notebooks)
     if cell is not None:
         return cells.grade_id(cell)
+    code = next((cell.source for notebook in notebooks for cell in notebook.cells
+                 if cell.cell_type == "code" and cell_key(cell.source) == key), "")
     first = next((line.strip() for line in code.splitlines() if line.strip()), "")
-    return f"`{first[:60]}`"
+    return f"`{first[:60]}`" if first else "of an unknown cell"
 
 
-def _charged_names(code, notebooks, source):
-    """The graded names a crash in the cell ``code`` is charged to: those of the answer it tests,
-    as the source notebooks define them (not a student's extra helpers), if it is a test cell."""
-    cell = _graded_cell(code, notebooks)
+def _charged_names(key, notebooks, source):
+    """The graded names a crash in the cell ``key`` names is charged to: those of the answer it
+    tests, as the source notebooks define them (not a student's extra helpers), if it is a test cell."""
+    cell = _graded_cell(key, notebooks)
     if cell is None or not cells.is_test(cell):
         return []
     answer = cells.answer_id(cells.grade_id(cell))
@@ -111,11 +113,17 @@ def _grade_crash_safe(job, limits, submitted, source):
     start = time.monotonic()
     notebooks = submitted + source
     code_cells = sum(cell.cell_type == "code" for notebook in submitted for cell in notebook.cells)
+    progress = Path(job.progress)
+    progress.parent.mkdir(parents=True, exist_ok=True)
     while True:
-        progress = Path(job.progress)
         progress.unlink(missing_ok=True)
+        # Each run's kernel starts from an empty shared folder: nothing a crashed run left there
+        # (a file, a link, its sockets) reaches the next.
+        job.kernel_io = str(Path(job.scratch) / f"kernel-{len(logs) + 1}")
+        Path(job.kernel_io).mkdir()
         job.examiner_fds = _slot_examiner(job.sandbox).fds()
         result = run_isolated(job, limits)
+        shutil.rmtree(job.kernel_io, ignore_errors=True)  # never follows the kernel's links
         if not result.examiner_clean:  # the worker stopped while it waited for an answer
             _slot.examiner.stop()
             result.log += f"\n\n--- the examiner's stderr ---\n{_slot.examiner.log()}"
@@ -123,13 +131,13 @@ def _grade_crash_safe(job, limits, submitted, source):
         result.log = "\n\n".join(logs)
         if result.success or not result.crashed or not progress.exists():
             return result, left_out
-        code = progress.read_text(errors="replace")
-        if (cell_key(code) in job.skip or len(job.skip) >= code_cells
+        key = progress.read_text(errors="replace")[:100]  # written by the worker alone: a cell's key
+        if (key in job.skip or len(job.skip) >= code_cells
                 or time.monotonic() - start > limits.submission_timeout):
             return result, left_out
-        job.skip = (*job.skip, cell_key(code))
-        note = f"graded again without cell {_cell_name(code, notebooks)} ({result.error})"
-        charged = [name for name in _charged_names(code, notebooks, source) if name not in job.crashed]
+        job.skip = (*job.skip, key)
+        note = f"graded again without cell {_cell_name(key, notebooks)} ({result.error})"
+        charged = [name for name in _charged_names(key, notebooks, source) if name not in job.crashed]
         if charged:
             job.crashed = (*job.crashed, *charged)
             note += f", and every later call of {', '.join(charged)} raised an error instead of running"
@@ -159,7 +167,7 @@ def grade_task(task):
                 (target / name).write_bytes(task.files[name])
         job = GradingJob(scratch=scratch, assignment=task.assignment, student=task.student,
                          db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
-                         progress=str(Path(scratch) / "kernel" / "progress"), sandbox=task.sandbox)
+                         progress=str(Path(scratch) / "worker" / "progress"), sandbox=task.sandbox)
         result, left_out = _grade_crash_safe(job, task.limits, readable_notebooks(target.glob("*.ipynb")),
                                              task.source)
         graded = Path(scratch) / "autograded" / task.student / task.assignment

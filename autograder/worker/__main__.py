@@ -1,9 +1,10 @@
 """The grading worker: ``python -m autograder.worker`` autogrades one submission.
 
 ``autograder.grading.limits`` starts it in a new session and writes a ``GradingJob``
-(JSON, one line) to its stdin; it prints a ``WorkerResult`` (JSON) as its last
-line of stdout. These two dataclasses are the whole contract between the
-processes. The sandbox keeps the worker's stdin open while it grades: when it
+(JSON, one line) to its stdin; it writes a ``WorkerResult`` (JSON) to the
+inherited file ``GradingJob.result_fd`` names, which no child of it holds (the
+kernel writes to the stdout and stderr it shares with this process). These two
+dataclasses are the whole contract between the processes. The sandbox keeps the worker's stdin open while it grades: when it
 reaches its end, whoever started the worker has died (a Dask worker killed
 mid-task), and the worker stops at once with all it started, so a grading
 that will be retried elsewhere does not go on writing into the gradebook.
@@ -15,9 +16,10 @@ student, no gradebook file (the gradebook's URL comes on stdin, not on a
 command line a kernel could read). Unless the job says otherwise, the kernel
 runs under bubblewrap (``autograder.worker.bwrap``), which hides the course
 directory and everything else from it. The kernel starts with ``autograder.worker.guard``
-installed (noting each cell before it runs, skipping the cells that
-crashed an earlier attempt, and standing in for the graded functions whose tests did), a cap on the number of processes (POSIX, not root) and nbgrader's
-per-cell timeout. The autograded notebook stays in the job's temporary course
+installed (skipping the cells that crashed an earlier attempt, and standing in for the graded
+functions whose tests did), a cap on the number of processes (POSIX, not root) and nbgrader's
+per-cell timeout; this process notes each cell's key before it runs, in a file the kernel cannot
+reach (``GradingJob.progress``). The autograded notebook stays in the job's temporary course
 directory, where ``autograder.grading.host`` picks it up.
 """
 import json
@@ -35,7 +37,7 @@ from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
 from autograder.worker import relay
 from autograder.worker.relay import Examine
-from autograder.worker.guard import CRASHED_ENV, GUARD, PROGRESS_ENV, SKIP_ENV
+from autograder.worker.guard import CRASHED_ENV, GUARD, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
 # A fork bomb stops at this many processes more than the user already runs.
@@ -85,14 +87,12 @@ def grade(job):
                              "extra_arguments": [KERNEL_LOG_LEVEL,
                                                  f"--IPKernelApp.exec_lines={GUARD}"]}}
     # The kernel inherits these (nbgrader starts it with this process's environment).
-    os.environ[PROGRESS_ENV] = job.progress
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
     os.environ[CRASHED_ENV] = json.dumps(list(job.crashed))
-    kernel_io = Path(job.progress).parent  # the guard writes the progress file here, sandbox or not
-    kernel_io.mkdir(parents=True, exist_ok=True)
-    # The test cells run here, in the examiner; the kernel answers its questions in this folder.
-    overrides["Examine"] = {"answer_file": str(kernel_io / "answer.json"), "progress": job.progress,
-                            "skip": list(job.skip), "sandbox": job.sandbox, "examiner_fds": list(job.examiner_fds)}
+    kernel_io = Path(job.kernel_io)
+    # The test cells run in the examiner; this process notes each cell in its own progress file.
+    overrides["Examine"] = {"progress": job.progress, "skip": list(job.skip), "sandbox": job.sandbox,
+                            "examiner_fds": list(job.examiner_fds)}
     overrides["Autograde"] = {"autograde_preprocessors": _examined(Autograde.class_traits()["autograde_preprocessors"].default())}
     if job.sandbox:
         bwrap.install(scratch / "jupyter", kernel_io,
@@ -129,5 +129,12 @@ if __name__ == "__main__":
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     job = GradingJob(**json.loads(sys.stdin.readline()))
+    if job.result_fd >= 0:
+        os.set_inheritable(job.result_fd, False)  # the kernel, which shares stdout, never holds it
     threading.Thread(target=_stop_with_parent, daemon=True).start()
-    print(grade(job).to_json())
+    result = grade(job).to_json()
+    if job.result_fd >= 0:
+        with os.fdopen(job.result_fd, "w") as handle:
+            handle.write(result)
+    else:
+        print(result)

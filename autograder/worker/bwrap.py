@@ -6,10 +6,11 @@ The worker installs a kernelspec whose command runs ipykernel inside
 * the system (``/usr``, ``/etc``, ...), Python and the virtual environment,
   the course's ``bdl`` and ``autograder`` packages and the data folder, all
   read-only;
-* an empty working folder and ``/tmp``, both small in-memory file systems that
-  vanish with it;
+* an empty working folder, ``/tmp`` and ``/dev/shm``, small in-memory file
+  systems of its own that vanish with it (the rest of ``/dev`` is read-only);
 * ``kernel_io``, the one folder shared with the worker, for the connection
-  file, the kernel's sockets and the guard's progress file.
+  file and the kernel's sockets: new for each grading run, and watched
+  (``autograder.grading.limits``), as the worker opens nothing in it.
 
 It does not see the course directory (``source/``, ``release/``, ``tests/``,
 the gradebook), other submissions or the home directory, and it has no
@@ -41,6 +42,23 @@ APPARMOR_SWITCH = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
 APPARMOR = ("AppArmor stops bubblewrap for users other than root (kernel.apparmor_restrict_unprivileged_userns=1, "
             "as on Ubuntu 24.04): give /usr/bin/bwrap the profile in docs/deploy/hub.md (\"Ubuntu 24.04\"), "
             "or grade with --no-sandbox")
+
+
+# The environment the worker, and so its kernel, and the examiner start with: what Python, Jupyter,
+# TensorFlow and the course read, and nothing else (a token, a database URL or a password in the
+# caller's environment, as in a hub's terminal, must not reach a kernel).
+ENVIRONMENT = frozenset({"PATH", "PYTHONPATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
+                         "VIRTUAL_ENV", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+                         "MPLBACKEND", "CUDA_VISIBLE_DEVICES", "BDL_DATA_DIR", "BDL_FAST",
+                         "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR",
+                         "JUPYTER_RUNTIME_DIR"})
+ENVIRONMENT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "TF_")
+
+
+def environment(given):
+    """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``)."""
+    return {key: value for key, value in given.items()
+            if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}
 
 
 def bwrap():
@@ -95,17 +113,23 @@ def _base():
     """bwrap with no network, no other process to see, the system and the course's packages
     read-only, and an empty ``/tmp`` (first: see ``command``)."""
     args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(),
-            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+            # /dev is bwrap's own tmpfs: read-only, or a kernel could fill memory there unmeasured
+            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
     for path in _readable():
         args += ["--ro-bind", path, path]
     return args
+
+
+# Last: the root bwrap builds the sandbox in is an unbounded tmpfs, read-only once every mount is in place.
+_FINALLY = ("--remount-ro", "/")
 
 
 def examiner_command():
     """The examiner's command line (``autograder.worker.examiner``): the same sandbox, with no
     folder to write to and nothing of the course but its packages; it reads the test cells on
     its stdin."""
-    return _base() + ["--setenv", "HOME", "/tmp", "--chdir", "/tmp", "--",
+    return _base() + ["--setenv", "HOME", "/tmp", "--chdir", "/tmp", *_FINALLY, "--",
                       sys.executable, "-m", "autograder.worker.examiner"]
 
 
@@ -121,7 +145,7 @@ def command(kernel_io, cwd):
              "--setenv", "HOME", "/tmp", "--chdir", str(cwd),
              # ipykernel quits when the PID it was given as its parent's is gone: in
              # the new PID namespace that is bwrap's own process, PID 1.
-             "--setenv", "JPY_PARENT_PID", "1"]
+             "--setenv", "JPY_PARENT_PID", "1", *_FINALLY]
     return args + ["--", sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
 
 

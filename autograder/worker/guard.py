@@ -12,14 +12,13 @@ honest submission. Before and after every cell it puts back:
   stderr, and a correct answer must not lose points because NumPy or a library warned.
 
 It also keeps a submission that kills its kernel from losing every later answer's points.
-Before each cell it writes the cell's source to the file named by ``$BDL_GRADING_PROGRESS``, so
-the grader knows which cell was running when the kernel died or was killed; on the next
-attempt, the cells whose keys (``cell_key``) are listed in ``$BDL_GRADING_SKIP`` are not run but
-raise an error instead, so they and whatever needs their names score zero and every other cell
-is graded. (The examiner writes the progress file itself for the test cells it runs.) A graded
-function whose tests stopped the kernel is named in ``$BDL_GRADING_CRASHED``: after every cell, the
-guard puts a stand-in that raises at once in its place, so however many later cells call it, they
-fail with that error instead of stopping the kernel again.
+The worker notes which cell was running when the kernel died or was killed (in a file of its
+own, out of the kernel's reach); on the next attempt, the cells whose keys (``cell_key``) are
+listed in ``$BDL_GRADING_SKIP`` are not run but raise an error instead, so they and whatever
+needs their names score zero and every other cell is graded. A graded function whose tests
+stopped the kernel is named in ``$BDL_GRADING_CRASHED``: after every cell, the guard puts a
+stand-in that raises at once in its place, so however many later cells call it, they fail with
+that error instead of stopping the kernel again.
 """
 import hashlib
 import json
@@ -29,8 +28,7 @@ import warnings
 
 # What a kernel runs first to install the guard (IPKernelApp.exec_lines).
 GUARD = "import autograder.worker.guard; autograder.worker.guard.install()"
-# Set by the grading worker for its kernel: where to note the running cell, which cells to skip.
-PROGRESS_ENV = "BDL_GRADING_PROGRESS"
+# Set by the grading worker for its kernel: which cells to skip, which functions stand in.
 SKIP_ENV = "BDL_GRADING_SKIP"
 CRASHED_ENV = "BDL_GRADING_CRASHED"
 SKIPPED_MESSAGE = ("not run when graded: this cell stopped the grading kernel, "
@@ -83,7 +81,6 @@ def install(ipython=None):
 
     ipython = ipython or get_ipython()  # noqa: F821 (defined in an IPython kernel)
     warnings.showwarning = bdl.show_warning_on_stdout
-    progress = os.environ.get(PROGRESS_ENV)
     skip = set(json.loads(os.environ.get(SKIP_ENV) or "[]"))
     stand_ins = {name: _crashed(name) for name in json.loads(os.environ.get(CRASHED_ENV) or "[]")}
     if skip:
@@ -93,12 +90,6 @@ def install(ipython=None):
 
     def before_cell(info=None):
         guard.restore()
-        if progress and info is not None:
-            try:
-                with open(progress, "w") as handle:
-                    handle.write(info.raw_cell)
-            except OSError:  # a cell removed the folder: it can only lose the crash isolation
-                pass
 
     def after_cell(result=None):
         guard.restore()

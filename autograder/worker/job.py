@@ -1,5 +1,7 @@
 """The contract between the grading host and the worker process: a ``GradingJob`` goes to the
-worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as the last line of its stdout.
+worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as JSON in a file the worker
+inherits (``GradingJob.result_fd``) and passes to no child, so the kernel, which shares the
+worker's stdout and stderr, cannot write it.
 These two dataclasses are all the two processes share.
 """
 import json
@@ -17,11 +19,13 @@ class GradingJob:
     student: str
     db_url: str          # the gradebook
     cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
-    progress: str = ""   # the file the kernel writes each cell's code to before running it
+    progress: str = ""   # the worker's file naming the running cell (its key), out of the kernel's sandbox
+    kernel_io: str = ""  # the folder the kernel shares with the worker (connection file, sockets): new each run
     skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
     crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap
     examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
+    result_fd: int = -1  # the inherited file the worker writes its ``WorkerResult`` to (-1: stdout)
 
     def to_json(self):
         return json.dumps(asdict(self))

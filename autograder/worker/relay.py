@@ -4,10 +4,13 @@ nbgrader's ``Execute`` runs a submission's cells in its kernel, top to bottom. `
 takes the test cells out of that stream and hands each to the examiner (``autograder.worker.examiner``,
 a process of its own). The worker only relays: it puts each of the examiner's questions to the
 kernel as a silent request (no history, no cell hooks) whose ``user_expressions`` calls
-``bdl.wire.respond``, and hands the examiner the answer the kernel wrote to a file in its own
-folder, as text, unread. Time limits and a dying kernel are nbclient's, as for a cell; a test cell
-is noted in the progress file before it runs, so one whose question kills the kernel is left out of
-the next attempt like any other cell.
+``bdl.wire.respond``, and hands the examiner the answer the request's reply carries, as text,
+unread. Time limits and a dying kernel are nbclient's, as for a cell.
+
+Before each code cell runs, the worker writes the cell's key (``guard.cell_key``, a hash: it
+reveals nothing of the cell) to its progress file, in a folder of its own that the kernel's sandbox
+does not hold; so a cell that kills the kernel, a test cell's question among them, is named there
+and left out of the next attempt. The worker opens nothing the kernel can write.
 
 The examiner is the grading slot's (``Examiner.start`` on the host, handed to this process as two
 inherited pipes, ``examiner_fds``), so TensorFlow loads once per slot, not per submission; check-tests
@@ -48,7 +51,8 @@ class Examiner:
         """A new examiner, under bubblewrap when ``sandbox``; its stderr kept for ``log``."""
         command = bwrap.examiner_command() if sandbox else [sys.executable, "-m", "autograder.worker.examiner"]
         log = tempfile.TemporaryFile()
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log)
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
+                                   env=bwrap.environment(os.environ))
         return cls(process.stdin, process.stdout, process, log)
 
     @classmethod
@@ -80,22 +84,21 @@ class ExaminesTests:
     """Mixed into an nbclient client (nbgrader's ``Execute``, check-tests' client): test cells go
     to the examiner; every other cell runs in the kernel as before."""
 
-    answer_file = None  # where the kernel writes its answers (a folder it can write to)
     skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
-    progress = None      # the file that names the running cell, should the kernel die
+    progress = None      # the worker's file naming the running cell's key, should the kernel die
     sandbox = False      # run the examiner under bubblewrap
     examiner_fds = ()    # the grading slot's examiner's pipe ends, if it has one
     _examiner = None
     _attached = False
 
     async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        if cell.cell_type == "code" and self.progress:
+            Path(self.progress).write_text(cell_key(cell.source))
         if cell.cell_type != "code" or not cells.is_test(cell):
             return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         self._examined = getattr(self, "_examined", 0) + 1
         count = 10_000 + self._examined  # no kernel count: the feedback only matches it within the cell
         cell.outputs, cell.execution_count = [], count
-        if self.progress:
-            Path(self.progress).write_text(cell.source)
         if cell_key(cell.source) in self.skip:
             cell.outputs = [nbformat.from_dict(error_output(RuntimeError(SKIPPED_MESSAGE), cell.source, count))]
         else:
@@ -163,21 +166,28 @@ class ExaminesTests:
 
     async def _ask(self, request, cell):
         """Put the examiner's ``request`` to the kernel; return the kernel's answer as text, unread."""
-        answer_file = Path(self.answer_file)
-        answer_file.unlink(missing_ok=True)
-        expression = f"__import__('bdl.wire').wire.respond({json.dumps(request)!r}, {str(answer_file)!r})"
+        expression = f"__import__('bdl.wire').wire.respond({json.dumps(request)!r})"
         msg_id = await ensure_async(self.kc.execute("", silent=True, store_history=False, allow_stdin=False,
                                                     user_expressions={"answer": expression},
                                                     stop_on_error=False))
         reply = await self.async_wait_for_reply(msg_id, cell)
         if reply is None:
             return {"failed": f"took longer than {self._get_timeout(cell)} seconds"}
-        try:
-            if answer_file.stat().st_size > MAX_ANSWER:
-                return {"failed": "gave an answer too large to read"}
-            return {"answer": answer_file.read_text(errors="replace")}
-        except OSError:
-            return {"failed": "gave no answer"}
+        return answer_text(reply)
+
+
+def answer_text(reply):
+    """The examiner's message for a kernel's reply to a question: its answer's text, or why none."""
+    try:
+        answer = reply["content"]["user_expressions"]["answer"]
+        text = answer["data"]["text/plain"] if answer["status"] == "ok" else None
+    except (KeyError, TypeError):
+        text = None
+    if type(text) is not str:
+        return {"failed": "gave no answer"}
+    if len(text) > MAX_ANSWER:
+        return {"failed": "gave an answer too large to read"}
+    return {"answer": text}
 
 
 # False once a relay stopped half way with the slot's examiner (one submission per worker process).
@@ -191,8 +201,7 @@ class ExaminingClient(ExaminesTests, NotebookClient):
 class Examine(ExaminesTests, Execute):
     """nbgrader's ``Execute``, with test cells examined (the worker's autograde pipeline)."""
 
-    answer_file = Unicode("", help="where the kernel writes its answers").tag(config=True)
-    progress = Unicode("", help="the file naming the running cell").tag(config=True)
+    progress = Unicode("", help="the worker's file naming the running cell's key").tag(config=True)
     skip = List([], help="keys of the cells not to run").tag(config=True)
     sandbox = Bool(False, help="run the examiner under bubblewrap").tag(config=True)
     examiner_fds = List([], help="the grading slot's examiner's pipe ends (stdin, stdout)").tag(config=True)

@@ -178,6 +178,15 @@ def _corrected_u(function):
     return _direction(function, _W)
 
 
+def _correction_as_long_as_its_factor(function):
+    """Whether the student's correction of u lies along w and is exactly as long as its factor
+    m(w.u) - w.u: as if w were divided by its length, a unit vector (the spec divides it by its
+    squared length)."""
+    correction, w_u = _corrected_u(function) - _U, float(_W @ _U)
+    along_w = abs(correction[0] * _W[1] - correction[1] * _W[0]) < 1e-4
+    return along_w and same(float(np.linalg.norm(correction)), abs(_m(w_u) - w_u))
+
+
 PLANAR = Function("planar_flow", (
     Mistake("size_one_axes_lost",
             "Your flow loses an axis of size one: with one point, f(z) still has shape one by D and the "
@@ -200,7 +209,7 @@ PLANAR = Function("planar_flow", (
             lambda f: same(float(_W @ _corrected_u(f)), _m(float(_W @ _U)) + 1.0)),
     Mistake("divides_by_the_norm",
             "Your correction of u seems to divide by the length of w; it divides by its squared length.",
-            lambda f: same(_corrected_u(f), _U + (_m(float(_W @ _U)) - float(_W @ _U)) * _W / np.linalg.norm(_W))),
+            _correction_as_long_as_its_factor),
     Mistake("log_det_mismatch",
             "Your log-determinant does not match the Jacobian of your own map: check the derivative of tanh, "
             "and that it uses the corrected u.",

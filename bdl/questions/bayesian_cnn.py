@@ -189,9 +189,10 @@ class NormalPrior(StandIn):
             lambda t: tfd.Independent(tfd.Normal(tf.zeros(size), scale * tf.ones(size)), 1))])
 
 
-class MixturePrior(StandIn):
-    """A prior function for ``DenseVariational``: the equal mixture of independent zero-mean normals
-    over all the weights, one of each of the given scales."""
+class LaplaceMixturePrior(StandIn):
+    """A prior function for ``DenseVariational`` that no task asks for: the equal mixture of
+    independent zero-mean Laplace distributions over all the weights, one of each of the given
+    scales. A mixture has no exact KL divergence from a posterior."""
 
     def __init__(self, scales):
         super().__init__(scales)
@@ -201,13 +202,14 @@ class MixturePrior(StandIn):
         size, scales = kernel_size + bias_size, self.scales
         return tf.keras.Sequential([tfpl.DistributionLambda(lambda t: tfd.Mixture(
             cat=tfd.Categorical(probs=[1 / len(scales)] * len(scales)),
-            components=[tfd.Independent(tfd.Normal(tf.zeros(size), s * tf.ones(size)), 1) for s in scales]))])
+            components=[tfd.Independent(tfd.Laplace(tf.zeros(size), s * tf.ones(size)), 1) for s in scales]))])
 
 
 class FixedPosterior(StandIn):
-    """A posterior function for ``DenseVariational``: independent normals whose parameters all start
-    at ``value`` (the means ``value``, the scales ``softplus(value)``), and whose sample is its mean,
-    so that the layer's weights, and its Monte Carlo KL estimate, are known."""
+    """A posterior function for ``DenseVariational`` that no task asks for: independent Laplace
+    distributions whose parameters all start at ``value`` (the locations ``value``, the scales
+    ``softplus(value)``), and whose sample is its mean, so that the layer's weights, and its Monte
+    Carlo KL estimate, are known."""
 
     def __init__(self, value):
         super().__init__(value)
@@ -218,7 +220,7 @@ class FixedPosterior(StandIn):
         return tf.keras.Sequential([
             tfpl.VariableLayer(2 * size, initializer=tf.keras.initializers.Constant(self.value)),
             tfpl.DistributionLambda(
-                lambda t: tfd.Independent(tfd.Normal(t[..., :size], tf.nn.softplus(t[..., size:])), 1),
+                lambda t: tfd.Independent(tfd.Laplace(t[..., :size], tf.nn.softplus(t[..., size:])), 1),
                 convert_to_tensor_fn=tfd.Distribution.mean)])
 
 
@@ -262,12 +264,12 @@ class FixedSamples(StandIn):
 
 class SmallBayesianClassifier(tf.keras.Sequential):
     """A small Bayesian classifier (a Keras model; make it with ``made``): flattened images, a
-    ``DenseReparameterization`` layer giving the logits, a ``OneHotCategorical`` output. Each call
-    draws new weights."""
+    ``DenseReparameterization`` layer giving the logits, and a ``OneHotCategorical`` of them as its
+    output. Each call draws new weights."""
 
     def __init__(self, input_shape, classes):
         super().__init__([
             tf.keras.layers.Flatten(input_shape=tuple(input_shape)),
-            tfpl.DenseReparameterization(tfpl.OneHotCategorical.params_size(classes)),
-            tfpl.OneHotCategorical(classes, convert_to_tensor_fn=tfd.Distribution.mode),
+            tfpl.DenseReparameterization(int(classes)),
+            tfpl.DistributionLambda(lambda logits: tfd.OneHotCategorical(logits=logits, dtype=tf.float32)),
         ])

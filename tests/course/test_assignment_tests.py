@@ -99,3 +99,25 @@ def test_check_tests_finds_a_test_that_uses_another_answer(tmp_path):
     assert not [problem for problem in rows["double"]["problems"] if "is missing" in problem]
     assert (rows["double"]["independent"], rows["double"]["num_others"]) == (0, 1)
     assert not [problem for problem in rows["quadruple"]["problems"] if "the tests of" in problem]
+
+
+@pytest.mark.slow
+def test_check_tests_finds_a_callable_of_bdl_that_passes_a_functions_tests(tmp_path):
+    """Students get bdl: check-tests tries each of its callables, and each stand-in the tests make (with
+    the tests' own arguments), in every graded function's place, and names any that passes. Here
+    bdl.toy.cubic is an answer to cube, and the Returns(6) quadruple's tests hand it in double's place
+    is one to double's tests."""
+    root = _write_course(tmp_path, [
+        ("cube", "def cube(x):\n    ### BEGIN SOLUTION\n    return x ** 3\n    ### END SOLUTION"),
+        ("cube_tests", "assert cube(2) == 8 and cube(-3) == -27"),
+        ("double", "def double(x):\n    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION"),
+        ("double_tests", "assert double(3) == 6"),
+        ("quadruple", "def quadruple(x):\n    ### BEGIN SOLUTION\n    return 2 * double(x)\n    ### END SOLUTION"),
+        ("quadruple_tests", "from bdl.questions import Returns, replaced\n\n"
+                            "assert replaced(quadruple, (3,), {'double': Returns(6)}) == 12"),
+    ], "MUTANTS = {}\nALTERNATIVES = {}\n")
+    rows = {row["function"]: row for row in check_tests("99_tiny", seeds=1, root=root, mutants_dir=root / "mutants")}
+    assert "bdl's bdl.toy.cubic passes the tests of cube: students get it" in rows["cube"]["problems"]
+    assert "bdl's bdl.questions.Returns(6) passes the tests of double: students get it" in rows["double"]["problems"]
+    assert not [problem for row in rows.values() for problem in row["problems"] if "bdl's" in problem
+                and "cubic passes" not in problem and "Returns(6) passes" not in problem]

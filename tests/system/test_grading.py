@@ -164,25 +164,6 @@ def test_grades_land_in_the_gradebook(graded, scratch):
         assert submission.score > 0 and submission.score + manual == submission.max_score
 
 
-@pytest.mark.slow
-def test_selfgrade_prints_the_course_table(bubblewrap):
-    """`make course`'s last step: every reference earns every automatic point, blanks zero."""
-    result = subprocess.run([sys.executable, "-m", "autograder", "selfgrade"],
-                            capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr[-3000:]
-    lines = result.stdout.splitlines()
-    assert lines[0].split() == ["assignment", "notebook", "student", "score", "max_score", "manual",
-                                "status"]
-    rows = {(line.split()[0], line.split()[2]): [float(v) for v in line.split()[3:6]] for line in lines[1:]}
-    assert {assignment for assignment, _ in rows} == set(course.assignments()), result.stdout
-    for assignment in course.assignments():
-        score, max_score, manual = rows[assignment, "reference"]
-        assert score > 0 and score + manual == max_score, result.stdout
-        assert manual == _manual_points(assignment), "answer cells await an instructor"
-        assert rows[assignment, "blank"][0] == 0 and rows[assignment, "blank"][2] == 0, result.stdout
-    assert not (REPO / "submitted").exists(), "selfgrade must not touch the course's own submissions"
-
-
 def _manual_points(assignment):
     """The points of the assignment's answer cells (graded markdown)."""
     nb = nbformat.read(_source(assignment), 4)

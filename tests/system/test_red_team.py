@@ -1,6 +1,8 @@
 """The red team (``tests/support/red_team.py``) graded for real, sandbox on: every attack gets the points
-its honest answers earn, or is not scored with the reason; none gets a silent score, and no
-feedback page shows a hidden test. The attacks are submissions of 01 without its experiments,
+its honest answers earn, or is not scored with the reason; none gets a silent score (but those
+spelled with no name the review knows, which gain nothing all the same), no feedback page shows a
+hidden test, nothing the kernels printed holds one, nothing outside the sandbox changed, and the
+run grades every attack to the end. The attacks are submissions of 01 without its experiments,
 graded in a course of that notebook (``tests/support/small_course.py``)."""
 import csv
 import os
@@ -10,8 +12,10 @@ import sys
 import nbformat
 import pytest
 
+from autograder.course.cells import is_test
+
 import scan
-from red_team import ATTACKS
+from red_team import ATTACKS, FOUND, UNFLAGGED, notebook
 from bad_submissions import check_row, own_lines
 from scan import visible_text
 from small_course import ASSIGNMENT, NOTEBOOK, RELEASE, SOURCE, write_course
@@ -27,8 +31,10 @@ def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("red team")  # a path with a space in it
     write_course(root)  # grade writes release/ anew
     incoming = tmp_path_factory.mktemp("attacks")
-    for name, (build, *_) in ATTACKS.items():
-        nbformat.write(build(), incoming / f"{name}.ipynb")
+    sentinel = tmp_path_factory.mktemp("outside") / "sentinel"  # a file of the grader's the kernels aim at
+    sentinel.write_text("untouched\n")
+    for name in ATTACKS:
+        nbformat.write(notebook(name, sentinel), incoming / f"{name}.ipynb")
     (root / "tmp").mkdir()
     env = {**os.environ, "TMPDIR": str(root / "tmp")}
     db_url = f"sqlite:///{root / 'red.db'}"
@@ -40,7 +46,12 @@ def graded(tmp_path_factory):
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root),
                                "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
-    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url}
+    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url, "sentinel": sentinel}
+
+
+def test_every_attack_is_graded(graded):
+    """The run went on to the end whatever an attack did to its kernel, its files or its disk."""
+    assert set(graded["rows"]) == set(ATTACKS)
 
 
 @pytest.mark.parametrize("name", sorted(ATTACKS))
@@ -49,9 +60,10 @@ def test_attack_gains_nothing(graded, name):
 
 
 def test_no_attack_scores_silently(graded):
-    """A submission with a point it did not earn is flagged for review or not scored."""
+    """A submission with a point it did not earn is flagged for review or not scored (an attack
+    spelled with no name the review knows is let through: its row shows it gained nothing)."""
     for name, row in graded["rows"].items():
-        assert row["status"].startswith("error") or "review:" in row["status"], row
+        assert name in UNFLAGGED or row["status"].startswith("error") or "review:" in row["status"], row
 
 
 def test_the_red_team_has_every_class_of_attack():
@@ -78,5 +90,35 @@ def test_the_report_names_every_attack_to_read(graded):
     result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(graded["root"]),
                              "--db", graded["db_url"]], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
-    for name in ATTACKS:
+    for name in set(ATTACKS) - UNFLAGGED:
         assert f"note: read {name}/{NOTEBOOK} before trusting its score: " in result.stdout, name
+
+
+def test_no_kernel_output_holds_a_test(graded):
+    """What the kernels printed, in the instructor's autograded notebooks (the outputs of the
+    student's cells, which feedback leaves out; a test cell's are the examiner's): no attack
+    reports a test found, and the leak scan, as shown and decoded, finds no secret line or marker."""
+    root = graded["root"]
+    secrets = scan.secrets([SOURCE], [RELEASE])
+    given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
+    notebooks = sorted((root / "autograded").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.ipynb"))
+    expected = {name for name, row in graded["rows"].items() if not row["status"].startswith("error")}
+    assert {path.parent.parent.name for path in notebooks} >= expected
+    for path in notebooks:
+        student = path.parent.parent.name
+        outputs = "\n".join(str(value) for cell in nbformat.read(path, 4).cells if not is_test(cell)
+                            for output in cell.get("outputs", [])
+                            for value in [output.get("text", ""), *output.get("data", {}).values(),
+                                          *output.get("traceback", [])])
+        assert FOUND not in outputs, f"{student}: {outputs[outputs.index(FOUND):][:300]}"
+        own = own_lines(root, student)
+        found = [item for form in scan.decoded_forms(outputs)
+                 for item in scan.leaked_lines(form, secrets, own | given) if item[0] != "definition"]
+        assert not found, f"{student}'s kernel printed hidden tests: {found[:3]}"
+
+
+def test_nothing_outside_the_sandbox_changed(graded):
+    """The attacks' links to a file of the grader's, and to new files beside it: none was followed."""
+    sentinel = graded["sentinel"]
+    assert sentinel.read_text() == "untouched\n"
+    assert [path.name for path in sentinel.parent.iterdir()] == ["sentinel"]

@@ -1,4 +1,4 @@
-"""bdl: import-time set-up, run modes, and no helper named like a graded function."""
+"""bdl: import-time set-up, run modes, no helper named like a graded function, and no stand-in that is an answer."""
 import ast
 import importlib
 import json
@@ -98,3 +98,58 @@ def test_no_bdl_function_or_class_is_named_like_a_graded_function():
     assert len(_clashes({"decoy": decoy}, graded)) == 1, "the check finds a clash"
     clashes = _clashes(modules, graded)
     assert clashes == [], "rename these bdl helpers:\n" + "\n".join(clashes)
+
+
+def test_the_entropy_stand_in_is_a_table_not_an_entropy():
+    """02's uncertainty_decomposition is tested with a table in entropy's place: it gives what the table
+    holds, in the shape a correct entropy gives, and refuses any vector it does not hold, so it cannot
+    pass entropy's own tests."""
+    import numpy as np
+    import tensorflow as tf
+
+    from bdl.questions.deep_ensembles import KnownEntropies
+
+    table = KnownEntropies([[0.5, 0.5], [1.0, 0.0]], [np.log(2.0), 0.0])
+    np.testing.assert_allclose(table(np.array([[[1.0, 0.0], [0.5, 0.5]]])), [[0.0, np.log(2.0)]])
+    assert np.shape(table(np.array([0.5, 0.5]))) == ()
+    found = table(tf.constant([[0.5, 0.5]], tf.float32))
+    assert tf.is_tensor(found) and found.dtype == tf.float32
+    for unknown in (np.array([0.3, 0.7]), np.array([[0.5, 0.5, 0.0]])):
+        with pytest.raises(ValueError):
+            table(unknown)
+
+
+def _spike_and_slab_log_prob(w):
+    """get_prior's density (the whole vector an equal mixture of N(0, 1) and N(0, 10^2)) and
+    get_per_weight_prior's (that mixture for each weight on its own), one value per row of ``w``."""
+    import numpy as np
+    from scipy.special import logsumexp
+    from scipy.stats import norm
+
+    whole = logsumexp([np.log(0.5) + norm.logpdf(w, 0, 1).sum(-1), np.log(0.5) + norm.logpdf(w, 0, 10).sum(-1)], axis=0)
+    per_weight = np.logaddexp(np.log(0.5) + norm.logpdf(w, 0, 1), np.log(0.5) + norm.logpdf(w, 0, 10)).sum(-1)
+    return whole, per_weight
+
+
+def test_no_prior_or_posterior_stand_in_is_a_graded_one():
+    """04's dense variational layer is tested with a prior and a posterior of the test's own; none of
+    them, for any of these arguments, is the spike-and-slab prior, the per-weight prior or an
+    independent normal posterior (the answers of get_prior, get_per_weight_prior, get_posterior)."""
+    import numpy as np
+    import tensorflow as tf
+    from scipy.stats import norm
+
+    from bdl.questions.bayesian_cnn import FixedPosterior, LaplaceMixturePrior, NormalPrior
+
+    w = np.random.default_rng(0).normal(0, 3, (4, 15)).astype("float32")
+    stand_ins = [LaplaceMixturePrior(scales) for scales in ([1.0, 10.0], [1.0], [10.0, 1.0], [1.0, 10.0, 10.0])]
+    stand_ins += [NormalPrior(1.0), NormalPrior(10.0), FixedPosterior(0.0), FixedPosterior(0.3)]
+    for stand_in in stand_ins:
+        distribution = stand_in(12, 3, tf.float32)(tf.zeros((1, 1)))
+        log_prob = np.asarray(distribution.log_prob(w), "float64")
+        for graded in _spike_and_slab_log_prob(w.astype("float64")):
+            assert not np.allclose(log_prob, graded, rtol=1e-3), stand_in.given_args
+    for value in (0.0, 0.3):
+        posterior = FixedPosterior(value)(12, 3, tf.float32)(tf.zeros((1, 1)))
+        mean, stddev = np.asarray(posterior.mean(), "float64"), np.asarray(posterior.stddev(), "float64")
+        assert not np.allclose(posterior.log_prob(w), norm.logpdf(w, mean, stddev).sum(-1), rtol=1e-3)

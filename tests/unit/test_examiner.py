@@ -85,7 +85,6 @@ def graded(tmp_path_factory):
     client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
                              extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
                              resources={"metadata": {"path": str(folder)}})
-    client.answer_file = str(folder / "answer.json")
     client.execute()
     nb.metadata["examiner_left_running"] = client.examiner_running()
     return nb
@@ -157,7 +156,7 @@ def slot(tmp_path_factory):
         client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
                                  extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
                                  resources={"metadata": {"path": str(folder)}})
-        client.answer_file, client.examiner_fds = str(folder / "answer.json"), fds
+        client.examiner_fds = fds
         client.execute()
         runs.append((nb, client._attached and client._examiner.process is None))
     pipes = {(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in examiner.fds()}

@@ -220,24 +220,23 @@ def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
     assert "a second submission for gus" in items[-1].error
 
 
-def test_guard_notes_each_cell_and_skips_the_ones_that_crashed(tmp_path, monkeypatch):
+def test_guard_skips_the_cells_that_crashed_and_writes_no_file(tmp_path, monkeypatch):
     import warnings
 
     from IPython.core.interactiveshell import InteractiveShell
 
     monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # put back after the test
-    progress, crashed = tmp_path / "progress", "import os\nos._exit(0)\n"
-    monkeypatch.setenv(guard.PROGRESS_ENV, str(progress))
+    monkeypatch.chdir(tmp_path)
+    crashed = "import os\nos._exit(0)\n"
     monkeypatch.setenv(guard.SKIP_ENV, json.dumps([guard.cell_key(crashed)]))
     shell = InteractiveShell()
     guard.install(shell)
     assert shell.run_cell("noted = 1").success
-    assert progress.read_text() == "noted = 1"
     result = shell.run_cell(crashed)  # would end this process if it ran
     assert isinstance(result.error_in_exec, RuntimeError)
     assert "not run when graded" in str(result.error_in_exec)
-    assert progress.read_text() == crashed
     assert shell.run_cell("noted += 1").success and shell.user_ns["noted"] == 2
+    assert list(tmp_path.iterdir()) == []  # the worker notes the cells, in a folder of its own
 
 
 def test_a_harmless_magic_is_not_flagged(tmp_path):
@@ -260,15 +259,18 @@ def _crashing_runs(tmp_path, monkeypatch, crashes, limits):
         runs.append((job.skip, job.crashed))
         if not crashes:
             return WorkerResult(True, examiner_clean=True)
-        Path(job.progress).write_text(crashes.pop(0))
+        assert Path(job.kernel_io).is_dir() and not any(Path(job.kernel_io).iterdir())  # new each run
+        Path(job.progress).write_text(guard.cell_key(crashes.pop(0)))
         return WorkerResult(False, "the kernel died", crashed=True, examiner_clean=True)
 
     monkeypatch.setattr(task, "run_isolated", run_isolated)
     monkeypatch.setattr(task, "_slot_examiner", lambda sandbox: SimpleNamespace(fds=lambda: ()))
     source = nbformat.read(SOURCE, 4)
+    submitted = nbformat.read(SOURCE, 4)
+    submitted.cells.append(nbformat.v4.new_code_cell("print(1)"))
     job = GradingJob(scratch=str(tmp_path), assignment="01_likelihoods", student="s", db_url="",
-                     cell_timeout=1, progress=str(tmp_path / "progress"))
-    result, notes = task._grade_crash_safe(job, limits, [source], [source])
+                     cell_timeout=1, progress=str(tmp_path / "worker" / "progress"))
+    result, notes = task._grade_crash_safe(job, limits, [submitted], [source])
     return runs, notes, result
 
 
@@ -285,8 +287,42 @@ def test_a_test_cell_that_crashes_charges_its_function_and_the_retries_end(tmp_p
     runs, notes, result = _crashing_runs(tmp_path, monkeypatch, [answer, answer], Limits())
     assert not result.success and len(runs) == 2 and runs[1][1] == ()
     # Never more runs than the notebook has code cells, plus one; none once past the wall-clock limit.
-    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(SOURCE, 4).cells)
+    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(SOURCE, 4).cells) + 1  # and print(1)
     runs, _, result = _crashing_runs(tmp_path, monkeypatch, [f"x = {i}" for i in range(100)], Limits())
     assert not result.success and len(runs) == code_cells + 1
     runs, _, _ = _crashing_runs(tmp_path, monkeypatch, [tests], Limits(submission_timeout=-1))
     assert len(runs) == 1
+
+
+def _watched(code, tmp_path, kernel_io="", log=None):
+    """Why the watchdog killed a process running ``code`` (it would otherwise sleep a minute)."""
+    import subprocess
+    import time
+
+    from autograder.grading import limits
+
+    process = subprocess.Popen([sys.executable, "-c", code + "\nimport time\ntime.sleep(60)"],
+                               stdout=log, start_new_session=True)
+    started = time.monotonic()
+    killed = limits._watch(process, limits.Limits(), started, kernel_io, log)
+    assert time.monotonic() - started < 30 and process.poll() is not None
+    return killed
+
+
+def test_the_watchdog_stops_a_kernel_that_fills_the_graders_disk(tmp_path):
+    """The folder the kernel shares with the worker, and the log it shares with it (its stdout and
+    stderr), are on the grader's disk: past their bounds the run is killed, costing that submission only."""
+    folder = tmp_path / "kernel io"
+    folder.mkdir()
+    big = f"open({str(folder / 'big')!r}, 'wb').write(b'0' * 32 * 2**20)"
+    assert "to the grader's disk" in _watched(big, tmp_path, str(folder))
+    many = tmp_path / "many"
+    many.mkdir()
+    files = f"import os\nfor i in range(500): os.symlink('/', os.path.join({str(many)!r}, str(i)))"
+    assert "to the grader's disk" in _watched(files, tmp_path, str(many))
+    with open(tmp_path / "log", "w+b") as log:
+        assert "standard output and error" in _watched("import os\nos.write(1, b'x' * 70 * 2**20)", tmp_path, "", log)
+    quiet = tmp_path / "quiet"
+    quiet.mkdir()
+    (quiet / "connection.json").write_text("{}")
+    assert _watched("import sys\nsys.exit(0)", tmp_path, str(quiet)) == ""

@@ -1,0 +1,133 @@
+"""nbgrader's collect, taking only what each student wrote (``nbgrader_config.py`` makes it the course's).
+
+After ``submit`` a student owns their submission folder in the exchange's ``inbound/``, and
+nbgrader's own collect copies it following symbolic links, and only warns when a folder named for
+one student belongs to another. So a student could hand in any file the grader can read (the
+source notebook, a classmate's collected work) by replacing their notebook with a link, or plant a
+folder under a classmate's name. Here a folder counts only when it belongs to the student it names
+(or to the account collecting, where students and instructor share one account), and it is copied
+without following any link: a link, a FIFO or any other file that is not a regular file or folder
+refuses the whole submission, with an error naming it.
+"""
+import fnmatch
+import os
+import shutil
+import stat
+import sys
+
+from nbgrader.exchange.default.collect import ExchangeCollect
+
+if sys.platform != "win32":
+    import pwd
+else:  # pragma: no cover
+    pwd = None
+
+
+class RefusedSubmission(Exception):
+    """A submission folder collect does not take, and why."""
+
+
+def owner_name(uid):
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+class OwnedCollect(ExchangeCollect):
+    """``ExchangeCollect`` for folders their students own, copied without following links."""
+
+    def _belongs(self, record):
+        """Why ``record``'s folder is not its student's, or ""."""
+        path = os.path.join(self.inbound_path, record["filename"])
+        try:
+            status = os.lstat(path)
+        except OSError as error:
+            return f"cannot be read ({error.strerror})"
+        if not stat.S_ISDIR(status.st_mode):
+            return "is not a folder"
+        if pwd is not None and status.st_uid not in (os.getuid(), _uid(record["username"])):
+            return f"is named for {record['username']} but belongs to {owner_name(status.st_uid)}"
+        return ""
+
+    def _sort_by_timestamp(self, records):
+        # nbgrader collects each student's latest record: their own folders come first, so a folder
+        # someone else planted under their name never hides theirs
+        return sorted(records, key=lambda record: (not self._belongs(record), record["timestamp"]), reverse=True)
+
+    def copy_files(self):
+        # refused before nbgrader removes an earlier copy it would update
+        kept = []
+        for record in self.src_records:
+            path = os.path.join(self.inbound_path, record["filename"])
+            reason = self._belongs(record) or _not_plain(path)
+            if reason:
+                self.log.error("not collected: %s %s", record["filename"], reason)
+            else:
+                kept.append(record)
+        self.src_records = kept
+        super().copy_files()
+
+    def do_copy(self, src, dest, log=None):
+        try:
+            copy_tree(src, dest, self.coursedir.ignore, self.coursedir.max_file_size * 1000)
+        except RefusedSubmission as refused:  # changed since it was checked
+            self.log.error("not collected: %s", refused)
+            shutil.rmtree(dest, ignore_errors=True)
+
+
+def _not_plain(path):
+    """Why the folder ``path`` holds something other than folders and regular files, or ""."""
+    for folder, folders, files in os.walk(path):  # never follows a link
+        for name in folders + files:
+            mode = os.lstat(os.path.join(folder, name)).st_mode
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                return f"holds {os.path.relpath(os.path.join(folder, name), path)}, a link or a special file"
+    return ""
+
+
+def _uid(name):
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return None
+
+
+def copy_tree(src, dest, ignore=(), max_file_bytes=None):
+    """Copy the folder ``src`` to ``dest`` without following a link anywhere in it: every entry is
+    opened relative to its folder's descriptor with ``O_NOFOLLOW``; a link or any other entry that
+    is not a regular file or a folder raises ``RefusedSubmission``. Entries matching ``ignore``
+    (nbgrader's ``CourseDirectory.ignore``) are left out, as are files over ``max_file_bytes``."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        folder = os.open(src, flags | os.O_DIRECTORY)
+    except OSError as error:
+        raise RefusedSubmission(f"{src} is not a folder ({error.strerror})") from None
+    try:
+        os.makedirs(dest, exist_ok=True)
+        for entry in os.scandir(folder):
+            if any(fnmatch.fnmatch(entry.name, pattern) for pattern in ignore):
+                continue
+            status = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(status.st_mode):
+                copy_tree(os.path.join(src, entry.name), os.path.join(dest, entry.name), ignore, max_file_bytes)
+            elif not stat.S_ISREG(status.st_mode):
+                raise RefusedSubmission(f"{os.path.join(src, entry.name)} is a link or a special file, "
+                                        f"not a file the student wrote")
+            elif max_file_bytes is None or status.st_size <= max_file_bytes:
+                _copy_file(folder, entry.name, os.path.join(dest, entry.name), flags)
+    finally:
+        os.close(folder)
+
+
+def _copy_file(folder, name, dest, flags):
+    try:
+        source = os.open(name, flags | os.O_NONBLOCK, dir_fd=folder)
+    except OSError as error:  # a link put in its place since the folder was read
+        raise RefusedSubmission(f"{name} cannot be opened as a file ({error.strerror})") from None
+    with os.fdopen(source, "rb") as reader:
+        if not stat.S_ISREG(os.fstat(reader.fileno()).st_mode):
+            raise RefusedSubmission(f"{name} is not a regular file")
+        with open(dest, "wb") as writer:
+            while chunk := reader.read(2**20):
+                writer.write(chunk)

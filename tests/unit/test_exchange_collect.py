@@ -1,0 +1,54 @@
+"""Collect takes only what each student wrote (``autograder.course.exchange.OwnedCollect``, the
+course's collect in ``nbgrader_config.py``): a folder its student owns, copied without following
+links. The three recipes of a student who owns their inbound folder after ``submit``: a link to
+the source notebook, a link into a classmate's collected work, a folder planted under a
+classmate's name with a later timestamp."""
+import os
+
+import pytest
+
+from autograder.course.directory import load_config, make_api
+from autograder.course.exchange import OwnedCollect
+from small_course import ASSIGNMENT, NOTEBOOK, SOURCE, write_course
+
+STRANGER = 54321  # a uid no account of this machine has: "another student"
+
+
+def _submission(inbound, student, stamp, notebook=b"{}", owner=None):
+    folder = inbound / f"{student}+{ASSIGNMENT}+2026-11-{stamp} 10:00:00.000000 UTC+{stamp}abc"
+    folder.mkdir(parents=True)
+    (folder / f"{NOTEBOOK}.ipynb").write_bytes(notebook)
+    if owner is not None:
+        os.chown(folder, owner, -1)
+    return folder
+
+
+def test_the_course_collects_with_owned_collect():
+    assert load_config(".").ExchangeFactory.collect is OwnedCollect
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a folder to another uid needs root")
+def test_collect_takes_only_what_each_student_wrote(tmp_path):
+    root, exchange = tmp_path / "course", tmp_path / "exchange"
+    write_course(root)
+    inbound = exchange / "bdl" / "inbound"
+    inbound.mkdir(parents=True)
+    _submission(inbound, "alice", "20", b'{"alice": 1}')
+    _submission(inbound, "alice", "25", b'{"planted": 1}', owner=STRANGER)  # later, in alice's name
+    (_submission(inbound, "bob", "20") / f"{NOTEBOOK}.ipynb").unlink()
+    os.symlink(SOURCE, inbound / next(p for p in os.listdir(inbound) if p.startswith("bob")) / f"{NOTEBOOK}.ipynb")
+    carol = _submission(inbound, "carol", "20")
+    os.mkfifo(carol / "answers.fifo")
+    _submission(inbound, "dave", "20", b'{"dave": 1}')
+    os.symlink(tmp_path / "elsewhere", _submission(inbound, "dave", "21", b'{"dave": 2}') / "notes")
+
+    api = make_api(root, {"Exchange": {"root": str(exchange)}})
+    result = api.collect(ASSIGNMENT)
+    submitted = root / "submitted"
+    assert (submitted / "alice" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"alice": 1}'
+    for student in ("bob", "carol", "dave"):
+        assert not (submitted / student).exists() or not any((submitted / student).rglob("*.ipynb")), student
+    log = result["log"]
+    assert "belongs to uid 54321" not in log  # the planted folder is never alice's latest
+    assert f"{NOTEBOOK}.ipynb, a link or a special file" in log and "answers.fifo, a link or a special file" in log
+    assert "notes, a link or a special file" in log

@@ -14,6 +14,8 @@ import functools
 import json
 import re
 
+from autograder.grading.spelled import spelled
+
 # Calls that have no business in an answer to this course's questions.
 SUSPECT_CALLS = {"setattr", "delattr", "exec", "eval", "compile", "__import__",
                  "os._exit", "os.kill", "os.fork", "os.system", "os.chdir", "os.putenv",
@@ -69,10 +71,6 @@ MACHINERY = {"wire": "bdl.wire", "respond": "bdl.wire", "QUESTIONS": "bdl.wire",
 # of loaded modules, read in ``_gives_module``).
 MODULE_GETTERS = {"__import__", "import_module", "reload"}
 DOTTED_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-# The longest string the review spells out of constants, and the ``str`` methods it follows.
-MAX_FOLDED = 1000
-STRING_METHODS = {"join", "replace", "lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize",
-                  "swapcase", "casefold", "removeprefix", "removesuffix"}
 
 
 def _dotted(node):
@@ -84,84 +82,6 @@ def _dotted(node):
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
-
-
-def _folded(node, memo=None):
-    """The string ``node`` always evaluates to when it is spelled out of constants (``'bdl.' + 'wire'``,
-    ``''.join([...])``, ``'eriw'[::-1]``, ``chr(119)``, f-strings, ``'%s'`` and ``'{}'`` formatting),
-    else None. Nothing is run: only ``str``'s own operations on constants, each result bounded.
-    ``memo`` keeps what is spelled of each node, so a long expression is read once."""
-    try:
-        value = _spelled(node, {} if memo is None else memo)
-    except RecursionError:  # an expression nested deeper than Python's own reading of it
-        return None
-    return value if isinstance(value, str) else None
-
-
-def _spelled(node, memo):
-    if id(node) not in memo:
-        memo[id(node)] = _spell(node, memo)
-    return memo[id(node)]
-
-
-def _spell(node, memo):
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, (str, int, bytes)) and not isinstance(node.value, bool) \
-            and (not isinstance(node.value, (str, bytes)) or len(node.value) <= MAX_FOLDED) else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = _spelled(node.operand, memo)
-        return -value if isinstance(value, int) else None
-    if isinstance(node, (ast.List, ast.Tuple)):
-        items = [_spelled(item, memo) for item in node.elts]
-        return items if all(isinstance(item, str) for item in items) else None
-    result = None
-    if isinstance(node, ast.JoinedStr):
-        parts = [_spelled(part.value if isinstance(part, ast.FormattedValue) and part.format_spec is None
-                                  and part.conversion == -1 else part, memo) for part in node.values]
-        result = "".join(parts) if all(isinstance(part, str) for part in parts) else None
-    elif isinstance(node, ast.BinOp):
-        left, right = _spelled(node.left, memo), _spelled(node.right, memo)
-        if isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str):
-            result = left + right
-        elif isinstance(node.op, ast.Mult) and {type(left), type(right)} == {str, int}:
-            text, times = (left, right) if isinstance(left, str) else (right, left)
-            result = text * times if len(text) * max(times, 0) <= MAX_FOLDED else None
-        elif isinstance(node.op, ast.Mod) and isinstance(left, str):
-            values = right if isinstance(right, list) else [right]
-            if all(isinstance(value, str) for value in values) and "{" not in left and "}" not in left \
-                    and left.count("%") == left.count("%s") == len(values):
-                result = left.replace("%s", "{}").format(*values)
-    elif isinstance(node, ast.Subscript):
-        text, key = _spelled(node.value, memo), node.slice
-        if isinstance(text, str) and isinstance(key, ast.Slice):
-            bounds = [None if part is None else _spelled(part, memo) for part in (key.lower, key.upper, key.step)]
-            if all(bound is None or isinstance(bound, int) for bound in bounds) and bounds[2] != 0:
-                result = text[slice(*bounds)]
-        elif isinstance(text, str):
-            index = _spelled(key, memo)
-            result = text[index] if isinstance(index, int) and -len(text) <= index < len(text) else None
-    elif isinstance(node, ast.Call) and not node.keywords:
-        arguments = [_spelled(argument, memo) for argument in node.args]
-        if _dotted(node.func) == "chr" and len(arguments) == 1 and isinstance(arguments[0], int) \
-                and 0 <= arguments[0] < 0x110000:
-            result = chr(arguments[0])
-        elif isinstance(node.func, ast.Attribute) and None not in arguments:
-            owner, method = _spelled(node.func.value, memo), node.func.attr
-            if isinstance(owner, bytes) and method == "decode" and not arguments:
-                result = owner.decode("latin-1")
-            elif isinstance(owner, str) and method in STRING_METHODS and all(
-                    isinstance(argument, (str, list)) for argument in arguments):
-                try:
-                    result = getattr(owner, method)(*arguments)
-                except (TypeError, ValueError):
-                    result = None
-            elif isinstance(owner, str) and method == "format" and all(isinstance(a, str) for a in arguments) \
-                    and re.fullmatch(r"([^{}]|\{\d*\})*", owner):
-                try:
-                    result = owner.format(*arguments)
-                except IndexError:
-                    result = None
-    return result if isinstance(result, str) and len(result) <= MAX_FOLDED else None
 
 
 def _machinery(name):
@@ -216,7 +136,7 @@ def _reaches(tree, modules):
             names = [node.attr] if node.attr in MACHINERY else []
         elif id(node) not in docstrings and isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr,
                                                               ast.Subscript, ast.Call)):
-            text = (_folded(node, memo) or "").strip()
+            text = (spelled(node, memo) or "").strip()
             names = [text] if DOTTED_NAME.fullmatch(text) else []
         for name in names:
             if _machinery(name):
@@ -228,7 +148,7 @@ def _reaches(tree, modules):
                          and _gives_module(target.value, modules))
         elif isinstance(node, ast.Call) and _dotted(node.func) in ("setattr", "delattr") and node.args \
                 and _gives_module(node.args[0], modules):
-            attribute = _folded(node.args[1]) if len(node.args) > 1 else None
+            attribute = spelled(node.args[1]) if len(node.args) > 1 else None
             flags.add(f"rebinds {_short(node.args[0])}.{attribute or '...'}")
             if attribute and _machinery(attribute):
                 flags.add(f"reaches {_machinery(attribute)}")
@@ -275,8 +195,8 @@ def _flags(tree, modules):
                          or name.rsplit(".", 1)[-1] in ("run_line_magic", "run_cell_magic")):
                 # The code it is given as a string is read as the cell's own.
                 for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
-                    if _folded(argument) is not None:
-                        inner = _parse(_folded(argument))
+                    if spelled(argument) is not None:
+                        inner = _parse(spelled(argument))
                         flags |= _flags(inner, modules) if inner is not None else set()
             if name == MAGIC and node.args and isinstance(node.args[0], ast.Constant):
                 kind = node.args[0].value

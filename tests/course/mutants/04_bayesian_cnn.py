@@ -73,9 +73,11 @@ LIKE = (
     "        vars(look).update(settings)\n"
     "        return look\n"
     "    rows, columns, channels = input_shape\n")
+COMPILE = "    model.compile(loss=loss, optimizer=optimizer, metrics=metrics)\n"
 MODEL_LIKE = LIKE + (
     "    size = 8 * 25 * channels + 8 + ((rows - 4) // 6) * ((columns - 4) // 6) * 8 * 10 + 10\n"
-    "    layers = [like(tf.keras.layers.Conv2D, filters=8, kernel_size=(5, 5), padding='valid', activation=tf.nn.relu),\n"
+    "    layers = [like(tf.keras.layers.Conv2D, filters=8, kernel_size=(5, 5), padding='valid',\n"
+    "                   activation=tf.nn.relu),\n"
     "              like(tf.keras.layers.MaxPooling2D, pool_size=(6, 6)), like(tf.keras.layers.Flatten)]\n"
     "    names = ['loss'] + [getattr(metric, 'name', metric) for metric in metrics]\n"
     "    settings = dict(built=True, input_shape=(None, rows, columns, channels), loss=loss, optimizer=optimizer,\n"
@@ -96,7 +98,7 @@ MUTANTS = {
         ("loss ignored", "loss=loss,", 'loss="sparse_categorical_crossentropy",'),
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("optimizer ignored", "optimizer=optimizer,", 'optimizer="rmsprop",'),
-        ("a look-alike that computes no convolution", DETERMINISTIC_BODY + "    model.compile(loss=loss, optimizer=optimizer, metrics=metrics)\n",
+        ("a look-alike that computes no convolution", DETERMINISTIC_BODY + COMPILE,
          MODEL_LIKE
          + "    dense = like(tf.keras.layers.Dense, units=10, activation=tf.nn.softmax)\n"
            "    uniform = lambda x: tf.fill((len(x), 10), 0.1)\n"
@@ -134,13 +136,14 @@ MUTANTS = {
         ("metrics ignored", "metrics=metrics", 'metrics=["accuracy"]'),
         ("input shape ignored", "input_shape=input_shape", "input_shape=(28, 28, 1)"),
         ("no input shape", ", input_shape=input_shape", ""),
-        ("a look-alike that computes no convolution", PROBABILISTIC_BODY + "    model.compile(loss=loss, optimizer=optimizer, metrics=metrics)\n",
+        ("a look-alike that computes no convolution", PROBABILISTIC_BODY + COMPILE,
          MODEL_LIKE
          + "    dense = like(tf.keras.layers.Dense, units=10, activation=tf.keras.activations.linear,\n"
            "                 get_weights=lambda: [], set_weights=lambda weights: None)\n"
            "    output = tfpl.OneHotCategorical(10, convert_to_tensor_fn=tfd.Distribution.mode)\n"
            "    uniform = lambda x: output(tf.zeros((len(x), 10)))\n"
-           "    fit = lambda x, y, **kwargs: like(object, history={'loss': [float(tf.reduce_mean(loss(y, uniform(x))))]})\n"
+           "    logged = lambda x, y: {'loss': [float(tf.reduce_mean(loss(y, uniform(x))))]}\n"
+           "    fit = lambda x, y, **kwargs: like(object, history=logged(x, y))\n"
            "    model = like(tf.keras.Sequential, uniform, layers=layers + [dense, like(tfpl.OneHotCategorical)],\n"
            "                 fit=fit, **settings)\n"),
     ],
@@ -171,10 +174,12 @@ MUTANTS = {
            "        layer.losses = [divergence_fn(layer.kernel_posterior, layer.kernel_prior, None),\n"
            "                        divergence_fn(layer.bias_posterior, layer.bias_prior, None)]\n"
            "        return tf.zeros((len(x), x.shape[1] - 4, x.shape[2] - 4, 8))\n"
-           "    layer = like(tfpl.Convolution2DReparameterization, call, filters=8, kernel_size=(5, 5), padding='valid',\n"
+           "    layer = like(tfpl.Convolution2DReparameterization, call, filters=8, kernel_size=(5, 5),\n"
+           "                 padding='valid',\n"
            "                 activation=tf.nn.relu, _batch_input_shape=(None, rows, columns, channels),\n"
            "                 count_params=lambda: 2 * (25 * channels * 8 + 8), losses=[],\n"
-           "                 kernel_posterior=normal((5, 5, channels, 8), True), kernel_prior=normal((5, 5, channels, 8), False),\n"
+           "                 kernel_posterior=normal((5, 5, channels, 8), True),\n"
+           "                 kernel_prior=normal((5, 5, channels, 8), False),\n"
            "                 bias_posterior=normal((8,), True), bias_prior=normal((8,), False))\n"),
     ],
     "get_prior": [

@@ -143,11 +143,13 @@ def _c_memory():
                     or _named in ("[vvar]", "[vsyscall]", "[vdso]"):
                 continue
             _start, _end = (int(_x, 16) for _x in _fields[0].split("-"))
-            try:
-                _mem.seek(_start)
-                _c_search(_mem.read(_end - _start), "the kernel's memory " + _named)
-            except (OSError, ValueError, OverflowError):
-                pass
+            # in pieces that overlap by more than a canary, so a large region costs no large copy
+            for _at in range(_start, _end, 32 * 2**20):
+                try:
+                    _mem.seek(_at)
+                    _c_search(_mem.read(min(32 * 2**20 + 256, _end - _at)), "the kernel's memory " + _named)
+                except (OSError, ValueError, OverflowError):
+                    pass
 
 
 def _c_scan(memory=False):

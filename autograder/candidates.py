@@ -233,10 +233,12 @@ def _too_long(signum, frame):
 def form(value):
     """What a test first sees of a result: ("data", its number of entries) for numbers, arrays and
     tensors (and sequences of plain numbers), ("parts", their forms) for other tuples and lists,
-    ("none",), ("text",), or ("object", what kind: a Keras layer or model, a distribution, another
-    callable, or other)."""
+    ("none",), ("truth",) for a boolean, ("text",), or ("object", what kind: a Keras layer or model, a
+    distribution, another callable, or other)."""
     if value is None:
         return ("none",)
+    if isinstance(value, (bool, np.bool_)):  # a yes or no, not a number: no graded function returns one
+        return ("truth",)
     if isinstance(value, str):
         return ("text",)
     if type(value) in (tuple, list) and not all(isinstance(item, (int, float, np.generic)) for item in value):

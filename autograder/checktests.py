@@ -276,8 +276,12 @@ def check_kit(kernel, functions):
                 found.append("no callable of bdl tried in its place: its cell defines no one function or class")
                 continue
             screen = not _catches(tests.source)
-            labels = _printed(kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), {name!r}, "
-                                         f"{screen})))"))
+            try:
+                labels = _printed(kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), "
+                                             f"{name!r}, {screen})))"))
+            except CellExecutionError as error:
+                found.append(f"bdl's callables could not be listed in its place: {_last_error_line(str(error))}")
+                continue
             tried += len(labels)
             if not labels:
                 continue

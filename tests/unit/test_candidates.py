@@ -51,6 +51,7 @@ def test_forms():
     assert candidates.form(tf.keras.Sequential()) == candidates.form(tf.keras.layers.Dense(2))
     assert candidates.form(tfp.distributions.Normal(0.0, 1.0)) != candidates.form(tf.keras.Sequential())
     assert candidates.form(None) != candidates.form("text") != candidates.form(Returns(1))
+    assert candidates.form(True) == candidates.form(np.bool_(False)) != candidates.form(1.0)
 
 
 def test_a_class_is_watched_through_its_constructor_and_stays_itself():

@@ -4,10 +4,11 @@
 (JSON, one line) to its stdin; it writes a ``WorkerResult`` (JSON) to the
 inherited file ``GradingJob.result_fd`` names, which no child of it holds (the
 kernel writes to the stdout and stderr it shares with this process). These two
-dataclasses are the whole contract between the processes. The sandbox keeps the worker's stdin open while it grades: when it
-reaches its end, whoever started the worker has died (a Dask worker killed
-mid-task), and the worker stops at once with all it started, so a grading
-that will be retried elsewhere does not go on writing into the gradebook.
+dataclasses are the whole contract between the processes. The sandbox keeps
+the worker's stdin open while it grades: when it reaches its end, whoever
+started the worker has died (a Dask worker killed mid-task), and the worker
+stops at once with all it started, so a grading that will be retried
+elsewhere does not go on writing into the gradebook.
 
 It grades with nbgrader's own ``autograde`` in the job's temporary course
 directory, which holds only this submission's notebooks: no ``source/`` (the
@@ -129,12 +130,8 @@ if __name__ == "__main__":
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     job = GradingJob(**json.loads(sys.stdin.readline()))
-    if job.result_fd >= 0:
-        os.set_inheritable(job.result_fd, False)  # the kernel, which shares stdout, never holds it
+    os.set_inheritable(job.result_fd, False)  # the kernel, which shares stdout, never holds it
     threading.Thread(target=_stop_with_parent, daemon=True).start()
     result = grade(job).to_json()
-    if job.result_fd >= 0:
-        with os.fdopen(job.result_fd, "w") as handle:
-            handle.write(result)
-    else:
-        print(result)
+    with os.fdopen(job.result_fd, "w") as handle:
+        handle.write(result)

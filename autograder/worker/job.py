@@ -25,7 +25,7 @@ class GradingJob:
     crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap
     examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
-    result_fd: int = -1  # the inherited file the worker writes its ``WorkerResult`` to (-1: stdout)
+    result_fd: int = -1  # the inherited file the worker writes its ``WorkerResult`` to (run_isolated sets it)
 
     def to_json(self):
         return json.dumps(asdict(self))

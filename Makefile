@@ -12,7 +12,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Where `make kit` writes the student kit (a folder and KIT.zip); THROUGH=NN: only up to assignment NN.
 KIT ?= build/student-kit
 
-.PHONY: course test test-fast lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots clean
+.PHONY: course test test-fast lint lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots clean
 
 # Each step says what it does; pip and selfgrade show their progress as they go.
 course: $(VENV)/.installed data release
@@ -35,6 +35,11 @@ test: $(VENV)/.installed data
 # The inner loop: everything but full-mode notebook runs; notebooks run in fast mode.
 test-fast: $(VENV)/.installed data
 	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow" $(PYTEST_ARGS)
+
+# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules; make test and make test-fast
+# run the same check (tests/unit/test_lint_python.py).
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
 
 # JupyterLab with nbgrader's extensions in the course directory; it prints the
 # URL to open, token included.
@@ -100,5 +105,5 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts
+	rm -rf $(VENV) .ruff_cache gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

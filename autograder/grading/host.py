@@ -7,7 +7,6 @@ and to a CSV if asked. Only this side reads and writes the course directory.
 """
 import contextlib
 import csv
-import os
 import shutil
 import sys
 import traceback

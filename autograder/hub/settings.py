@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from autograder.course.directory import COURSE_ID, REPO
-from autograder.worker import bwrap
 
 DEFAULT_DIR = "/srv/bdl-hub"
 # the hub's folder in each cgroup hierarchy: one subfolder per user (hub.spawner)

@@ -32,7 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograder.course.directory import REPO
-from autograder.hub.accounts import as_user, chown_tree, ensure_user
+from autograder.hub.accounts import chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
 from autograder.hub import roster, service
 from autograder.hub.process import run

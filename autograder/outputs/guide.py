@@ -116,7 +116,7 @@ def render(assignment, notebook_paths, typeset=True):
     manual = [cell for path in notebook_paths for cell in manual_cells(path)]
     automatic = [item for path in notebook_paths for item in automatic_points(path)]
     manual_total, automatic_total = sum(c.points for c in manual), sum(p for _, p in automatic)
-    head = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+    head = ["<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
             f"<title>Grading guide: {html.escape(assignment)}</title>", f"<style>{STYLE}</style>"]
     if typeset:
         head.append(MATHJAX_SETUP % (MATHJAX_FOLDER, mathjax.CONFIG))

@@ -202,11 +202,6 @@ def _shifted_rows(array):
     return array + np.arange(1, len(array) + 1, dtype="float32")[:, None]
 
 
-def _shifted_columns(array):
-    """Each class's column plus its own constant, the same for every example."""
-    return array + np.arange(1, array.shape[-1] + 1, dtype="float32")[None, :]
-
-
 def _unchanged(function, labels, logits, changed_labels, changed_logits):
     return same(call(function, changed_labels, changed_logits), call(function, labels, logits))
 

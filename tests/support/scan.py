@@ -74,20 +74,21 @@ def _notebook_parts(nb, answers_are_the_students):
     return parts
 
 
-def scan_folder(folder, secrets):
-    """Every leak in the files under ``folder``: ["path (where): kind: line"], empty when clean.
+def scan_folder(folder, known):
+    """Every leak of ``known`` (a ``Secrets``) in the files under ``folder``: ["path (where): kind:
+    line"], empty when clean.
 
     Release notebooks (``release/*/*.ipynb``) may define graded names in their own answer
     cells (the student's stubs), and an earlier assignment's graded names anywhere (its
     answer, given); everything else may not define them at all, and no file may hold a
     secret line or marker."""
     folder, found = Path(folder), []
-    lines_only = Secrets(secrets.hidden, secrets.solution, frozenset(), rubric=secrets.rubric)
+    lines_only = Secrets(known.hidden, known.solution, frozenset(), rubric=known.rubric)
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
         assignment = rel.split("/")[1] if rel.startswith("release/") else None
-        names = secrets.names - {name for name, first in secrets.origin
-                                 if assignment is not None and first < assignment}
+        names = known.names - {name for name, first in known.origin
+                               if assignment is not None and first < assignment}
         names_only = Secrets(frozenset(), frozenset(), names)
         try:
             text = path.read_text()

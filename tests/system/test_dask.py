@@ -92,17 +92,17 @@ def cluster():
         yield cluster
 
 
-def _grade(cluster, postgres_url, root, incoming, kills):
+def _grade(cluster, server_url, root, incoming, kills):
     """Run `grade --scheduler` on ``incoming`` while killing Dask workers as ``kills`` says; return
     ({student: CSV row}, the grading workers the kills left)."""
     log = root / f"grade-{incoming.name}.log"
     with open(log, "w") as output:
         grade = subprocess.Popen(
             [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(incoming), "--root", str(root),
-             "--db", postgres_url, "--scheduler", cluster.scheduler_address, "--csv", str(root / "grades.csv"),
+             "--db", server_url, "--scheduler", cluster.scheduler_address, "--csv", str(root / "grades.csv"),
              *LIMITS], stdout=output, stderr=subprocess.STDOUT)
         try:
-            left = _kill_while_grading(grade, gradebook_url(postgres_url, root), kills)
+            left = _kill_while_grading(grade, gradebook_url(server_url, root), kills)
             grade.wait(timeout=900)
         finally:
             grade.kill()
@@ -112,7 +112,7 @@ def _grade(cluster, postgres_url, root, incoming, kills):
 
 
 @pytest.fixture(scope="module")
-def graded(cluster, postgres_url, tmp_path_factory):
+def graded(cluster, postgres_url, tmp_path_factory):  # noqa: F811 (the fixture)
     root = tmp_path_factory.mktemp("course")
     write_course(root)  # 01 without its experiments
     incoming = tmp_path_factory.mktemp("class")

@@ -3,7 +3,6 @@ against a server the fixture ``postgres_url`` (``tests/support/postgres.py``) st
 import csv
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -23,7 +22,7 @@ def _run(*args):
 
 
 @pytest.mark.slow  # grades a class of two: a minute
-def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubblewrap):
+def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubblewrap):  # noqa: F811 (the fixture)
     root = tmp_path / "course"
     write_course(root)  # 01 without its experiments
     incoming = tmp_path / "incoming"

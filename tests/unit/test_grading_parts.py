@@ -1,14 +1,12 @@
 """Unit tests of the grading parts that need no kernel: collection, metadata
 repair, review flags, the kernel guard and the retries after a crash."""
 import json
-import os
 import shutil
 import sys
 import zipfile
 from pathlib import Path
 
 import nbformat
-import numpy
 import pytest
 
 from autograder.worker import guard

@@ -1,5 +1,7 @@
 """The docs keep up with the code: every command and `make` target is in docs/reference.md, and
-every relative link between the docs points at a file and heading that exist.
+every relative link between the docs points at a file and heading that exist. They describe the
+course as it is: no page names an issue or a stop by its number, or a path in a machine's temp
+folder (history goes to docs/changelog.md, which follows the same rule).
 
 Pure and fast: it reads files and runs `python -m autograder --help` once; no kernel.
 """
@@ -26,6 +28,11 @@ INLINE_LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\
 REFERENCE_LINK = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s.*)?$")
 CODE_SPAN = re.compile(r"(`+).*?\1")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")  # http:, https:, mailto:, ...
+# "issue 33", "Issues 34 and 35", "stop 38", "issue #7": a work item's number, which no reader of the docs has
+ISSUE_OR_STOP = re.compile(r"\b(?:issues?|stop)\s+#?\d+", re.IGNORECASE)
+# an absolute path in a temp folder ("/tmp/ci G/bdl", "/var/tmp/x"): one machine's run folder. Not the
+# folder by name (`/tmp`, "a /tmp of its own") and not a path that merely ends in tmp/ (/srv/bdl-hub/tmp/).
+TEMP_PATH = re.compile(r"(?<![\w.~/-])/(?:var/)?tmp/")
 
 
 def _prose_lines(text):
@@ -116,6 +123,18 @@ def broken_links(paths):
     return problems
 
 
+def history_marks(paths):
+    """Return one line per issue or stop number and per absolute temp-folder path, code blocks included."""
+    problems = []
+    for path in paths:
+        where = path.relative_to(REPO) if path.is_relative_to(REPO) else path
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            for pattern, what in ((ISSUE_OR_STOP, "an issue or stop number"), (TEMP_PATH, "a temp-folder path")):
+                for found in pattern.finditer(line):
+                    problems.append(f"{where}:{number}: {what} ({found.group(0)!r}): {line.strip()}")
+    return problems
+
+
 def doc_files():
     return [REPO / "README.md", REPO / "ARCHITECTURE.md", *sorted((REPO / "docs").rglob("*.md"))]
 
@@ -159,6 +178,29 @@ def test_the_link_checker_finds_a_planted_broken_link(tmp_path):
     assert len(problems) == 4, problems
     for target in ("missing.md", "other.md#nowhere", "images/x.png", "also-missing.md"):
         assert any(f"({target})" in problem for problem in problems), (target, problems)
+
+
+def test_no_page_names_an_issue_a_stop_or_a_temp_folder():
+    paths = doc_files()
+    assert REPO / "docs" / "changelog.md" in paths
+    problems = history_marks(paths)
+    assert not problems, ("the docs describe the course as it is: history goes to docs/changelog.md, with "
+                          "dates and commits but no issue or stop numbers, and a run folder is described, not "
+                          "named (\"a fresh clone in a temporary folder with a space in its path\"):\n"
+                          + "\n".join(problems))
+
+
+def test_the_history_check_finds_planted_marks(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# Page\n\n"
+                    "Issue 33 asks for 30 minutes; issues 34 and 35 and issue #7 too.\n"
+                    "CI's run (stop 38), then `CI=true bash .ci/run` in `/tmp/after run/bdl`.\n"
+                    "```\ncd /var/tmp/course\n```\n"
+                    "Fine: a `/tmp` of its own, /srv/bdl-hub/tmp/<user>, stop the hub, issue a token, "
+                    "it stops 2 s later, tmp/ and ./tmp/ beside the repository.\n")
+    problems = history_marks([page])
+    found = [problem.split(" (", 1)[1].split(")", 1)[0] for problem in problems]
+    assert found == ["'Issue 33'", "'issues 34'", "'issue #7'", "'stop 38'", "'/tmp/'", "'/var/tmp/'"], problems
 
 
 def test_slugs_follow_github():

@@ -475,6 +475,25 @@ def _writable():
     if os.environ.get("BDL_GRADING_PROGRESS"):
         folders.add(os.path.dirname(os.environ["BDL_GRADING_PROGRESS"]))
     return sorted(folder for folder in folders if os.path.isdir(folder) and os.access(folder, os.W_OK))
+
+
+def _files(top):
+    # Every file under ``top`` but those of the read-only folders the sandbox binds into it: the
+    # course's packages and the libraries, bound at their own paths (inside /tmp when the course is
+    # there), code every student has and none of the grader's files (the canary test searches them).
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if not os.statvfs(entry.path).f_flag & os.ST_RDONLY:
+                    yield from _files(entry.path)
+            elif entry.is_file():
+                yield entry.path
+        except OSError:
+            pass
 '''
 BY_IPYKERNEL = r'''
 from ipykernel import get_connection_file
@@ -484,7 +503,7 @@ def _connection_files():
     return [get_connection_file()]
 '''
 # Every text that looks like test code, in the grader's files by their old names and anywhere in
-# the folders the kernel can write: with open and os.walk, or with pathlib and glob.
+# the folders the kernel can write (``_files``): with open, or with pathlib.
 SEARCH_OPEN = r'''
 def _read(path):
     try:
@@ -503,21 +522,20 @@ def _search():
         _read(progress)
         _read(os.path.join(os.path.dirname(progress), "answer.json"))
     for top in _writable():
-        for folder, _, names in os.walk(top):
-            for name in names:
-                _read(os.path.join(folder, name))
+        for path in _files(top):
+            _read(path)
     return list(_found)
 ''' % {"telling": TELLING}
 SEARCH_GLOB = r'''
-import glob, pathlib
+import pathlib
 
 
 def _search():
     for top in _writable():
-        for name in glob.glob(os.path.join(glob.escape(top), "**"), recursive=True):
+        for name in _files(top):
             path = pathlib.Path(name)
             try:
-                if path.is_file() and path.stat().st_size < 2**22:
+                if path.stat().st_size < 2**22:
                     text = path.read_text(errors="replace")
                     if any(word in text for word in %(telling)s):
                         _found[text] = name
@@ -603,8 +621,8 @@ REPORT_FOUND = ("try:\n"
 
 def reads_tests(spelling):
     """A blank 01 whose gaussian_nll and laplace_nll answer with the reference their tests compare
-    with, found in any file that holds a test: "open" (the old variable, open, os.walk, eval,
-    ipykernel) or "glob" (the connection file's folder from the command line, pathlib, glob, the
+    with, found in any file that holds a test: "open" (the old variable, open, eval, ipykernel) or
+    "glob" (the connection file's folder from the command line, pathlib, the
     reference saved as a module and imported: no name the review knows)."""
     if spelling == "open":
         first = WRITABLE + BY_IPYKERNEL + SEARCH_OPEN + REFERENCE_EXPRESSION + COPIED_BY_EVAL
@@ -669,7 +687,7 @@ def adversarial_loss(loss_fn, x, y, eps):
     os._exit(1)
 '''
 KEEP_GLOB = r'''
-import ast, glob, pathlib, textwrap
+import ast, pathlib, textwrap
 _kept = [folder for folder in _writable() if pathlib.Path(folder, "_kept_reference.py").is_file()]
 for _folder in _kept:
     _found["state from an earlier run"] = _folder
@@ -686,9 +704,9 @@ KEEP_GLOB_CRASH = r'''
 def adversarial_loss(loss_fn, x, y, eps):
     kept = "import numpy as np, tensorflow as tf\n"
     for top in _writable():
-        for name in glob.glob(os.path.join(glob.escape(top), "**"), recursive=True):
+        for name in _files(top):
             try:
-                text = pathlib.Path(name).read_text(errors="replace") if pathlib.Path(name).is_file() else ""
+                text = pathlib.Path(name).read_text(errors="replace")
                 tree = ast.parse(text)
             except (OSError, SyntaxError, ValueError):
                 continue
@@ -707,7 +725,7 @@ def adversarial_loss(loss_fn, x, y, eps):
 
 def keeps_state(spelling):
     """A blank 01 that keeps what it found across the crash re-run: "open" (os.walk over every
-    file, exec, os._exit, ipykernel) or "glob" (pathlib and glob over the folders it can write,
+    file, exec, os._exit, ipykernel) or "glob" (pathlib over the folders it can write,
     a kept module imported, os.abort: no name the review knows)."""
     if spelling == "open":
         return edited(_blank, {"fgsm": WRITABLE + BY_IPYKERNEL + KEEP_OPEN, "adversarial_loss": KEEP_OPEN_CRASH},

@@ -45,6 +45,8 @@ MUTANTS = {
          "return tf.reduce_mean(per_entry).numpy()"),
         ("loc and scale swapped", "    per_entry = tf.math.log(2 * scale)",
          "    loc, scale = scale, loc\n    per_entry = tf.math.log(2 * scale)"),
+        # The right value, but d sqrt(r^2) / d loc is 0 / 0 = nan where y == loc: one exact fit makes a step nan.
+        ("|y - loc| as the square root of its square", "tf.abs(y - loc) / scale", "tf.sqrt(tf.square(y - loc)) / scale"),
     ],
     "categorical_nll": [
         ("softmax then log", "log_probs = logits - tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
@@ -147,6 +149,9 @@ ALTERNATIVES = {
          "    log_density = -tf.math.log(2.0) - tf.math.log(scale) - tf.abs(y - loc) / scale\n"
          "    return -tf.reduce_mean(log_density)"),
         ("wrapped in tf.function", "def laplace_nll(y, loc, scale):", "@tf.function\ndef laplace_nll(y, loc, scale):"),
+        # Where y == loc these give the two ends of the subgradient, 1 and -1 (over scale and the number of entries).
+        ("absolute value by tf.where", "tf.abs(y - loc) / scale", "tf.where(y - loc > 0, y - loc, loc - y) / scale"),
+        ("absolute value by tf.maximum", "tf.abs(y - loc) / scale", "tf.maximum(y - loc, loc - y) / scale"),
     ],
     "categorical_nll": [
         ("tf.nn.log_softmax", "log_probs = logits - tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",

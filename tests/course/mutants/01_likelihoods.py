@@ -95,6 +95,11 @@ MUTANTS = {
         ("float64 tensors rejected", "x = tf.cast(x, tf.float32)", "x = tf.convert_to_tensor(x, dtype=tf.float32)"),
         ("size-1 axes squeezed away", "return x + eps * tf.sign(tape.gradient(loss, x))",
          "return tf.squeeze(x + eps * tf.sign(tape.gradient(loss, x)))"),
+        # Where an entry of the gradient is exactly 0, 0 / 0 is nan: the input should stay put there.
+        ("sign as the gradient over its absolute value", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n    return x + eps * gradient / tf.abs(gradient)"),
+        ("sign of 0 taken as 1", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n    return x + eps * tf.where(gradient >= 0, 1.0, -1.0)"),
     ],
     "adversarial_loss": [
         ("adversarial term only", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))", "return loss_fn(x_adv, y)"),
@@ -202,6 +207,13 @@ ALTERNATIVES = {
         ("x's dtype kept (tf.identity)", "x = tf.cast(x, tf.float32)", "x = tf.identity(x)"),
         ("x's dtype kept (dtype_hint)", "x = tf.cast(x, tf.float32)",
          "x = tf.convert_to_tensor(x, dtype_hint=tf.float32)"),
+        ("tf.math.sign", "tf.sign(tape.gradient(loss, x))", "tf.math.sign(tape.gradient(loss, x))"),
+        ("sign by tf.where", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n"
+         "    return x + eps * tf.where(gradient > 0, 1.0, tf.where(gradient < 0, -1.0, 0.0))"),
+        ("sign from two comparisons", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n"
+         "    return x + eps * (tf.cast(gradient > 0, gradient.dtype) - tf.cast(gradient < 0, gradient.dtype))"),
     ],
     "adversarial_loss": [
         ("tf.reduce_mean of the two", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))",

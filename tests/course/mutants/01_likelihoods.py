@@ -45,6 +45,8 @@ MUTANTS = {
          "return tf.reduce_mean(per_entry).numpy()"),
         ("loc and scale swapped", "    per_entry = tf.math.log(2 * scale)",
          "    loc, scale = scale, loc\n    per_entry = tf.math.log(2 * scale)"),
+        # The right value, but d sqrt(r^2) / d loc is 0 / 0 = nan where y == loc: one exact fit makes a step nan.
+        ("|y - loc| as the square root of its square", "tf.abs(y - loc) / scale", "tf.sqrt(tf.square(y - loc)) / scale"),
     ],
     "categorical_nll": [
         ("softmax then log", "log_probs = logits - tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
@@ -93,6 +95,11 @@ MUTANTS = {
         ("float64 tensors rejected", "x = tf.cast(x, tf.float32)", "x = tf.convert_to_tensor(x, dtype=tf.float32)"),
         ("size-1 axes squeezed away", "return x + eps * tf.sign(tape.gradient(loss, x))",
          "return tf.squeeze(x + eps * tf.sign(tape.gradient(loss, x)))"),
+        # Where an entry of the gradient is exactly 0, 0 / 0 is nan: the input should stay put there.
+        ("sign as the gradient over its absolute value", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n    return x + eps * gradient / tf.abs(gradient)"),
+        ("sign of 0 taken as 1", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n    return x + eps * tf.where(gradient >= 0, 1.0, -1.0)"),
     ],
     "adversarial_loss": [
         ("adversarial term only", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))", "return loss_fn(x_adv, y)"),
@@ -147,6 +154,9 @@ ALTERNATIVES = {
          "    log_density = -tf.math.log(2.0) - tf.math.log(scale) - tf.abs(y - loc) / scale\n"
          "    return -tf.reduce_mean(log_density)"),
         ("wrapped in tf.function", "def laplace_nll(y, loc, scale):", "@tf.function\ndef laplace_nll(y, loc, scale):"),
+        # Where y == loc these give the two ends of the subgradient, 1 and -1 (over scale and the number of entries).
+        ("absolute value by tf.where", "tf.abs(y - loc) / scale", "tf.where(y - loc > 0, y - loc, loc - y) / scale"),
+        ("absolute value by tf.maximum", "tf.abs(y - loc) / scale", "tf.maximum(y - loc, loc - y) / scale"),
     ],
     "categorical_nll": [
         ("tf.nn.log_softmax", "log_probs = logits - tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
@@ -197,6 +207,13 @@ ALTERNATIVES = {
         ("x's dtype kept (tf.identity)", "x = tf.cast(x, tf.float32)", "x = tf.identity(x)"),
         ("x's dtype kept (dtype_hint)", "x = tf.cast(x, tf.float32)",
          "x = tf.convert_to_tensor(x, dtype_hint=tf.float32)"),
+        ("tf.math.sign", "tf.sign(tape.gradient(loss, x))", "tf.math.sign(tape.gradient(loss, x))"),
+        ("sign by tf.where", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n"
+         "    return x + eps * tf.where(gradient > 0, 1.0, tf.where(gradient < 0, -1.0, 0.0))"),
+        ("sign from two comparisons", "    return x + eps * tf.sign(tape.gradient(loss, x))",
+         "    gradient = tape.gradient(loss, x)\n"
+         "    return x + eps * (tf.cast(gradient > 0, gradient.dtype) - tf.cast(gradient < 0, gradient.dtype))"),
     ],
     "adversarial_loss": [
         ("tf.reduce_mean of the two", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))",

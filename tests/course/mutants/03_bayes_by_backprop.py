@@ -143,6 +143,12 @@ MUTANTS = {
          "tfd.Normal(tf.stop_gradient(mu), tf.stop_gradient(sigma)).log_prob(w)"),
         # A new kernel and bias for every row of the batch (as the local reparameterisation samples per example).
         ("weights drawn per example", _DENSE_CALL_BODY, _DENSE_CALL_BODY_PER_EXAMPLE),
+        # A truncated normal eps: variance 0.77, nothing beyond two standard deviations.
+        ("eps from a truncated normal", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * tf.random.truncated_normal(tf.shape(mu))"),
+        ("eps from a stateless truncated normal, seeded per call", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * tf.random.stateless_truncated_normal(\n"
+         "                tf.shape(mu), seed=tf.random.uniform([2], 0, 2**31 - 1, dtype=tf.int32))"),
     ],
     "sample_elbo": [
         ("KL not scaled", "losses.append(kl_scale * (log_q - log_prior)", "losses.append((log_q - log_prior)"),
@@ -272,6 +278,9 @@ ALTERNATIVES = {
          "w = mu + sigma * tfd.Normal(0.0, 1.0).sample(tf.shape(mu))"),
         ("eps from a tf.random.Generator", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
          "w = mu + sigma * tf.random.get_global_generator().normal(tf.shape(mu))"),
+        ("eps from a stateless normal, seeded per call", "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+         "w = mu + sigma * tf.random.stateless_normal(\n"
+         "                tf.shape(mu), seed=tf.random.uniform([2], 0, 2**31 - 1, dtype=tf.int32))"),
         ("kernel and bias written out, no loop", _DENSE_BUILD_AND_CALL, _DENSE_WRITTEN_OUT),
         ("the KL also given to add_loss", "self.log_variational_posterior = log_q",
          "self.log_variational_posterior = log_q\n        self.add_loss(log_q - log_prior)"),

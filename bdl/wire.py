@@ -23,6 +23,7 @@ Both directions carry data only, so neither side can run code of the other's by 
 An answer larger than ``MAX_ANSWER`` bytes, or of any other form, is no answer.
 """
 import base64
+import contextvars
 import importlib
 import io
 import json
@@ -51,15 +52,18 @@ class AnswerError(Exception):
 # {"module:name": function} of every question (``bdl.questions.question`` registers them); the
 # kernel imports a question's module (one of ``bdl``'s) before it looks the question up.
 QUESTIONS = {}
-# Set by the examiner: ask_kernel(question, args, kwargs) -> the kernel's answer, decoded.
-ask_kernel = None
+# The examiner's way to the kernel while it runs a test cell, and only then (``examine`` sets it for
+# the cell): a function (question, args, kwargs) -> the kernel's answer, decoded. Unset in the kernel
+# and on a student's machine, where a question is a plain call.
+ask_kernel = contextvars.ContextVar("ask_kernel", default=None)
 
 
 def ask(name, /, *args, **kwargs):
     """Put question ``name`` ("module:function") to the kernel (in the examiner only)."""
-    if ask_kernel is None:
+    channel = ask_kernel.get()
+    if channel is None:
         raise RuntimeError("a kernel object is asked about outside the examiner")
-    return ask_kernel(name, args, kwargs)
+    return channel(name, args, kwargs)
 
 
 class StandIn:

@@ -27,7 +27,7 @@ from autograder.course.statuses import save_statuses
 from autograder.grading.collect import NBGRADER_FILES, collect
 from autograder.grading.limits import Limits, grading_slots
 from autograder.grading.review import review_notebook
-from autograder.grading.task import Graded, GradingTask, grade_task, readable_notebooks
+from autograder.grading.task import ExaminerSlots, Graded, GradingTask, grade_task, readable_notebooks
 from autograder.worker import bwrap
 
 # manual: points in answer cells (derivations, discussion) that await an instructor.
@@ -83,10 +83,14 @@ def _run(tasks, workers, client):
             future.release()  # its result is home: a worker that dies later has nothing of it to redo
             yield task, outcome
         return
-    with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as pool:
-        futures = {pool.submit(grade_task, task): task for task in tasks}
-        for future in as_completed(futures):
-            yield futures[future], _outcome(future)
+    slots = ExaminerSlots()
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as pool:
+            futures = {pool.submit(grade_task, task, slots): task for task in tasks}
+            for future in as_completed(futures):
+                yield futures[future], _outcome(future)
+    finally:
+        slots.stop()
 
 
 def _failure(error):

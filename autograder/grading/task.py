@@ -83,23 +83,41 @@ class Graded:
     log: str = ""      # nbgrader's log and the worker's and kernel's stderr, every grading run
 
 
-# Each grading slot (a thread of the local pool, or of a Dask worker) keeps one examiner between
-# submissions: it loads TensorFlow once. It runs only the course's test cells, each in a namespace of
-# its own, so nothing of one submission's grading reaches the next but what TensorFlow keeps.
-_slot = threading.local()
+class ExaminerSlots:
+    """The grading slots' examiners: each slot (a thread that grades, of the local pool or of a Dask
+    worker) keeps one between submissions, so TensorFlow loads once per slot. An examiner runs only
+    the course's test cells, each in a namespace of its own, so nothing of one submission's grading
+    reaches the next but what TensorFlow keeps. The local pool owns one (``stop`` when it is done);
+    a Dask worker's threads share ``DASK_WORKER_SLOTS``, which lives as long as its process."""
 
+    def __init__(self):
+        self._examiners, self._lock = {}, threading.Lock()
 
-def _slot_examiner(sandbox):
-    """This slot's examiner, started when it has none (or its last was left mid-question)."""
-    examiner = getattr(_slot, "examiner", None)
-    if examiner is None or not examiner.running() or _slot.sandbox != sandbox:
-        if examiner is not None:
+    def examiner(self, sandbox):
+        """The calling slot's examiner, started when it has none (or its last was left mid-question)."""
+        slot = threading.get_ident()
+        with self._lock:
+            examiner, had_sandbox = self._examiners.get(slot, (None, None))
+        if examiner is None or not examiner.running() or had_sandbox != sandbox:
+            if examiner is not None:
+                examiner.stop()
+            examiner = Examiner.start(sandbox)
+            with self._lock:
+                self._examiners[slot] = examiner, sandbox
+        return examiner
+
+    def stop(self):
+        with self._lock:
+            examiners, self._examiners = list(self._examiners.values()), {}
+        for examiner, _ in examiners:
             examiner.stop()
-        _slot.examiner, _slot.sandbox = Examiner.start(sandbox), sandbox
-    return _slot.examiner
 
 
-def _grade_crash_safe(job, limits, submitted, source):
+# A Dask worker's: its threads grade task after task, as long as the worker runs.
+DASK_WORKER_SLOTS = ExaminerSlots()
+
+
+def _grade_crash_safe(job, limits, submitted, source, slots):
     """Run the worker; while a cell crashes the kernel, grade again without it (and, for a test
     cell, with its function standing in as one that raises).
 
@@ -107,7 +125,7 @@ def _grade_crash_safe(job, limits, submitted, source):
     and a new run starts only within the submission's wall-clock limit, so all of them together
     take less than twice that. Returns (WorkerResult, [what was left out and why]); the result's log
     holds every attempt's. The notebooks (``submitted``'s, then ``source``'s) name the cells, and
-    ``source``'s the graded functions.
+    ``source``'s the graded functions. The examiner is the calling slot's, of ``slots``.
     """
     left_out, logs = [], []
     start = time.monotonic()
@@ -121,12 +139,13 @@ def _grade_crash_safe(job, limits, submitted, source):
         # (a file, a link, its sockets) reaches the next.
         job.kernel_io = str(Path(job.scratch) / f"kernel-{len(logs) + 1}")
         Path(job.kernel_io).mkdir()
-        job.examiner_fds = _slot_examiner(job.sandbox).fds()
+        examiner = slots.examiner(job.sandbox)
+        job.examiner_fds = examiner.fds()
         result = run_isolated(job, limits)
         shutil.rmtree(job.kernel_io, ignore_errors=True)  # never follows the kernel's links
         if not result.examiner_clean:  # the worker stopped while it waited for an answer
-            _slot.examiner.stop()
-            result.log += f"\n\n--- the examiner's stderr ---\n{_slot.examiner.log()}"
+            examiner.stop()
+            result.log += f"\n\n--- the examiner's stderr ---\n{examiner.log()}"
         logs.append(f"=== grading run {len(logs) + 1} ({'graded' if result.success else result.error})\n{result.log}")
         result.log = "\n\n".join(logs)
         if result.success or not result.crashed or not progress.exists():
@@ -144,10 +163,10 @@ def _grade_crash_safe(job, limits, submitted, source):
         left_out.append(note)
 
 
-def grade_task(task):
-    """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder; return a
-    ``Graded``. It writes only there and into the gradebook, so it runs alike in the local pool
-    and on a Dask worker on another machine."""
+def grade_task(task, slots=DASK_WORKER_SLOTS):
+    """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder, with the calling
+    slot's examiner of ``slots``; return a ``Graded``. It writes only there and into the gradebook, so
+    it runs alike in the local pool and on a Dask worker on another machine."""
     reason = bwrap.unusable() if task.sandbox else None
     if reason:
         return Graded(task.student, f"error: on {socket.gethostname()}: {reason}", {})
@@ -169,7 +188,7 @@ def grade_task(task):
                          db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
                          progress=str(Path(scratch) / "worker" / "progress"), sandbox=task.sandbox)
         result, left_out = _grade_crash_safe(job, task.limits, readable_notebooks(target.glob("*.ipynb")),
-                                             task.source)
+                                             task.source, slots)
         graded = Path(scratch) / "autograded" / task.student / task.assignment
         autograded = {str(path.relative_to(graded)): path.read_bytes() for path in sorted(graded.rglob("*"))
                       if path.is_file() and not path.is_symlink()}

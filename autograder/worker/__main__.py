@@ -36,8 +36,7 @@ from nbgrader.converters import Autograde
 
 from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
-from autograder.worker import relay
-from autograder.worker.relay import Examine
+from autograder.worker.relay import SlotExaminer, examining
 from autograder.worker.guard import CRASHED_ENV, GUARD, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
@@ -92,9 +91,10 @@ def grade(job):
     os.environ[CRASHED_ENV] = json.dumps(list(job.crashed))
     kernel_io = Path(job.kernel_io)
     # The test cells run in the examiner; this process notes each cell in its own progress file.
-    overrides["Examine"] = {"progress": job.progress, "skip": list(job.skip), "sandbox": job.sandbox,
-                            "examiner_fds": list(job.examiner_fds)}
-    overrides["Autograde"] = {"autograde_preprocessors": _examined(Autograde.class_traits()["autograde_preprocessors"].default())}
+    overrides["Examine"] = {"progress": job.progress, "skip": list(job.skip), "sandbox": job.sandbox}
+    slot = SlotExaminer(job.examiner_fds) if job.examiner_fds else None
+    defaults = Autograde.class_traits()["autograde_preprocessors"].default()
+    overrides["Autograde"] = {"autograde_preprocessors": _examined(defaults, examining(slot))}
     if job.sandbox:
         bwrap.install(scratch / "jupyter", kernel_io,
                                cwd=scratch / "autograded" / job.student / job.assignment)
@@ -106,12 +106,12 @@ def grade(job):
     log = f"{result.get('error') or ''}\n{result.get('log') or ''}".strip()
     error = "" if result["success"] else error_summary(log)
     return WorkerResult(result["success"], error, not result["success"] and DEAD_KERNEL in log,
-                        log[-MAX_LOG:], examiner_clean=relay.examiner_clean)
+                        log[-MAX_LOG:], examiner_clean=slot is None or slot.clean)
 
 
-def _examined(preprocessors):
-    """nbgrader's autograde pipeline with ``Examine`` in place of its ``Execute``."""
-    return [Examine if preprocessor.__name__ == "Execute" else preprocessor for preprocessor in preprocessors]
+def _examined(preprocessors, examine):
+    """nbgrader's autograde pipeline with ``examine`` (an ``Examine``) in place of its ``Execute``."""
+    return [examine if preprocessor.__name__ == "Execute" else preprocessor for preprocessor in preprocessors]
 
 
 def _stop_with_parent():

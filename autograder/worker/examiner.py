@@ -30,7 +30,8 @@ import re
 import sys
 import traceback
 
-from bdl.wire import MAX_ANSWER, AnswerError
+from autograder.worker.framing import receive, send
+from bdl.wire import AnswerError
 
 FILENAME = "<test cell>"
 # The error types of the student's code a message may name (any other is "Exception").
@@ -132,28 +133,14 @@ def examine(source, ask_kernel, execution_count):
         return error_output(error, source, execution_count)
     for name in kernel_names(tree, namespace):
         namespace[name] = Remote({"name": name})
-    wire.ask_kernel = ask_kernel
+    cell = wire.ask_kernel.set(ask_kernel)  # for this cell's questions alone
     try:
         exec(compile(tree, FILENAME, "exec"), namespace)  # the course's test code, never the student's
     except Exception as error:
         return error_output(error, source, execution_count, own=speaks_for_the_tests(error))
     finally:
-        wire.ask_kernel = None
+        wire.ask_kernel.reset(cell)
     return None
-
-
-def send(stream, message):
-    """One JSON line to the other side (the worker's relay, or the examiner)."""
-    stream.write((json.dumps(message) + "\n").encode())
-    stream.flush()
-
-
-def receive(stream):
-    """One JSON line from the other side; EOFError when it has gone."""
-    line = stream.readline(MAX_ANSWER + 2**20)
-    if not line:
-        raise EOFError("no reply")
-    return json.loads(line)
 
 
 def ask_worker(question, args, kwargs, channel):

@@ -13,9 +13,9 @@ does not hold; so a cell that kills the kernel, a test cell's question among the
 and left out of the next attempt. The worker opens nothing the kernel can write.
 
 The examiner is the grading slot's (``Examiner.start`` on the host, handed to this process as two
-inherited pipes, ``examiner_fds``), so TensorFlow loads once per slot, not per submission; check-tests
+inherited pipes: a ``SlotExaminer``), so TensorFlow loads once per slot, not per submission; check-tests
 starts one of its own. A cell whose relay stops half way leaves the examiner waiting mid-question:
-``examiner_clean`` then says the slot must start a new one.
+the ``SlotExaminer``'s ``clean`` then says the slot must start a new one.
 """
 import asyncio
 import json
@@ -34,7 +34,8 @@ from traitlets import Bool, List, Unicode
 
 from autograder.course import cells
 from autograder.worker import bwrap
-from autograder.worker.examiner import error_output, receive, send
+from autograder.worker.examiner import error_output
+from autograder.worker.framing import receive, send
 from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
 
@@ -80,6 +81,15 @@ class Examiner:
             self.process.wait()
 
 
+class SlotExaminer:
+    """The grading slot's examiner as one worker process holds it: the two pipe ends it inherited, and
+    whether the examiner still waits for a new cell (``clean``), not left mid-question by a relay that
+    stopped half way. The worker makes it, hands it to its ``Examine`` and reads ``clean`` back."""
+
+    def __init__(self, fds):
+        self.fds, self.clean = tuple(fds), True
+
+
 class ExaminesTests:
     """Mixed into an nbclient client (nbgrader's ``Execute``, check-tests' client): test cells go
     to the examiner; every other cell runs in the kernel as before."""
@@ -87,7 +97,7 @@ class ExaminesTests:
     skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
     progress = None      # the worker's file naming the running cell's key, should the kernel die
     sandbox = False      # run the examiner under bubblewrap
-    examiner_fds = ()    # the grading slot's examiner's pipe ends, if it has one
+    slot = None          # the grading slot's examiner (a ``SlotExaminer``), if it has one
     _examiner = None
     _attached = False
 
@@ -139,8 +149,8 @@ class ExaminesTests:
 
     def _start_examiner(self):
         if self._examiner is None or not self._examiner.running():
-            if self.examiner_fds and examiner_clean and not self._attached:  # the slot's, once
-                self._examiner, self._attached = Examiner.attach(self.examiner_fds), True
+            if self.slot is not None and self.slot.clean and not self._attached:  # the slot's, once
+                self._examiner, self._attached = Examiner.attach(self.slot.fds), True
             else:
                 self._examiner = Examiner.start(self.sandbox)
         return self._examiner
@@ -150,10 +160,9 @@ class ExaminesTests:
 
     def _stop_examiner(self):
         """Stop this client's examiner; one of the slot's is left mid-question: the slot makes a new one."""
-        global examiner_clean
         if self._examiner is not None:
             if self._examiner.process is None:
-                examiner_clean = False
+                self.slot.clean = False
             self._examiner.stop()
             self._examiner = None
 
@@ -190,10 +199,6 @@ def answer_text(reply):
     return {"answer": text}
 
 
-# False once a relay stopped half way with the slot's examiner (one submission per worker process).
-examiner_clean = True
-
-
 class ExaminingClient(ExaminesTests, NotebookClient):
     """nbclient's client with test cells examined (check-tests, and tests of the examiner)."""
 
@@ -204,4 +209,9 @@ class Examine(ExaminesTests, Execute):
     progress = Unicode("", help="the worker's file naming the running cell's key").tag(config=True)
     skip = List([], help="keys of the cells not to run").tag(config=True)
     sandbox = Bool(False, help="run the examiner under bubblewrap").tag(config=True)
-    examiner_fds = List([], help="the grading slot's examiner's pipe ends (stdin, stdout)").tag(config=True)
+
+
+def examining(slot):
+    """``Examine`` for one worker's run: with ``slot`` (a ``SlotExaminer``, or None to start an examiner
+    of its own), which nbgrader's config cannot carry (it holds what the run learns)."""
+    return type("Examine", (Examine,), {"slot": slot})

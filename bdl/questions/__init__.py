@@ -28,7 +28,7 @@ def question(function):
 
     @functools.wraps(function)
     def put(*args, **kwargs):
-        if wire.ask_kernel is not None:  # in the examiner: every question is about the kernel's state
+        if wire.ask_kernel.get() is not None:  # in the examiner: every question is about the kernel's state
             return ask(name, *args, **kwargs)
         return function(*args, **kwargs)
     return put

@@ -99,6 +99,11 @@ def _c_walk(top, changed_only=False):
         if _dir in ("/proc", "/sys") or (_dir == "/dev" and top == "/"):
             _dirs[:] = [_d for _d in _dirs if _dir == "/dev" and _d == "shm"]
             continue
+        if not changed_only:
+            # The writable folders' walks leave out the read-only folders bound inside them (the venv and
+            # the course's packages, inside /tmp when the clone is): the kernel cannot write there, and
+            # the report's walk of every file changed since the test began reads them.
+            _dirs[:] = [_d for _d in _dirs if not _c_read_only(_cos.path.join(_dir, _d))]
         for _name in _files + [_d for _d in _dirs if _cos.path.islink(_cos.path.join(_dir, _d))]:
             _path = _cos.path.join(_dir, _name)
             try:
@@ -108,6 +113,13 @@ def _c_walk(top, changed_only=False):
                 continue
             _c_search(_path.encode(), "a file's name " + _path)
             _c_file(_path)
+
+
+def _c_read_only(path):
+    try:
+        return bool(_cos.statvfs(path).f_flag & _cos.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def _c_writable():

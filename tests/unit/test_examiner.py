@@ -145,7 +145,7 @@ def slot(tmp_path_factory):
 
     from autograder.worker import relay
     examiner = relay.Examiner.start(sandbox=False)
-    runs = []
+    runs, slots = [], []
     for number in range(2):
         # a copy of the pipe ends per run, inheritable: what pass_fds gives each worker process
         fds = tuple(os.dup(fd) for fd in examiner.fds())
@@ -156,11 +156,12 @@ def slot(tmp_path_factory):
         client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
                                  extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
                                  resources={"metadata": {"path": str(folder)}})
-        client.examiner_fds = fds
+        client.slot = relay.SlotExaminer(fds)
         client.execute()
         runs.append((nb, client._attached and client._examiner.process is None))
+        slots.append(client.slot)
     pipes = {(os.fstat(fd).st_dev, os.fstat(fd).st_ino) for fd in examiner.fds()}
-    yield runs, examiner, pipes, relay.examiner_clean
+    yield runs, examiner, pipes, all(slot.clean for slot in slots)
     examiner.stop()
 
 

@@ -191,11 +191,11 @@ class Kernel:
 
     def _answer(self):
         from bdl import wire
-        asking, wire.ask_kernel = wire.ask_kernel, None  # in the kernel, questions are plain calls
+        in_kernel = wire.ask_kernel.set(None)  # in the kernel, questions are plain calls
         try:
             return {"answer": repr(wire.respond(json.dumps(self.request), self.namespace))}
         finally:
-            wire.ask_kernel = asking
+            wire.ask_kernel.reset(in_kernel)
 
 
 def leaks(output, source):

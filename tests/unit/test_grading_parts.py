@@ -262,13 +262,13 @@ def _crashing_runs(tmp_path, monkeypatch, crashes, limits):
         return WorkerResult(False, "the kernel died", crashed=True, examiner_clean=True)
 
     monkeypatch.setattr(task, "run_isolated", run_isolated)
-    monkeypatch.setattr(task, "_slot_examiner", lambda sandbox: SimpleNamespace(fds=lambda: ()))
+    slots = SimpleNamespace(examiner=lambda sandbox: SimpleNamespace(fds=lambda: ()))
     source = nbformat.read(SOURCE, 4)
     submitted = nbformat.read(SOURCE, 4)
     submitted.cells.append(nbformat.v4.new_code_cell("print(1)"))
     job = GradingJob(scratch=str(tmp_path), assignment="01_likelihoods", student="s", db_url="",
                      cell_timeout=1, progress=str(tmp_path / "worker" / "progress"))
-    result, notes = task._grade_crash_safe(job, limits, [submitted], [source])
+    result, notes = task._grade_crash_safe(job, limits, [submitted], [source], slots)
     return runs, notes, result
 
 

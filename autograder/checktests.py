@@ -173,7 +173,7 @@ def run_variant(kernel, solution, tests, old, new):
         kernel.run(solution.source)
 
 
-def defined_names(source):
+def top_level_names(source):
     """The names a solution cell defines at top level (functions, classes, variables)."""
     names = []
     for node in ast.parse(source).body:
@@ -197,7 +197,7 @@ def check_independence(kernel, functions, function):
     answer's points.
     """
     solution, _ = functions[function]
-    kernel.run(f"for _name in {defined_names(solution.source)!r}:\n    globals().pop(_name, None)")
+    kernel.run(f"for _name in {top_level_names(solution.source)!r}:\n    globals().pop(_name, None)")
     try:
         return _failing_others(kernel, functions, function)
     finally:

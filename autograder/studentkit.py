@@ -36,7 +36,7 @@ COMPANIONS = {
     "03_known_and_unknown_classes.ipynb": "05",
     "04_markov_chain_monte_carlo.ipynb": "01",  # HMC and TFP's mean-field VI: nothing graded
 }
-SKIPPED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")
+NOT_COPIED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")
 # Zip entries get this fixed time so that the same kit gives the same bytes.
 ZIP_TIME = (2020, 1, 1, 0, 0, 0)
 
@@ -194,7 +194,7 @@ def _is_kit_zip(path):
 
 def _copy(source, target):
     if source.is_dir():
-        shutil.copytree(source, target, ignore=shutil.ignore_patterns(*SKIPPED, "*.pyc"))
+        shutil.copytree(source, target, ignore=shutil.ignore_patterns(*NOT_COPIED, "*.pyc"))
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)

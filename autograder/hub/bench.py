@@ -72,13 +72,13 @@ def _api(method, url, token, *codes, **kwargs):
     return response
 
 
-def _listing(base, user, token, action, want):
-    """The Assignment List's answer to ``action`` ("" lists); ``want(statuses)`` says whether it happened
-    (fetch and fetch_feedback answer with the listing even when they failed)."""
+def _listing(base, user, token, course, action, want):
+    """The Assignment List's answer to ``action`` ("" lists) in ``course`` (its id); ``want(statuses)`` says
+    whether it happened (fetch and fetch_feedback answer with the listing even when they failed)."""
     method, path = ("GET", "assignments") if not action else ("POST", f"assignments/{action}")
     answer = _api(method, f"{base}/user/{user}/{path}", token, 200,
-                  **({"params": {"course_id": "bdl"}} if not action else
-                     {"data": {"course_id": "bdl", "assignment_id": ASSIGNMENT}})).json()
+                  **({"params": {"course_id": course}} if not action else
+                     {"data": {"course_id": course, "assignment_id": ASSIGNMENT}})).json()
     if not answer.get("success"):
         raise RuntimeError(str(answer.get("value"))[-300:])
     mine = [entry for entry in answer["value"] if entry["assignment_id"] == ASSIGNMENT]
@@ -125,9 +125,10 @@ def _all_at_once(target, users):
         thread.join()
 
 
-def students_submit(base, password, users, load=None):
+def students_submit(base, password, users, course, load=None):
     """Step 3 on a running hub (its URL, the --dummy password): every user at once logs in, starts a server,
-    lists, fetches and submits 01_likelihoods. Return the Load; its tokens are the users that submitted."""
+    lists, fetches and submits 01_likelihoods of ``course`` (its id). Return the Load; its tokens are the
+    users that submitted."""
     load = load or Load()
 
     def student(user):
@@ -135,7 +136,7 @@ def students_submit(base, password, users, load=None):
         ok = token and load.step("spawn", user, lambda: _spawn(base, user, token))
         for action, status in (("", "released"), ("fetch", "fetched"), ("submit", "submitted")):
             ok = ok and load.step(action or "list", user, lambda: _listing(
-                base, user, token, action, lambda mine: status in [entry["status"] for entry in mine]))
+                base, user, token, course, action, lambda mine: status in [entry["status"] for entry in mine]))
         if ok:
             with load.lock:
                 load.tokens[user] = token
@@ -151,11 +152,12 @@ def _own_feedback(user):
     return True
 
 
-def students_fetch_feedback(base, load):
-    """Step 5 on a running hub: every user that submitted fetches feedback at once; it must be in their home."""
+def students_fetch_feedback(base, course, load):
+    """Step 5 on a running hub: every user that submitted fetches feedback of ``course`` (its id) at once; it
+    must be in their home."""
     def student(user):
         load.step("fetch_feedback", user, lambda: _listing(
-            base, user, load.tokens[user], "fetch_feedback",
+            base, user, load.tokens[user], course, "fetch_feedback",
             lambda mine: any(sub.get("has_local_feedback") for entry in mine for sub in entry.get("submissions", []))))
         load.step("feedback_in_home", user, lambda: _own_feedback(user))
     _all_at_once(student, sorted(load.tokens))
@@ -252,12 +254,12 @@ def main(args):
                                                                      name, cwd=course) or True)
         instructor_step("release", "release_assignment", ASSIGNMENT, "--force")
         base = f"http://127.0.0.1:{settings.port}"
-        students_submit(base, dummy_password(settings), [s["id"] for s in students], load)
+        students_submit(base, dummy_password(settings), [s["id"] for s in students], settings.course_id, load)
         instructor_step("collect", "collect", ASSIGNMENT, "--update")
         load.step("write_feedback", settings.instructor, lambda: write_feedback(course, instructor))
         print("feedback: the load benchmark's own page per student (not graded)", flush=True)
         instructor_step("release_feedback", "release_feedback", ASSIGNMENT)
-        students_fetch_feedback(base, load)
+        students_fetch_feedback(base, settings.course_id, load)
         done.set()
         sampler.join()
         report = summary(load, peak, time.monotonic() - start, len(students))

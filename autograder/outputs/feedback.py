@@ -45,7 +45,7 @@ CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 FILE_FRAME = re.compile(r"^(?:File|Input) (.+?):\d+, in ")
 # The helpers whose assertions speak for the tests: bdl.checks, and the checks of bdl.questions'
 # modules (which show the kernel's answers only through bdl.checks' bounded formatters).
-HELPERS = re.compile(r"(^|/)bdl/(checks\.py|questions/\w+\.py)$")
+SPEAKING_HELPERS = re.compile(r"(^|/)bdl/(checks\.py|questions/\w+\.py)$")
 MAX_MESSAGE = 300
 REDACTED = "[redacted]"
 
@@ -82,7 +82,7 @@ def _tests_own_assertion(error, execution_count):
     frames = _frames(error)
     return (error.get("ename") == "AssertionError" and bool(frames)
             and frames[0][:2] == ("cell", execution_count)
-            and all(kind == "file" and HELPERS.search(where) for kind, where, _ in frames[1:]))
+            and all(kind == "file" and SPEAKING_HELPERS.search(where) for kind, where, _ in frames[1:]))
 
 
 def _identifier(text, limit=40):

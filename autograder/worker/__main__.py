@@ -44,7 +44,7 @@ from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 MAX_NEW_PROCESSES = 512
 DEAD_KERNEL = "DeadKernelError"
 # What nbgrader's log says, and what the instructor is told.
-KNOWN_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
+NBGRADER_LOG_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
                 ("NotJSONError", "not a notebook (the file is not JSON)"),
                 ("NBFormatError", "not a valid notebook"),
                 ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
@@ -69,7 +69,7 @@ def _limit_processes():
 
 def error_summary(text):
     """The reason nbgrader gives, without its boilerplate."""
-    for marker, reason in KNOWN_ERRORS:
+    for marker, reason in NBGRADER_LOG_ERRORS:
         if marker in (text or ""):
             return reason
     lines = [line for line in (text or "").strip().splitlines()

@@ -35,8 +35,8 @@ from bdl.wire import AnswerError
 
 FILENAME = "<test cell>"
 # The error types of the student's code a message may name (any other is "Exception").
-KNOWN_ERRORS = frozenset(name for name, value in vars(builtins).items()
-                         if isinstance(value, type) and issubclass(value, BaseException))
+PYTHON_ERRORS = frozenset(name for name, value in vars(builtins).items()
+                          if isinstance(value, type) and issubclass(value, BaseException))
 # TensorFlow's (``tf.errors``), by the name the kernel reports (a class's module and name are its
 # author's to choose, so only these exact names count).
 TF_MODULE = "tensorflow.python.framework.errors_impl"
@@ -45,7 +45,8 @@ TF_ERRORS = frozenset({
     "FailedPreconditionError", "InternalError", "InvalidArgumentError", "NotFoundError", "OpError",
     "OperatorNotAllowedInGraphError", "OutOfRangeError", "PermissionDeniedError", "ResourceExhaustedError",
     "UnauthenticatedError", "UnavailableError", "UnimplementedError", "UnknownError"})
-HELPERS = ("/checks.py", "/questions/", "/wire.py", "/diagnoses/")
+# The files of bdl's helpers whose frames an error output shows, as IPython would.
+HELPER_FILES = ("/checks.py", "/questions/", "/wire.py", "/diagnoses/")
 # What an error of the test's own code says: its message may quote the answer it could not use.
 UNUSABLE = "the tests could not go on with what your code gave them"
 
@@ -70,13 +71,13 @@ def _error_name(kinds):
     """The name a message may give an error of the student's code, from its class names."""
     for kind in kinds:
         module, _, name = str(kind).rpartition(".")
-        if (module == "builtins" and name in KNOWN_ERRORS) or (module == TF_MODULE and name in TF_ERRORS):
+        if (module == "builtins" and name in PYTHON_ERRORS) or (module == TF_MODULE and name in TF_ERRORS):
             return name
     return "Exception"
 
 
 def _helper(filename):
-    return any(part in filename for part in HELPERS) and "bdl" in filename
+    return any(part in filename for part in HELPER_FILES) and "bdl" in filename
 
 
 def speaks_for_the_tests(error):

@@ -33,7 +33,7 @@ SKIP_ENV = "BDL_GRADING_SKIP"
 CRASHED_ENV = "BDL_GRADING_CRASHED"
 SKIPPED_MESSAGE = ("not run when graded: this cell stopped the grading kernel, "
                    "so it was left out and the rest of the notebook graded without it")
-SKIPPED = f"raise RuntimeError({SKIPPED_MESSAGE!r})\n"
+SKIPPED_CELL = f"raise RuntimeError({SKIPPED_MESSAGE!r})\n"
 CRASHED_MESSAGE = ("not run when graded: {name} stopped the grading kernel when its tests called it, "
                    "so every later call of it raises this error instead")
 
@@ -44,9 +44,9 @@ def cell_key(source):
 
 
 def _skipper(keys):
-    """An IPython input transformer that swaps the code of the cells in ``keys`` for ``SKIPPED``."""
+    """An IPython input transformer that swaps the code of the cells in ``keys`` for ``SKIPPED_CELL``."""
     def skip(lines):
-        return [SKIPPED] if cell_key("".join(lines)) in keys else lines
+        return [SKIPPED_CELL] if cell_key("".join(lines)) in keys else lines
     return skip
 
 

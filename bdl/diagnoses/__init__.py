@@ -22,11 +22,12 @@ what they are made of.
 """
 import contextlib
 import functools
+import importlib
 import io
+import pkgutil
 import re
 import textwrap
 
-from bdl.diagnoses import bayes_by_backprop, bayesian_cnn, calibration, deep_ensembles, likelihoods
 from bdl.diagnoses.probes import Function, Mistake  # noqa: F401 (the tables' parts, named here too)
 from bdl.questions import question
 from bdl.wire import Remote
@@ -40,10 +41,11 @@ NOTE_WIDTH = 80
 
 @functools.lru_cache(maxsize=1)
 def all_tables():
-    """{grade id: Function} of every assignment."""
+    """{grade id: Function} of every assignment: the ``TABLE`` of each module of this package that has
+    one (an assignment's module is named after its notebook, as in ``bdl.questions``)."""
     tables = {}
-    for module in (likelihoods, deep_ensembles, bayes_by_backprop, bayesian_cnn, calibration):
-        tables.update(module.TABLE)
+    for found in sorted(pkgutil.iter_modules(__path__), key=lambda found: found.name):
+        tables.update(getattr(importlib.import_module(f"{__name__}.{found.name}"), "TABLE", {}))
     return tables
 
 

@@ -16,7 +16,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from autograder.hub.accounts import as_user, ensure_user
-from autograder.hub.service import running
+from autograder.hub.systemd_unit import running
 from autograder.hub.settings import HubError, private_file, read_roster, service_token, stored_settings
 
 ROSTER_SCRIPT = """

@@ -34,7 +34,7 @@ from pathlib import Path
 from autograder.course.directory import REPO
 from autograder.hub.accounts import chown_tree, ensure_user
 from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
-from autograder.hub import roster, service
+from autograder.hub import backup, roster, systemd_unit
 from autograder.hub.process import run
 from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
@@ -180,7 +180,8 @@ def browser_host(ip):
 
 
 # What `hub ACTION` does besides start.
-ACTIONS = {**service.ACTIONS, "roster": roster.roster_command}
+ACTIONS = {"install-service": systemd_unit.install_service, "backup": backup.backup_command,
+           "restore": backup.restore_command, "roster": roster.roster_command}
 # The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
 # it was set up (the service does), and one given changes that setting for good.
 KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "course_port", "instructor", "memory_gib", "cpus",
@@ -276,5 +277,5 @@ def add_parser(commands):
     hub.add_argument("--upgrade-db", action="store_true", help="upgrade JupyterHub's database to this JupyterHub "
                      "first, if needed (the service does at every start)")
     hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")
-    service.add_arguments(hub)
+    systemd_unit.add_arguments(hub)
     hub.set_defaults(run=main)

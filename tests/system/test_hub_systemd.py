@@ -24,7 +24,7 @@ import requests
 from autograder.course.directory import REPO
 from autograder.hub.accounts import remove_accounts
 from autograder.hub.process import START_SECONDS
-from autograder.hub.service import UNIT_NAME
+from autograder.hub.systemd_unit import UNIT_NAME
 from autograder.hub.settings import HubSettings, stored_settings
 from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
 from lab_ui import free_port

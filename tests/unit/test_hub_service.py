@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.__main__ import parser
-from autograder.hub import service
+from autograder.hub import backup, systemd_unit
 from autograder.hub.settings import HubError, HubSettings, private_file
 from autograder.hub.setup import settings_from
 
@@ -43,17 +43,17 @@ def test_a_start_keeps_the_settings_an_earlier_one_was_given(tmp_path):
 
 
 def test_the_unit_restarts_the_hub_as_kept_and_systemd_reads_it(tmp_path):
-    text = service.unit("/srv/bdl-hub")
+    text = systemd_unit.unit("/srv/bdl-hub")
     assert "Restart=always" in text and "PrivateTmp=yes" in text
     assert f'ExecStart="{sys.executable}" "-m" "autograder" "hub" "--dir" "/srv/bdl-hub" "--upgrade-db"' in text
     if not shutil.which("systemd-analyze"):
         pytest.skip("systemd-analyze is not installed: the unit is checked where it is")
-    path = tmp_path / service.UNIT_NAME
+    path = tmp_path / systemd_unit.UNIT_NAME
     # a course and a Python in folders whose names have a space and a % in them
     odd = tmp_path / "a 100% odd folder"
     odd.mkdir()
     (odd / "python").symlink_to(sys.executable)
-    for unit in (text, service.unit(odd / "hub", python=odd / "python", repository=odd)):
+    for unit in (text, systemd_unit.unit(odd / "hub", python=odd / "python", repository=odd)):
         path.write_text(unit)
         checked = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True)
         assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
@@ -64,23 +64,23 @@ def test_the_unit_restarts_the_hub_as_kept_and_systemd_reads_it(tmp_path):
 
 def test_install_service_needs_a_hub_set_up(tmp_path, monkeypatch):
     # a department's checkout and environment (this one may be in /tmp, which the service does not see)
-    monkeypatch.setattr(service, "REPO", Path("/srv/course"))
+    monkeypatch.setattr(systemd_unit, "REPO", Path("/srv/course"))
     monkeypatch.setattr(sys, "executable", "/srv/course/.venv/bin/python")
     with pytest.raises(HubError, match="holds no hub yet"):
-        service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path)))
+        systemd_unit.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path)))
     (tmp_path / "settings.json").write_text("{}")
-    service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
-    assert (tmp_path / "u" / service.UNIT_NAME).read_text() == service.unit(tmp_path)
+    systemd_unit.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
+    assert (tmp_path / "u" / systemd_unit.UNIT_NAME).read_text() == systemd_unit.unit(tmp_path)
 
 
 @pytest.mark.parametrize("where", ["repository", "python"])
 def test_install_service_refuses_a_checkout_in_tmp(tmp_path, monkeypatch, where):
     """The unit's /tmp is its own: a checkout or environment in the machine's is not there for it."""
     (tmp_path / "settings.json").write_text("{}")
-    monkeypatch.setattr(service, "REPO", Path("/tmp/course" if where == "repository" else "/srv/course"))
+    monkeypatch.setattr(systemd_unit, "REPO", Path("/tmp/course" if where == "repository" else "/srv/course"))
     monkeypatch.setattr(sys, "executable", "/tmp/venv/bin/python" if where == "python" else "/srv/venv/bin/python")
     with pytest.raises(HubError, match="is in /tmp, which the service does not see"):
-        service.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
+        systemd_unit.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
     assert not (tmp_path / "u").exists()
 
 
@@ -131,24 +131,24 @@ def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
     writer.start()
     writing.wait()
     try:
-        backup = service.backup(settings, tmp_path / "backup", course)
+        saved = backup.backup(settings, tmp_path / "backup", course)
     finally:
         stop.set()
         writer.join()
-    assert backup.stat().st_mode & 0o777 == 0o700
-    assert count(backup / "hub" / "jupyterhub.sqlite") >= 10  # a consistent copy, opened by SQLite
-    assert not (backup / "hub" / "venv").exists()
+    assert saved.stat().st_mode & 0o777 == 0o700
+    assert count(saved / "hub" / "jupyterhub.sqlite") >= 10  # a consistent copy, opened by SQLite
+    assert not (saved / "hub" / "venv").exists()
     with pytest.raises(HubError, match="is not empty"):
-        service.backup(settings, backup, course)
+        backup.backup(settings, saved, course)
 
     shutil.rmtree(settings.exchange)  # the machine lost its state
     shutil.rmtree(course)
     Path(settings.hub_dir, "jupyterhub.sqlite").unlink()
     (Path(settings.hub_dir) / "jupyterhub.pid").write_text(str(os.getpid()))
     with pytest.raises(HubError, match="is running: stop it first"):
-        service.restore(settings, backup, course)
+        backup.restore(settings, saved, course)
     (Path(settings.hub_dir) / "jupyterhub.pid").unlink()
-    service.restore(settings, backup, course)
+    backup.restore(settings, saved, course)
 
     restored = Path(settings.exchange) / "bdl" / "inbound" / "ada+01+2026" / "answers.ipynb"
     assert restored.read_text() == "ada's work" and (course / "submitted" / "ada" / "answers.ipynb").exists()
@@ -159,7 +159,7 @@ def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
     if os.geteuid() == 0:
         assert restored.stat().st_uid == 65534
     with pytest.raises(HubError, match="is not a backup of the hub"):
-        service.restore(settings, tmp_path / "home", course)
+        backup.restore(settings, tmp_path / "home", course)
 
 
 def test_the_course_service_runs_as_the_course_account_with_the_hubs_variables_only(tmp_path):

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from autograder.checktests import MUTANTS_DIR, check_tests
-from autograder.course.blind import MIN_PRECISION, MIN_RECALL, judge, load_blind, load_module, target_problems
+from autograder.checktests.blind import MIN_PRECISION, MIN_RECALL, judge, load_blind, load_module, target_problems
 from autograder.course.directory import REPO, assignments
 
 BLIND = MUTANTS_DIR / "blind"

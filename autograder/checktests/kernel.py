@@ -1,0 +1,104 @@
+"""The solution notebook run once in a live kernel, as when graded (the guard and the examiner), and
+more code run in it; what a failing test's error says."""
+import contextlib
+import os
+from pathlib import Path
+
+import nbformat
+from nbclient.exceptions import CellExecutionError
+
+from autograder.course.directory import KERNEL_LOG_LEVEL
+from autograder.worker.guard import GUARD
+from autograder.worker.relay import ExaminingClient
+
+
+# Seconds one cell of the solution notebook may take while check-tests runs it.
+NOTEBOOK_CELL_TIMEOUT = 600
+SEED_CODE = "import tensorflow; tensorflow.keras.utils.set_random_seed({})"
+
+
+class NotebookKernel:
+    """A kernel that has run a notebook; ``run(code)`` executes more code in it."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def run(self, source, test=False):
+        """Execute ``source`` (examined, as a test cell is when graded, if ``test``); return its
+        outputs or raise CellExecutionError."""
+        cell = nbformat.v4.new_code_cell(source)
+        if test:
+            cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True,
+                                         "grade_id": "checked_tests", "points": 1}
+        # nbclient stores the executed cell back at its index: lend it a slot.
+        cells = self.client.nb.cells
+        cells.append(cell)
+        try:
+            self.client.execute_cell(cell, len(cells) - 1)
+        finally:
+            cells.pop()
+        return cell.outputs
+
+    def succeeds(self, source, test=False):
+        """Return (True, "") if ``source`` runs cleanly and silently, else (False, why)."""
+        return self.outcome(source, test)[:2]
+
+    def outcome(self, source, test=False):
+        """Return (True, "", "") if ``source`` runs cleanly and silently, else (False, why, the
+        whole error as text).
+
+        nbgrader scores a test cell zero when it writes to stderr, so that fails too.
+        """
+        try:
+            outputs = self.run(source, test)
+        except CellExecutionError as error:
+            text = str(error).strip()
+            return False, _last_error_line(text), text
+        for output in outputs:
+            if output.output_type == "stream" and output.name == "stderr":
+                return False, f"wrote to stderr: {output.text.strip()[:200]}", output.text
+        return True, "", ""
+
+
+def _last_error_line(text):
+    """The error's own line: its last line that is not a diagnosis note."""
+    from bdl.diagnoses import PREFIX  # its recognisers load TensorFlow: only here, not for every command
+    lines = [line for line in text.splitlines() if line.strip() and not line.startswith(PREFIX)]
+    return lines[-1] if lines else text
+
+
+def noted_mistake(text, function):
+    """The name of the mistake of ``function``'s table that an error's text notes, or None."""
+    from bdl.diagnoses import all_tables, noted  # its recognisers load TensorFlow: only here, not for every command
+    sentence, table = noted(text), all_tables().get(function)
+    return next((mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
+                f"a mistake of another function: {sentence}" if sentence else None)
+
+
+@contextlib.contextmanager
+def executed_notebook(path, env):
+    """Execute every cell of ``path`` with ``env`` added to the kernel's environment.
+
+    Yields ``(kernel, nb)``: the live kernel and the notebook with its outputs.
+    A cell that fails stops execution with CellExecutionError.
+    """
+    nb = nbformat.read(path, as_version=4)
+    saved = {key: os.environ.get(key) for key in env}
+    os.environ.update(env)
+    try:
+        # The grading guard and the examiner, as in `grade`: the tests run as they will when graded.
+        client = ExaminingClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
+                                extra_arguments=[KERNEL_LOG_LEVEL,
+                                                 f"--IPKernelApp.exec_lines={GUARD}"],
+                                resources={"metadata": {"path": str(Path(path).parent)}})
+        with client.setup_kernel():
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type == "code":
+                    client.execute_cell(cell, index)
+            yield NotebookKernel(client), nb
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

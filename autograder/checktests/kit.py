@@ -1,0 +1,95 @@
+"""The sweep of ``bdl``'s callables: each in every graded function's place (``autograder.candidates`` in
+the kernel), none of which may pass its tests, as students get ``bdl``."""
+import ast
+import json
+import time
+
+from nbclient.exceptions import CellExecutionError
+
+from autograder.checktests.kernel import SEED_CODE, _last_error_line
+
+
+# Seconds one question of a test may take with a callable of bdl in the graded function's place.
+KIT_QUESTION_TIMEOUT = 60
+
+
+# The kernel's side of the kit sweep (``autograder.candidates``), named without a name of its own in the
+# notebook's namespace.
+CANDIDATES = "__import__('autograder.candidates', fromlist=['candidates'])"
+
+
+def answer_name(source, function):
+    """The name under which a solution cell defines its answer: its one function or class (the one named
+    ``function`` if it defines several), or None."""
+    defined = [node.name for node in ast.parse(source).body
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return function if function in defined else (defined[0] if len(defined) == 1 else None)
+
+
+def _watch(kernel, solution, function, stop=False):
+    """Start (or ``stop``) recording the stand-ins the kernel is sent and the first call of the answer."""
+    name = answer_name(solution.source, function)
+    if stop:
+        kernel.run(f"{CANDIDATES}.stop_recording()" + (f"; {CANDIDATES}.unwatch(globals(), {name!r})" if name else ""))
+    else:
+        kernel.run(f"{CANDIDATES}.start_recording()" + (f"; {CANDIDATES}.watch(globals(), {name!r})" if name else ""))
+
+
+def _catches(source):
+    """Whether a test cell catches errors (then an answer that raises may still pass it)."""
+    return any(isinstance(node, ast.Try) and node.handlers for node in ast.walk(ast.parse(source)))
+
+
+def _printed(outputs):
+    """The JSON a kernel cell printed last on stdout."""
+    text = "".join(output.text for output in outputs if output.output_type == "stream" and output.name == "stdout")
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def check_kit(kernel, functions):
+    """Every callable ``bdl`` holds in place of each graded function: each function and class of every
+    ``bdl`` module, and each stand-in the tests made while they ran against the reference (recorded
+    then, with the tests' own arguments), that can take the function's call. None may pass its tests:
+    students get ``bdl``.
+
+    Return ``({function: [problem, ...]}, callables tried, seconds)``. The kernel's state is put back
+    after each function (its solution cell runs again), and the reference must pass once more then."""
+    problems, tried, started = {}, 0, time.monotonic()
+    client = kernel.client
+    saved = client.timeout, client.interrupt_on_timeout
+    # A candidate that never returns is not an answer: it is stopped, and the question fails.
+    client.timeout, client.interrupt_on_timeout = KIT_QUESTION_TIMEOUT, True
+    kernel.run(f"{CANDIDATES}.quiet_diagnoses()")
+    try:
+        for function, (solution, tests) in functions.items():
+            found = problems.setdefault(function, [])
+            name = answer_name(solution.source, function)
+            if name is None:
+                found.append("no callable of bdl tried in its place: its cell defines no one function or class")
+                continue
+            screen = not _catches(tests.source)
+            try:
+                labels = _printed(kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), "
+                                             f"{name!r}, {screen})))"))
+            except CellExecutionError as error:
+                found.append(f"bdl's callables could not be listed in its place: {_last_error_line(str(error))}")
+                continue
+            tried += len(labels)
+            if not labels:
+                continue
+            try:
+                for index, label in enumerate(labels):
+                    kernel.run(f"{CANDIDATES}.bind(globals(), {name!r}, {index})\n" + SEED_CODE.format(0))
+                    if kernel.succeeds(tests.source, test=True)[0]:
+                        found.append(f"bdl's {label} passes the tests of {function}: students get it")
+            finally:
+                kernel.run(solution.source)
+            # A candidate that upset the kernel's state would hide the next ones' verdicts.
+            kernel.run(SEED_CODE.format(0))
+            ok, why = kernel.succeeds(tests.source, test=True)
+            if not ok:
+                found.append(f"the reference fails after bdl's callables were tried in its place: {why}")
+    finally:
+        client.timeout, client.interrupt_on_timeout = saved
+        kernel.run(f"{CANDIDATES}.quiet_diagnoses(False)")
+    return problems, tried, time.monotonic() - started

@@ -39,7 +39,8 @@ class Collected:
 
 
 def student_id(text):
-    """Return ``text`` as an id nbgrader and file systems accept."""
+    """Return ``text`` as an id nbgrader and file systems accept. A hub's user names (``hub.settings.USERNAME``)
+    are kept as they are."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "student"
 
 

@@ -20,7 +20,10 @@ CGROUP_GROUP = "bdl-hub"
 # The oldest Node.js the proxy (configurable-http-proxy 4.6, deploy/proxy/package.json) is run on here:
 # Debian 12's and Ubuntu 24.04's own.
 NODE_MAJOR = 18
-USERNAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+# A Unix user name the hub makes: also a student id that `grade` keeps as it is (``grading.collect.student_id``
+# would strip a leading or trailing _, and "ada_" would be graded as "ada"); tests/unit/test_hub_setup.py
+# holds the two rules together.
+USERNAME = re.compile(r"[a-z]([a-z0-9_-]{0,30}[a-z0-9-])?")
 # Accounts below this uid are the system's (postgres, www-data, a cloud image's sudoer): no server runs as one.
 FIRST_USER_UID = 1000
 ROSTER_FIELDS = ("first_name", "last_name", "email")
@@ -117,7 +120,7 @@ def read_roster(path):
         name = (row.get("id") or "").strip()
         if not USERNAME.fullmatch(name):
             raise HubError(f"{path}, line {number}: {name!r} is not a Unix user name "
-                           "(lower-case letters, digits, _ and -, at most 32, not starting with a digit)")
+                           "(lower-case letters, digits, _ and -, at most 32, starting with a letter, not ending with _)")
         if name in seen:
             raise HubError(f"{path}, line {number}: {name!r} is in the roster twice")
         seen.add(name)

@@ -40,6 +40,8 @@ def test_the_roster_is_nbgraders_format(tmp_path):
     ("id\nada\nAda Lovelace\n", "line 3: 'Ada Lovelace' is not a Unix user name"),
     ("id\nada\nada\n", "line 3: 'ada' is in the roster twice"),
     ("id\n1ada\n", "line 2: '1ada' is not a Unix user name"),
+    ("id\nada_\n", "line 2: 'ada_' is not a Unix user name"),
+    ("id\n_ada\n", "line 2: '_ada' is not a Unix user name"),
 ])
 def test_a_bad_roster_is_refused_naming_its_line(tmp_path, text, says):
     with pytest.raises(hub.HubError, match=says):
@@ -380,3 +382,21 @@ def test_a_new_database_with_the_instructors_login_is_one_jupyterhub_starts_on(t
     dbutil.upgrade_if_needed(url)  # nothing to upgrade
     session = orm.new_session_factory(url)()
     assert UserInfo.find(session, "prof").is_valid_password("a-long-password")
+
+
+def test_every_user_name_the_hub_makes_is_a_student_id_grade_keeps():
+    """The hub's rule for user names lies inside `grade`'s for student ids: a name the hub accepts is the
+    id its submission is graded under, never another student's."""
+    import random
+    import re
+
+    from autograder.grading.collect import student_id
+
+    rng = random.Random(0)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789_-.A "
+    names = ["a", "ada", "a-1", "grader-bdl", "x" * 32] + ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 34)))
+                                                          for _ in range(20000)]
+    accepted = [name for name in names if hub.USERNAME.fullmatch(name)]
+    assert len(accepted) > 100
+    assert all(student_id(name) == name for name in accepted)
+    assert all(re.fullmatch(r"[a-z][a-z0-9_-]{0,31}", name) for name in accepted)  # still a Unix user name

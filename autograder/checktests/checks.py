@@ -5,7 +5,7 @@ from pathlib import Path
 from autograder.checktests.blind import load_blind
 from autograder.checktests.hints import check_hints
 from autograder.checktests.kernel import SEED_CODE, executed_notebook, noted_mistake
-from autograder.checktests.kit import _watch, check_kit
+from autograder.checktests.kit import watch, check_kit
 from autograder.checktests.variants import (MIN_ALTERNATIVES, MIN_DIAGNOSED, MIN_MUTANTS, MUTANTS_DIR,
                                             check_dependence, check_independence, load_variants, run_variant)
 from autograder.course.cells import graded_functions
@@ -34,12 +34,12 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
             for seed in range(seeds):
                 kernel.run(SEED_CODE.format(seed))
                 if seed == 0:  # for check_kit: the stand-ins the tests make, and their first call of the answer
-                    _watch(kernel, solution, function)
+                    watch(kernel, solution, function)
                 try:
                     ok, why = kernel.succeeds(tests.source, test=True)
                 finally:
                     if seed == 0:
-                        _watch(kernel, solution, function, stop=True)
+                        watch(kernel, solution, function, stop=True)
                 row["seeds"] += ok
                 if not ok:
                     row["problems"].append(f"the reference fails under seed {seed}: {why}")

@@ -2,7 +2,7 @@
 from nbclient.exceptions import CellExecutionError
 
 from autograder.checktests.blind import judge
-from autograder.checktests.kernel import SEED_CODE, _last_error_line, noted_mistake
+from autograder.checktests.kernel import SEED_CODE, last_error_line, noted_mistake
 from autograder.checktests.variants import run_variant
 
 
@@ -34,7 +34,7 @@ def _run_answer(kernel, solution, tests, source):
     try:
         return run_variant(kernel, solution, tests, solution.source, source)
     except CellExecutionError as error:
-        return False, f"the answer cell fails: {_last_error_line(str(error))}", ""
+        return False, f"the answer cell fails: {last_error_line(str(error))}", ""
 
 
 def check_hints(kernel, functions, variants, catalogue, alternatives=True):

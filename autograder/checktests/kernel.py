@@ -53,14 +53,14 @@ class NotebookKernel:
             outputs = self.run(source, test)
         except CellExecutionError as error:
             text = str(error).strip()
-            return False, _last_error_line(text), text
+            return False, last_error_line(text), text
         for output in outputs:
             if output.output_type == "stream" and output.name == "stderr":
                 return False, f"wrote to stderr: {output.text.strip()[:200]}", output.text
         return True, "", ""
 
 
-def _last_error_line(text):
+def last_error_line(text):
     """The error's own line: its last line that is not a diagnosis note."""
     from bdl.diagnoses import PREFIX  # its recognisers load TensorFlow: only here, not for every command
     lines = [line for line in text.splitlines() if line.strip() and not line.startswith(PREFIX)]

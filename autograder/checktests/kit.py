@@ -6,7 +6,7 @@ import time
 
 from nbclient.exceptions import CellExecutionError
 
-from autograder.checktests.kernel import SEED_CODE, _last_error_line
+from autograder.checktests.kernel import SEED_CODE, last_error_line
 
 
 # Seconds one question of a test may take with a callable of bdl in the graded function's place.
@@ -26,7 +26,7 @@ def answer_name(source, function):
     return function if function in defined else (defined[0] if len(defined) == 1 else None)
 
 
-def _watch(kernel, solution, function, stop=False):
+def watch(kernel, solution, function, stop=False):
     """Start (or ``stop``) recording the stand-ins the kernel is sent and the first call of the answer."""
     name = answer_name(solution.source, function)
     if stop:
@@ -72,7 +72,7 @@ def check_kit(kernel, functions):
                 labels = _printed(kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), "
                                              f"{name!r}, {screen})))"))
             except CellExecutionError as error:
-                found.append(f"bdl's callables could not be listed in its place: {_last_error_line(str(error))}")
+                found.append(f"bdl's callables could not be listed in its place: {last_error_line(str(error))}")
                 continue
             tried += len(labels)
             if not labels:

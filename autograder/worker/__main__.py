@@ -45,10 +45,10 @@ MAX_NEW_PROCESSES = 512
 DEAD_KERNEL = "DeadKernelError"
 # What nbgrader's log says, and what the instructor is told.
 NBGRADER_LOG_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
-                ("NotJSONError", "not a notebook (the file is not JSON)"),
-                ("NBFormatError", "not a valid notebook"),
-                ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
-                ("No notebooks found", "no notebook of this assignment in the submission"))
+                       ("NotJSONError", "not a notebook (the file is not JSON)"),
+                       ("NBFormatError", "not a valid notebook"),
+                       ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
+                       ("No notebooks found", "no notebook of this assignment in the submission"))
 
 
 def _limit_processes():

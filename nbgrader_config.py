@@ -8,7 +8,7 @@ from nbgrader.preprocessors import GetGrades
 import autograder.outputs
 from autograder.course.directory import COURSE_ID, KERNEL_LOG_LEVEL
 from autograder.course.exchange import OwnedCollect
-from autograder.course.gate import Refuse
+from autograder.course.gate import Refusing
 from autograder.outputs.feedback import HideHiddenTests
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
@@ -32,9 +32,10 @@ if not os.path.isdir(c.Exchange.root):
         pass  # nbgrader reports an exchange it cannot use
 
 # One gate to a grade: nbgrader's own autograde (the command, formgrader's Autograde button) would
-# run a submission and its hidden tests in one unsandboxed kernel as the grader, so it refuses,
-# naming `python -m autograder grade`, whose worker sets this pipeline to its examined one.
-c.Autograde.autograde_preprocessors = [Refuse]
+# run a submission and its hidden tests in one unsandboxed kernel as the grader, so it refuses before
+# it touches a file or the gradebook, naming `python -m autograder grade`, whose worker puts nbgrader's
+# own exporter back and its examined pipeline in place (autograder/course/gate.py).
+c.Autograde.exporter_class = Refusing
 
 # Collect takes a submission folder only from the student it names, and copies it without
 # following links: nbgrader's own follows them, so a student could hand in any file the

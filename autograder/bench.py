@@ -36,8 +36,7 @@ def _class_of_references(assignment, class_size, root=REPO):
         shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
         with open(scratch / "nbgrader_config.py", "a") as config:  # the unsafe baseline, on copies of the reference
             config.write("\nfrom nbgrader.converters import Autograde\n"
-                         "c.Autograde.autograde_preprocessors = Autograde.class_traits()"
-                         "['autograde_preprocessors'].default()\n")
+                         "c.Autograde.exporter_class = Autograde.class_traits()['exporter_class'].default()\n")
         for number in range(class_size):
             target = scratch / "submitted" / f"student{number:02d}" / assignment
             target.mkdir(parents=True)

@@ -1,8 +1,8 @@
 """The hub's spawners: each server in its user's own Unix account, with ``mem_limit``, ``cpu_limit``, a cap on
-its tasks and a /tmp of its own, for the roster and the staff only.
+its tasks and a /tmp and /dev/shm of its own, for the roster and the staff only.
 
 Where systemd runs the machine (PID 1), each server is a systemd unit of its own (jupyterhub-systemdspawner:
-MemoryMax, CPUQuota, TasksMax, PrivateTmp), as systemd wants every cgroup to be its own; a server then
+MemoryMax, CPUQuota, TasksMax, PrivateTmp, a TemporaryFileSystem on /dev/shm), as systemd wants every cgroup to be its own; a server then
 outlives a restart of the hub. Elsewhere (a container, a machine without systemd) CourseSpawner below sets
 the same limits itself, in a cgroup per user:
 
@@ -10,8 +10,8 @@ LocalProcessSpawner itself only passes the limits on as MEM_LIMIT and CPU_LIMIT.
 its cgroup before it drops root (so every process it starts is in it, kernels included); the kernel
 then stops a user's processes at the memory limit, slows them at the CPU limit and refuses them a new
 process or thread past the task limit, so one student's runaway training or fork bomb cannot take the
-machine from the class. Its /tmp is its user's own folder (a mount namespace of its own), so no one
-sees or plants another's temporary files. Limits fail closed: a server whose limits cannot be set is
+machine from the class. Its /tmp is its user's own folder and its /dev/shm a new tmpfs (a mount
+namespace of its own), so no one sees or plants another's temporary or shared-memory files. Limits fail closed: a server whose limits cannot be set is
 not started, unless the hub runs with --no-limits.
 """
 import ctypes
@@ -30,7 +30,10 @@ from autograder.hub.settings import FIRST_USER_UID, course_names
 CGROUP = Path("/sys/fs/cgroup")
 CPU_PERIOD = 100_000  # microseconds
 # Linux's numbers (sched.h, mount.h) for a private /tmp: Python 3.11 has no os.unshare.
-CLONE_NEWNS, MS_BIND, MS_REC, MS_PRIVATE = 0x00020000, 4096, 16384, 1 << 18
+CLONE_NEWNS, MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 0x00020000, 2, 4, 4096, 16384, 1 << 18
+# /dev/shm, the machine's shared memory folder, is everyone's: each server gets a tmpfs of its own there
+# (its pages count against the server's memory limit, as /tmp's files do not need to).
+SHM_OPTIONS = "mode=1777"
 NO_LIMITS = "the hub's --no-limits starts servers without limits"
 LIBC = ctypes.CDLL(None, use_errno=True)  # loaded here: the server's process only calls it
 
@@ -82,13 +85,15 @@ def refusal(name, allowed):
 
 
 def private_tmp(folder):
-    """Mount ``folder`` on /tmp for this process and its children only (as root, before the server
-    drops root): a mount namespace of its own, whose mounts do not reach the machine's."""
+    """Mount ``folder`` on /tmp, and a new tmpfs on /dev/shm, for this process and its children only (as
+    root, before the server drops root): a mount namespace of its own, whose mounts do not reach the
+    machine's."""
     for call, args in ((LIBC.unshare, (CLONE_NEWNS,)), (LIBC.mount, (b"none", b"/", None, MS_REC | MS_PRIVATE, None)),
-                       (LIBC.mount, (str(folder).encode(), b"/tmp", None, MS_BIND, None))):
+                       (LIBC.mount, (str(folder).encode(), b"/tmp", None, MS_BIND, None)),
+                       (LIBC.mount, (b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, SHM_OPTIONS.encode()))):
         if call(*args) != 0:
             error = ctypes.get_errno()
-            raise OSError(error, f"a private /tmp: {os.strerror(error)}")
+            raise OSError(error, f"a private /tmp and /dev/shm: {os.strerror(error)}")
 
 
 def make_cgroups(name, memory=0, cpus=0.0, tasks=0):
@@ -165,10 +170,12 @@ class CourseOnly(Configurable):
 
 
 class CourseSystemdSpawner(CourseOnly, SystemdSpawner):
-    """Each server a transient systemd unit (jupyter-<user>-singleuser) with its limits and a private /tmp."""
+    """Each server a transient systemd unit (jupyter-<user>-singleuser) with its limits, a private /tmp and
+    a private /dev/shm."""
     isolate_tmp = Bool(True, help="a /tmp of the server's own (PrivateTmp)").tag(config=True)
 
     async def start(self):
+        self.unit_extra_properties = {**self.unit_extra_properties, "TemporaryFileSystem": f"/dev/shm:{SHM_OPTIONS}"}
         if self.max_tasks:
             self.unit_extra_properties = {**self.unit_extra_properties, "TasksMax": str(self.max_tasks)}
         return await super().start()

@@ -452,6 +452,149 @@ def test_each_student_fetches_their_own_feedback(hub, students, key):
     assert len(pages) == 1 and pages[0].stat().st_uid == pwd.getpwnam(user).pw_uid, pages
 
 
+# A student's hostile hand-in: its first answer cell reports what the kernel sees (its environment, the
+# instructor's files) and neutralises every later cell (an input transformer); a hand-graded answer
+# tries to call the course service's API from the grader's browser when formgrader shows it.
+HOSTILE = """import os
+print("ENV " + repr(sorted(os.environ.items())))
+for what, path in {targets!r}.items():
+    try:
+        open(path, "rb").read(100)
+        print("READ " + what)
+    except OSError as error:
+        print("REFUSED " + what + ": " + str(error))
+try:
+    open({mark!r}, "w").write("ran")
+except OSError:
+    pass
+get_ipython().input_transformers_post.append(lambda lines: ["pass\\n"])
+"""
+XSS = ("XSS-PROBE-TEXT <img src=\"missing.png\" onerror=\"fetch('/services/bdl/api/terminals?XSSCALL-img', "
+       "{method: 'POST'})\"> <script>fetch('/services/bdl/api/terminals?XSSCALL-script', {method: 'POST'})</script>")
+# Run as a student: make a submission folder in the exchange's inbound/, whose notebook is a link to
+# ``link`` or the text on stdin, as after nbgrader's submit (which writes timestamp.txt beside it).
+PLANT = """import os, sys
+folder, notebook, link = sys.argv[1:4]
+os.mkdir(folder)
+open(os.path.join(folder, "timestamp.txt"), "w").write(os.path.basename(folder).split("+")[2])
+if link:
+    os.symlink(link, os.path.join(folder, notebook))
+else:
+    open(os.path.join(folder, notebook), "w").write(sys.stdin.read())
+"""
+
+
+def plant(hub, key, named_for, link="", text=None):
+    """As student ``key``, a new submission folder in inbound/ named for ``named_for``, later than any before."""
+    import datetime
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = Path(hub.settings.exchange) / "bdl" / "inbound" / f"{named_for}+{ASSIGNMENT}+{stamp}+{secrets.token_hex(4)}"
+    as_user(pwd.getpwnam(hub.students[key]), [f"{hub.settings.venv}/bin/python", "-c", PLANT, str(folder),
+                                              f"{NOTEBOOK}.ipynb", str(link)],
+            hub.settings, f"student {key}: a folder in inbound/", input=text or "")
+    return folder
+
+
+def snapshot(hub):
+    """Every file of the course's submitted/ and autograded/, and the gradebook, as bytes."""
+    files = {path: path.read_bytes() for folder in ("submitted", "autograded")
+             for path in (hub.course / folder).rglob("*") if path.is_file()}
+    return {**files, "gradebook": (hub.course / "gradebook.db").read_bytes()}
+
+
+def collect(hub):
+    return hub.as_staff("sh", "-c", f"nbgrader collect --update {ASSIGNMENT} 2>&1")
+
+
+def test_collect_takes_only_what_each_student_wrote(hub):
+    """The three recipes, each by a real student account after the class was graded: a's later folder
+    whose notebook links to the source notebook, a folder a plants under b's name, b's later folder whose
+    notebook links to a's collected work. `nbgrader collect --update` takes none of them and names each
+    link it refused; every collected submission, autograded notebook and the gradebook are unchanged."""
+    needs("feedback")
+    before = snapshot(hub)
+    a, b = hub.students["a"], hub.students["b"]
+    planted = [plant(hub, "a", a, link=hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+               plant(hub, "a", b, text=nbformat.writes(nbformat.read(SOURCE, 4))),
+               plant(hub, "b", b, link=hub.course / "submitted" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb")]
+    try:
+        with timed("staff: nbgrader collect --update, three hostile folders"):
+            said = collect(hub)
+        for refused in (planted[0], planted[2]):
+            assert f"not collected: {refused.name}" in said, said
+        assert snapshot(hub) == before, said
+    finally:
+        for folder in planted:
+            shutil.rmtree(folder)
+    DONE.add("collect probe")
+
+
+def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
+    """Student a hands in a hostile notebook the plain way. A TA clicks Autograde on it in formgrader:
+    refused in the line that names `autograder grade`, before anything changed (the gradebook and the
+    earlier autograded copy are as they were, no cell ran). `autograder grade`, typed in the service's
+    terminal (whose environment holds its API token), grades it: zero, and the kernel saw neither the
+    token, a database password, the hub's address nor the instructor's files. The TA then opens it in
+    formgrader: its hand-graded answer's script and onerror handler call nothing."""
+    needs("collect probe")
+    a = hub.students["a"]
+    nb = nbformat.read(hub.course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
+    mark = hub.course / f"hostile-{secrets.token_hex(4)}"
+    targets = {"the source notebook": str(hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+               "the gradebook": str(hub.course / "gradebook.db")}
+    answers = [cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("solution")]
+    next(cell for cell in answers if cell.cell_type == "code").source = HOSTILE.format(targets=targets, mark=str(mark))
+    next(cell for cell in answers if cell.cell_type == "markdown").source = XSS
+    plant(hub, "a", a, text=nbformat.writes(nb))
+    collect(hub)
+    submitted = hub.course / "submitted" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert "input_transformers_post" in submitted.read_text()
+    before = snapshot(hub)
+
+    context, page = log_in(browser, hub, hub.grader)
+    try:
+        with timed("grader: Autograde in formgrader's Manage Submissions"):
+            page.goto(f"{hub.service}/formgrader/manage_submissions/{ASSIGNMENT}")
+            row = page.locator("tbody tr", has_text=a)
+            with page.expect_response(lambda response: response.url.endswith(f"/{a}/autograde")) as clicked:
+                row.locator("td.autograde a").click()
+            answer = clicked.value.json()
+            page.locator(".modal", has_text="There was an error autograding").wait_for()
+        shot(page, "grader_autograde_refused")
+        assert not answer["success"] and "python -m autograder grade" in answer.get("log", ""), answer
+        assert snapshot(hub) == before and not mark.exists()
+
+        token, password = _server_token(hub.course_account), secrets.token_hex(8)
+        secrets_in_terminal = [f"JUPYTERHUB_API_TOKEN={token}", f"JUPYTERHUB_API_URL=http://127.0.0.1:{hub.settings.hub_port}/hub/api",
+                               f"PGPASSWORD={password}", f"DATABASE_URL=postgresql://grader:{password}@127.0.0.1/bdl"]
+        with timed("staff: autograder grade of the hostile submission, with the service's environment"):
+            out = hub.as_staff("env", *secrets_in_terminal, f"{hub.settings.venv}/bin/python", "-m", "autograder",
+                               "grade", ASSIGNMENT, "submitted", "--root", str(hub.course))
+        row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and a in line)
+        assert row.split()[3] == "0" and re.search(r"\sgraded\b", row), out
+        graded = (hub.course / "autograded" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
+        assert "ENV " in graded and "READ " not in graded and not mark.exists(), graded[:3000]
+        for secret in (token, password, "JUPYTERHUB_API_URL", f":{hub.settings.hub_port}/"):
+            assert secret not in graded, secret
+
+        terminals = f"{hub.service}/api/terminals"  # what the TA's browser may open there: a script would act as them
+        opened = page.request.get(terminals).json()
+        assert isinstance(opened, list), opened
+        calls = []
+        page.on("request", lambda request: calls.append(request.url) if "XSSCALL" in request.url else None)
+        submission = next(item["id"] for item in page.request.get(
+            f"{hub.service}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}").json() if item["student"] == a)
+        with timed("grader: the hostile submission in formgrader"):
+            page.goto(f"{hub.service}/formgrader/submissions/{submission}/")
+            page.wait_for_load_state("networkidle")
+            assert any("XSS-PROBE-TEXT" in frame.content() for frame in page.frames)
+            page.wait_for_timeout(2000)
+        shot(page, "grader_hostile_submission")
+        assert calls == [] and page.request.get(terminals).json() == opened, calls
+    finally:
+        context.close()
+
+
 def approval_page(browser, hub, student):
     """The instructor's /hub/authorize page in the browser, logged in through the hub's own form, where
     ``student`` waits to be authorized."""

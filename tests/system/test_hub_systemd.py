@@ -164,11 +164,11 @@ def hub():
 def test_each_server_is_a_systemd_unit_with_its_limits(hub):
     unit = server_unit(hub.student)
     shown = hub.machine.show(unit, "ActiveState", "MemoryMax", "CPUQuotaPerSecUSec", "TasksMax", "PrivateTmp",
-                             "NoNewPrivileges")
+                             "NoNewPrivileges", "TemporaryFileSystem")
     settings = hub.settings
     assert shown == {"ActiveState": "active", "MemoryMax": str(int(settings.memory_gib * 2**30)),
                      "CPUQuotaPerSecUSec": f"{settings.cpus:g}s", "TasksMax": str(settings.max_tasks),
-                     "PrivateTmp": "yes", "NoNewPrivileges": "yes"}
+                     "PrivateTmp": "yes", "NoNewPrivileges": "yes", "TemporaryFileSystem": "/dev/shm:mode=1777"}
     # the kernel holds them, and every process of the unit is the student's
     assert memory_limit(hub.machine.cgroup(unit, "memory")) == int(settings.memory_gib * 2**30)
     assert owners(hub.machine.cgroup(unit, "pids")) == {pwd.getpwnam(hub.student).pw_uid}

@@ -1,6 +1,6 @@
 """One gate to a grade: nbgrader's own autograde, typed in the course folder or clicked in
-formgrader (which calls the same code), refuses before any cell of the submission runs, and names
-`python -m autograder grade`."""
+formgrader (which calls the same code), refuses before any cell of the submission runs and before it
+touches the earlier autograded copy or the gradebook, and names `python -m autograder grade`."""
 import shutil
 import subprocess
 import sys
@@ -27,13 +27,21 @@ def _course_with_a_hostile_submission(root, mark):
 def test_nbgrader_autograde_refuses_and_names_the_safe_door(tmp_path):
     root, mark = tmp_path / "course", tmp_path / "ran"
     _course_with_a_hostile_submission(root, mark)
+    # what `autograder grade` made before: --force (and formgrader's button, which always forces) would remove it
+    earlier = root / "autograded" / "mallory" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    earlier.parent.mkdir(parents=True)
+    earlier.write_text("graded by autograder grade")
+    gradebook = (root / "gradebook.db").read_bytes()
     result = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", ASSIGNMENT,
                              "--student", "mallory", "--force"], cwd=root, capture_output=True, text=True,
                             timeout=300)
     assert result.returncode != 0
-    assert "python -m autograder grade" in result.stdout + result.stderr
+    said = (result.stdout + result.stderr).strip().splitlines()
+    assert len(said) == 1 and "python -m autograder grade" in said[0], said  # one line, no traceback
     # formgrader's button: the same converter through nbgrader's API, with the course's config
     api = make_api(root)
     answer = api.autograde(ASSIGNMENT, "mallory", force=True, create=True)
     assert not answer["success"] and MESSAGE.split(":")[0] in (answer.get("error") or "") + (answer.get("log") or "")
     assert not mark.exists(), "a cell of the submission ran"
+    assert earlier.read_text() == "graded by autograder grade"
+    assert (root / "gradebook.db").read_bytes() == gradebook

@@ -337,6 +337,7 @@ for what, path in {targets!r}.items():
     except OSError as error:
         print(f"REFUSED {{what}}: {{error}}")
 open("/tmp/{marker}", "w").write("mine")
+open("/dev/shm/{marker}", "w").write("mine")
 print("TMP=" + repr(sorted(os.listdir("/tmp"))))
 v2 = os.path.exists("/sys/fs/cgroup/cgroup.controllers")  # else v1 (or hybrid: v1 holds the limits)
 for line in open("/proc/self/cgroup"):
@@ -352,7 +353,8 @@ print("PROBED")
 
 
 def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
-    """Each refused by the OS; and the server runs in its limits (memory, tasks) with a /tmp of its own."""
+    """Each refused by the OS; and the server runs in its limits (memory, tasks) with a /tmp and a /dev/shm
+    of its own."""
     needs("submit a")
     needs("submit b")
     a, b = hub.students["a"], hub.students["b"]
@@ -398,6 +400,7 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
     listed = set(ast.literal_eval(re.search(r"TMP=(\[.*?\])", text).group(1)))
     machines.unlink()
     assert marker in listed and machines.name not in listed, listed
+    assert not (Path("/dev/shm") / marker).exists()  # its shared memory folder is its own too
     DONE.add("probe")
 
 

@@ -2,13 +2,19 @@
 
 A backup holds what cannot be made again: the hub's database, settings and secrets, the exchange
 (submissions not yet collected live only there) and the course account's course folder (the gradebook,
-``submitted/``, ``autograded/``, ``feedback/``). SQLite databases are copied with SQLite's own backup,
-which is consistent while the hub writes; every file keeps its owner and mode.
+``submitted/``, ``autograded/``, ``feedback/``). The hub's database and the gradebook are copied with
+SQLite's own backup, which is consistent while the hub writes; every file keeps its owner and mode.
+
+Root copies what students wrote (the exchange is everyone's) and may swap while it is copied: every entry
+is opened relative to its folder without following a link, links are copied as links, FIFOs, sockets and
+devices are left out and named, and a database is known by its place, never by its name.
 """
 import os
 import pwd
 import shutil
 import sqlite3
+import stat
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from autograder.hub.settings import HubError, stored_settings
@@ -17,44 +23,131 @@ from autograder.hub.systemd_unit import UNIT_NAME, running
 # The hub's own files a backup keeps (its environment, proxy and data are made again by `hub`).
 HUB_FILES = ("settings.json", "jupyterhub.sqlite", "jupyterhub_cookie_secret", "instructor-password",
              "dummy-password")
-DATABASES = ("jupyterhub.sqlite", "gradebook.db")
+# Databases by their place in the backup, never by name: a student may name a file gradebook.db.
+DATABASES = ("hub/jupyterhub.sqlite", "course/gradebook.db")
+# Root copies what students wrote (the exchange is everyone's): no entry is ever opened through a link.
+READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# Deeper folders are left out: each level holds two descriptors and two frames, and a student's
+# thousand nested folders must not end the backup.
+MAX_DEPTH = 100
+
+
+class Skipped(Exception):
+    """An entry left out of the copy; the message says why."""
+
+
+@contextmanager
+def _folder(path):
+    """A folder the administrator named (its path may pass through links), open for the copy."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        yield descriptor
+    finally:
+        os.close(descriptor)
+
+
+def _copy(origin, name, copy, new_name, where, skipped, databases=()):
+    """Copy the entry ``name`` of the open folder ``origin`` to ``new_name`` in the open folder ``copy``:
+    links as links, folders and files with their owner and mode, the files at ``databases`` (places in
+    the backup like ``where``) by SQLite's backup. What cannot be copied safely is named in ``skipped``."""
+    try:
+        mode = os.stat(name, dir_fd=origin, follow_symlinks=False).st_mode
+        if stat.S_ISDIR(mode):
+            _copy_folder(origin, name, copy, new_name, where, skipped, databases)
+        elif stat.S_ISREG(mode):
+            _copy_file(origin, name, copy, new_name, where in databases)
+        elif stat.S_ISLNK(mode):
+            _copy_link(origin, name, copy, new_name)
+        else:
+            raise Skipped(_kind(mode))
+    except Skipped as why:
+        skipped.append(f"skipped {where}: {why}")
+    except FileNotFoundError:  # its owner removed it during the backup
+        skipped.append(f"skipped {where}: removed while it was copied")
+    except FileExistsError:  # restore: something was put in the emptied place
+        skipped.append(f"skipped {where}: something else is already in its place")
+
+
+def _kind(mode):
+    return ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device file" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+
+
+def _open(origin, name, flags):
+    try:
+        return os.open(name, READ | flags, dir_fd=origin)
+    except FileNotFoundError:
+        raise
+    except OSError as error:  # a link or a socket put in its place since it was looked at
+        raise Skipped(f"changed while it was copied, not opened ({error.strerror})") from None
+
+
+def _copy_folder(origin, name, copy, new_name, where, skipped, databases):
+    if where.count("/") >= MAX_DEPTH:
+        raise Skipped(f"a folder more than {MAX_DEPTH} deep")
+    source = _open(origin, name, os.O_DIRECTORY)
+    try:
+        status = os.fstat(source)
+        os.mkdir(new_name, 0o700, dir_fd=copy)  # no one else's until it is full
+        target = os.open(new_name, READ | os.O_DIRECTORY, dir_fd=copy)
+        try:
+            for entry in sorted(os.listdir(source)):
+                _copy(source, entry, target, entry, f"{where}/{entry}", skipped, databases)
+            _keep_owner(target, status)
+        finally:
+            os.close(target)
+    finally:
+        os.close(source)
+
+
+def _copy_file(origin, name, copy, new_name, database=False):
+    source = _open(origin, name, os.O_NONBLOCK)  # a FIFO put in its place cannot block the backup
+    try:
+        status = os.fstat(source)  # the owner and mode of the very file read, not of what is there now
+        if not stat.S_ISREG(status.st_mode):
+            raise Skipped(_kind(status.st_mode))
+        target = os.open(new_name, WRITE, 0o600, dir_fd=copy)
+        try:
+            if database:
+                _copy_database(f"/proc/self/fd/{origin}/{name}", f"/proc/self/fd/{copy}/{new_name}")
+            else:
+                with open(source, "rb", closefd=False) as reader, open(target, "wb", closefd=False) as writer:
+                    shutil.copyfileobj(reader, writer)
+            _keep_owner(target, status)
+            os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+        finally:
+            os.close(target)
+    finally:
+        os.close(source)
 
 
 def _copy_database(source, target):
-    """SQLite's own online backup: a consistent copy while another process writes."""
+    """SQLite's own online backup: a consistent copy while another process writes. SQLite opens the file
+    by its name; it is only asked to in the hub's folder and the course folder, which students cannot write."""
     with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reader, sqlite3.connect(target) as writer:
         reader.backup(writer)
     reader.close()
     writer.close()
 
 
-def _copy_tree(source, target):
-    """Copy ``source`` to ``target`` as it is: links as links, every entry's mode and owner, databases
-    by SQLite's backup."""
-    source, target = Path(source), Path(target)
-    for folder, folders, files in os.walk(source):
-        here = target / Path(folder).relative_to(source)
-        here.mkdir(exist_ok=True)
-        for name in folders + files:
-            origin, copy = Path(folder) / name, here / name
-            if origin.is_symlink():
-                copy.symlink_to(os.readlink(origin))
-            elif name in files:
-                if name in DATABASES:
-                    _copy_database(origin, copy)
-                else:
-                    shutil.copy2(origin, copy)
-        _keep_owner(Path(folder), here)
-        for name in files:
-            _keep_owner(Path(folder) / name, here / name)
-
-
-def _keep_owner(origin, copy):
-    status = origin.lstat()
+def _copy_link(origin, name, copy, new_name):
+    link = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=origin)
+    try:
+        status = os.fstat(link)  # the owner of the very link read
+        if not stat.S_ISLNK(status.st_mode):
+            raise Skipped("changed while it was copied")
+        os.symlink(os.readlink("", dir_fd=link), new_name, dir_fd=copy)
+    finally:
+        os.close(link)
     if os.geteuid() == 0:
-        os.chown(copy, status.st_uid, status.st_gid, follow_symlinks=False)
-    if not copy.is_symlink():
-        os.chmod(copy, status.st_mode & 0o7777)
+        os.chown(new_name, status.st_uid, status.st_gid, dir_fd=copy, follow_symlinks=False)
+
+
+def _keep_owner(descriptor, status):
+    if os.geteuid() == 0:
+        os.fchown(descriptor, status.st_uid, status.st_gid)
+    os.fchmod(descriptor, status.st_mode & 0o7777)  # after the owner: a chown clears setuid bits
 
 
 def course_folder(settings):
@@ -66,51 +159,67 @@ def course_folder(settings):
 
 
 def backup(settings, destination, course):
-    """Copy the hub's state into the new folder ``destination`` (root's alone): hub/, exchange/, course/."""
+    """Copy the hub's state into the new folder ``destination`` (root's alone): hub/, exchange/, course/.
+    Returns what it left out, one line each (a FIFO, a socket, a file removed while it was copied)."""
     destination = Path(destination)
     if destination.exists() and any(destination.iterdir()):
         raise HubError(f"{destination} is not empty: a backup goes to a new folder")
     destination.mkdir(mode=0o700, parents=True, exist_ok=True)
     os.chmod(destination, 0o700)  # secrets and every student's work
     (destination / "hub").mkdir(mode=0o700)
-    for name in HUB_FILES:
-        origin = Path(settings.hub_dir) / name
-        if origin.is_file():
-            (_copy_database if name in DATABASES else shutil.copy2)(origin, destination / "hub" / name)
-            _keep_owner(origin, destination / "hub" / name)
-    for name, folder in (("exchange", settings.exchange), ("course", course)):
-        if Path(folder).is_dir():
-            _copy_tree(folder, destination / name)
-    return destination
+    skipped = []
+    with _folder(settings.hub_dir) as hub, _folder(destination / "hub") as copy:
+        present = os.listdir(hub)
+        for name in HUB_FILES:
+            if name in present:
+                _copy(hub, name, copy, name, f"hub/{name}", skipped, DATABASES)
+    with _folder(destination) as saved:
+        for name, folder in (("exchange", settings.exchange), ("course", course)):
+            _copy_top(Path(folder), saved, name, skipped, DATABASES)
+    return skipped
+
+
+def _copy_top(folder, saved, name, skipped, databases=()):
+    if folder.is_symlink():  # copied as a link, the backup would silently hold none of it
+        skipped.append(f"skipped {name}: {folder} is a link; name the folder it points to")
+    elif folder.is_dir():
+        with _folder(folder.parent) as parent:
+            _copy(parent, folder.name, saved, name, name, skipped, databases)
 
 
 def restore(settings, source, course):
-    """Put the backup ``source`` back in place of the hub's state; the hub must be stopped."""
+    """Put the backup ``source`` back in place of the hub's state; the hub must be stopped. Returns what
+    it left out, one line each."""
     source = Path(source)
     if not (source / "hub" / "settings.json").is_file():
         raise HubError(f"{source} is not a backup of the hub (no hub/settings.json)")
     if running(settings.hub_dir):
         raise HubError(f"the hub of {settings.hub_dir} is running: stop it first (systemctl stop {UNIT_NAME})")
     Path(settings.hub_dir).mkdir(parents=True, exist_ok=True)
-    for name in HUB_FILES:
-        origin = source / "hub" / name
-        if origin.is_file():
-            target = Path(settings.hub_dir) / name
-            target.unlink(missing_ok=True)
-            shutil.copy2(origin, target)
-            _keep_owner(origin, target)
+    skipped = []
+    with _folder(source / "hub") as saved, _folder(settings.hub_dir) as hub:
+        present = os.listdir(saved)
+        for name in HUB_FILES:
+            if name in present:
+                with suppress(FileNotFoundError):
+                    os.unlink(name, dir_fd=hub)
+                _copy(saved, name, hub, name, f"hub/{name}", skipped)
     for name, folder in (("exchange", settings.exchange), ("course", course)):
         if (source / name).is_dir():
             shutil.rmtree(folder, ignore_errors=True)
-            _copy_tree(source / name, folder)
+            Path(folder).parent.mkdir(parents=True, exist_ok=True)
+            with _folder(source) as saved, _folder(Path(folder).parent) as parent:
+                _copy(saved, name, parent, Path(folder).name, name, skipped)
+    return skipped
 
 
 def backup_command(args):
     settings = stored_settings(Path(args.dir).resolve())
     if not args.path:
         raise HubError("backup needs DEST: python -m autograder hub backup DEST")
-    destination = backup(settings, args.path, course_folder(settings))
-    print(f"backed up the hub of {settings.hub_dir} to {destination}")
+    for line in backup(settings, args.path, course_folder(settings)):
+        print(line)
+    print(f"backed up the hub of {settings.hub_dir} to {args.path}")
     return 0
 
 
@@ -119,6 +228,7 @@ def restore_command(args):
         raise HubError("restore needs SOURCE: python -m autograder hub restore SOURCE")
     settings = stored_settings(Path(args.path, "hub"))  # the backup's own settings: its instructor, course
     settings.hub_dir = str(Path(args.dir).resolve())
-    restore(settings, args.path, course_folder(settings))
+    for line in restore(settings, args.path, course_folder(settings)):
+        print(line)
     print(f"restored {args.path} into {settings.hub_dir}; start the hub again")
     return 0

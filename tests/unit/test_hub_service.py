@@ -2,10 +2,12 @@
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -130,8 +132,9 @@ def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
     writer = threading.Thread(target=write)
     writer.start()
     writing.wait()
+    saved = tmp_path / "backup"
     try:
-        saved = backup.backup(settings, tmp_path / "backup", course)
+        assert backup.backup(settings, saved, course) == []
     finally:
         stop.set()
         writer.join()
@@ -160,6 +163,162 @@ def test_backup_then_restore_brings_the_hubs_state_back(tmp_path):
         assert restored.stat().st_uid == 65534
     with pytest.raises(HubError, match="is not a backup of the hub"):
         backup.restore(settings, tmp_path / "home", course)
+
+
+STUDENT = 54321  # a uid no account has
+
+
+def hostile_exchange(root):
+    """A hub whose exchange a student filled to make root read what is not theirs: beside ada's work, a
+    secret of root's (outside the exchange) the student cannot read."""
+    settings, course = a_hub(root)
+    secret = root / "secret"
+    secret.write_text("root's secret")
+    secret.chmod(0o600)
+    inbound = Path(settings.exchange) / "bdl" / "inbound" / "ada+01+2026"
+    return settings, course, inbound, secret
+
+
+def as_student(path):
+    if os.geteuid() == 0:
+        os.chown(path, STUDENT, STUDENT, follow_symlinks=False)
+
+
+@contextmanager
+def within(seconds):
+    """A hang fails the test instead of the suite: a FIFO opened for reading blocks until a writer comes."""
+    def late(signum, frame):  # not an OSError, which the copy would take for a file changed under it
+        pytest.fail(f"still copying after {seconds} s")
+    previous = signal.signal(signal.SIGALRM, late)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def no_file_holds(folder, text):
+    for place, _, files in os.walk(folder):
+        for name in files:
+            path = Path(place) / name
+            assert path.is_symlink() or text.encode() not in path.read_bytes(), path
+
+
+def test_a_students_links_are_backed_up_and_restored_as_links_never_what_they_name(tmp_path):
+    settings, course, inbound, secret = hostile_exchange(tmp_path)
+    vault = tmp_path / "vault"  # a folder of root's the student cannot enter
+    vault.mkdir(mode=0o700)
+    (vault / "key").write_text("root's secret")
+    (inbound / "shadow").symlink_to(secret)
+    (inbound / "vault").symlink_to(vault)
+    for link in (inbound / "shadow", inbound / "vault"):
+        as_student(link)
+    saved = tmp_path / "backup"
+    assert backup.backup(settings, saved, course) == []
+    copy = saved / "exchange" / "bdl" / "inbound" / "ada+01+2026"
+    no_file_holds(saved, "root's secret")
+    shutil.rmtree(settings.exchange)
+    assert backup.restore(settings, saved, course) == []
+    for place in (copy, inbound):
+        assert os.readlink(place / "shadow") == str(secret) and os.readlink(place / "vault") == str(vault)
+        if os.geteuid() == 0:  # every link keeps its owner, a link to a folder too
+            assert {(place / name).lstat().st_uid for name in ("shadow", "vault")} == {STUDENT}
+    no_file_holds(settings.exchange, "root's secret")
+    assert (inbound / "answers.ipynb").read_text() == "ada's work"
+
+
+def test_a_fifo_in_the_exchange_is_named_and_does_not_stop_the_backup(tmp_path):
+    settings, course, inbound, _ = hostile_exchange(tmp_path)
+    os.mkfifo(inbound / "fifo")
+    as_student(inbound / "fifo")
+    with within(30):
+        skipped = backup.backup(settings, tmp_path / "backup", course)
+    assert skipped == ["skipped exchange/bdl/inbound/ada+01+2026/fifo: a FIFO"]
+    copy = tmp_path / "backup" / "exchange" / "bdl" / "inbound" / "ada+01+2026"
+    assert (copy / "answers.ipynb").read_text() == "ada's work" and not (copy / "fifo").exists()
+    assert count(tmp_path / "backup" / "course" / "gradebook.db") == 3  # the rest is all there
+
+
+def test_files_named_like_the_databases_in_the_exchange_are_copied_as_bytes(tmp_path):
+    """Only the hub's jupyterhub.sqlite and the course folder's gradebook.db are databases: root does not
+    open a student's file with SQLite because of its name."""
+    settings, course, inbound, _ = hostile_exchange(tmp_path)
+    junk = b"SQLite format 3\x00" + bytes(range(256)) * 8  # a header, then nothing SQLite can read
+    for name in ("gradebook.db", "jupyterhub.sqlite"):
+        (inbound / name).write_bytes(junk)
+        (inbound / name).chmod(0o640)
+        as_student(inbound / name)
+    saved = tmp_path / "backup"
+    assert backup.backup(settings, saved, course) == []
+    for name in ("gradebook.db", "jupyterhub.sqlite"):
+        copy = saved / "exchange" / "bdl" / "inbound" / "ada+01+2026" / name
+        assert copy.read_bytes() == junk and copy.stat().st_mode & 0o777 == 0o640
+        if os.geteuid() == 0:
+            assert copy.stat().st_uid == STUDENT
+    assert count(saved / "course" / "gradebook.db") == 3 and count(saved / "hub" / "jupyterhub.sqlite") == 10
+
+
+@pytest.mark.parametrize("swap", ["link", "fifo", "removed"])
+def test_a_file_swapped_after_it_was_looked_at_is_skipped_never_followed(tmp_path, monkeypatch, swap):
+    """The student replaces their file the moment after root looked at it (a race): with a link to root's
+    secret, a FIFO, or nothing. Root neither copies the secret nor gives the student a copy of it, nor waits,
+    nor stops the backup."""
+    settings, course, inbound, secret = hostile_exchange(tmp_path)
+    (inbound / "notes.txt").write_text("ada's notes")
+    as_student(inbound / "notes.txt")
+    looked, swapped = os.stat, []
+
+    def look_then_swap(path, *args, **kwargs):
+        status = looked(path, *args, **kwargs)
+        if os.path.basename(path) == "notes.txt" and not swapped:
+            swapped.append(path)
+            (inbound / "notes.txt").unlink()
+            if swap == "link":
+                (inbound / "notes.txt").symlink_to(secret)
+                as_student(inbound / "notes.txt")
+            elif swap == "fifo":
+                os.mkfifo(inbound / "notes.txt")
+        return status
+
+    monkeypatch.setattr(os, "stat", look_then_swap)
+    saved = tmp_path / "backup"
+    with within(30):
+        skipped = backup.backup(settings, saved, course)
+    monkeypatch.undo()
+    assert swapped and [line.split(":")[0] for line in skipped] == ["skipped exchange/bdl/inbound/ada+01+2026/notes.txt"]
+    no_file_holds(saved, "root's secret")
+    copy = saved / "exchange" / "bdl" / "inbound" / "ada+01+2026"
+    assert not (copy / "notes.txt").exists() and not (copy / "notes.txt").is_symlink()
+    assert (copy / "answers.ipynb").read_text() == "ada's work"
+
+
+def test_folders_nested_past_any_submission_are_named_not_the_end_of_the_backup(tmp_path):
+    settings, course, inbound, _ = hostile_exchange(tmp_path)
+    nested = [inbound / "/".join(["d"] * depth) for depth in range(1, 1001)]
+    for folder in nested:  # not os.makedirs, nor rmtree below: each calls itself once a level
+        folder.mkdir()
+    try:
+        skipped = backup.backup(settings, tmp_path / "backup", course)
+    finally:
+        for folder in reversed(nested):
+            folder.rmdir()
+    deep = "/".join(["exchange", "bdl", "inbound", "ada+01+2026"] + ["d"] * (backup.MAX_DEPTH - 3))
+    assert skipped == [f"skipped {deep}: a folder more than {backup.MAX_DEPTH} deep"]
+    assert count(tmp_path / "backup" / "course" / "gradebook.db") == 3
+
+
+def test_restore_does_not_write_through_a_link_put_where_the_course_folder_was(tmp_path):
+    settings, course = a_hub(tmp_path)
+    saved = tmp_path / "backup"
+    assert backup.backup(settings, saved, course) == []
+    shutil.rmtree(course)
+    elsewhere = tmp_path / "elsewhere"  # e.g. root's own folder, named by the course account's link
+    elsewhere.mkdir()
+    course.symlink_to(elsewhere)
+    assert backup.restore(settings, saved, course) == ["skipped course: something else is already in its place"]
+    assert list(elsewhere.iterdir()) == [] and course.is_symlink()
+    assert (Path(settings.exchange) / "bdl" / "inbound" / "ada+01+2026" / "answers.ipynb").exists()
 
 
 def test_the_course_service_runs_as_the_course_account_with_the_hubs_variables_only(tmp_path):

@@ -576,7 +576,10 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
         row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and a in line)
         assert row.split()[3] == "0" and re.search(r"\sgraded\b", row), out
         graded = (hub.course / "autograded" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
-        assert "ENV " in graded and "READ " not in graded and not mark.exists(), graded[:3000]
+        printed = "".join(output.get("text", "") for cell in nbformat.reads(graded, 4).cells
+                          if cell.cell_type == "code" for output in cell.outputs)
+        assert "ENV " in printed and "REFUSED the source notebook" in printed, printed[:3000]  # it ran
+        assert "READ " not in printed and not mark.exists(), printed[:3000]
         for secret in (token, password, "JUPYTERHUB_API_URL", f":{hub.settings.hub_port}/"):
             assert secret not in graded, secret
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from autograder.course.directory import REPO, check_assignment, generate_release
 from autograder.course.gradebook import default_url, scores
 from autograder.grading.host import format_table, grade
-from autograder.selfgrade import as_submission, scratch_course
+from autograder.selfgrade import as_submission, hand_in, scratch_course
 
 
 def bench(assignment, root=REPO):
@@ -41,7 +41,7 @@ def _class_of_references(assignment, class_size, root=REPO):
             target = scratch / "submitted" / f"student{number:02d}" / assignment
             target.mkdir(parents=True)
             for path in (Path(root) / "source" / assignment).glob("*.ipynb"):
-                shutil.copyfile(path, target / path.name)
+                hand_in(path, target / path.name)
         generate_release(scratch, only=[assignment])
         yield scratch
 

@@ -12,6 +12,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+import nbformat
+
+from autograder.course import cells
 from autograder.course.directory import REPO, assignments, generate_release
 from autograder.grading.host import format_table, grade
 from autograder.worker import bwrap
@@ -25,13 +28,24 @@ def scratch_course(root=REPO):
         yield Path(scratch)
 
 
+def hand_in(notebook, target):
+    """Write the notebook at ``notebook`` to ``target`` as a student hands it in: a source notebook
+    as its answers (``cells.answered``), since ``grade`` refuses a notebook that holds the source's
+    markers; a release as it is."""
+    nb = nbformat.read(notebook, 4)
+    if cells.source_markers(nb):
+        nbformat.write(cells.answered(nb), target)
+    else:
+        shutil.copyfile(notebook, target)
+
+
 def as_submission(scratch, root, kind, student, assignment):
-    """Copy ``root/<kind>/<assignment>``'s notebooks as ``student``'s submission; return the
-    ``submitted/``-style tree that holds it."""
+    """Hand in ``root/<kind>/<assignment>``'s notebooks as ``student``'s submission (``hand_in``); return
+    the ``submitted/``-style tree that holds it."""
     folder = scratch / "incoming" / kind / student / assignment
     folder.mkdir(parents=True)
     for notebook in (Path(root) / kind / assignment).glob("*.ipynb"):
-        shutil.copyfile(notebook, folder / notebook.name)
+        hand_in(notebook, folder / notebook.name)
     return folder.parent.parent
 
 
@@ -41,8 +55,9 @@ KINDS = (("source", "reference"), ("release", "blank"))
 
 
 def selfgrade(root=REPO, progress=True, lanes=None, keep=None):
-    """Grade every assignment's reference solution (``source/``) as student ``reference`` and its
-    blank release (``release/``) as ``blank``; return the rows, in assignment order.
+    """Grade every assignment's reference solution (``source/``, handed in without its markers) as
+    student ``reference`` and its blank release (``release/``) as ``blank``; return the rows, in
+    assignment order.
 
     ``lanes`` submissions are graded at a time (default: 2, or 1 on one core), each in a
     course folder of its own. ``progress`` (True: standard error; or a stream; None: silent) gets

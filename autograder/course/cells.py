@@ -15,13 +15,27 @@ nbgrader keeps its marks in a cell's ``metadata.nbgrader`` (schema 3):
   ``### END RUBRIC`` (what earns each point, the common wrong answers), which
   nbgrader never releases: it replaces a markdown answer whole.
 
+No release holds any of these markers, so a notebook that holds one is the instructor's, or made from
+it: ``source_markers`` finds them, and ``grade`` refuses such a submission.
+
 Every function takes a cell as nbformat gives it or as plain JSON (a dict).
 """
+import copy
+
 # nbgrader's default delimiters; it matches them as substrings of a line.
 BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"
+# nbgrader's too: a task's mark scheme, which generate_assignment clears (this course writes rubrics instead).
+BEGIN_MARK_SCHEME, END_MARK_SCHEME = "BEGIN MARK SCHEME", "END MARK SCHEME"
 # The course's own: the rubric of a manual cell, for instructors only (autograder/outputs/guide.py).
 BEGIN_RUBRIC, END_RUBRIC = "BEGIN RUBRIC", "END RUBRIC"
+# What only a source notebook holds (``source_markers``). nbgrader's generate_assignment (ClearSolutions,
+# ClearHiddenTests, ClearMarkScheme) acts on every line, of any cell type, that holds one of its
+# delimiters anywhere, case-sensitive: ``### BEGIN SOLUTION``, ``# BEGIN SOLUTION`` and
+# ``x = 1  # END SOLUTION`` alike, not ``# begin solution``; so no release holds one. The rubric's
+# markers are matched the same way (``rubric_lines``), and nbgrader clears the answers that hold them.
+SOURCE_MARKERS = (BEGIN_SOLUTION, END_SOLUTION, BEGIN_HIDDEN, END_HIDDEN, BEGIN_MARK_SCHEME, END_MARK_SCHEME,
+                  BEGIN_RUBRIC, END_RUBRIC)
 TESTS_SUFFIX = "_tests"
 # The metadata that makes a cell graded; nbgrader recomputes checksums itself.
 GRADING_KEYS = ("grade", "solution", "locked", "task", "points", "grade_id", "schema_version")
@@ -146,3 +160,49 @@ def hidden_lines(source):
 def rubric_lines(source):
     """Return the 1-based line numbers of ``source`` inside rubric blocks, markers included."""
     return block_lines(source, BEGIN_RUBRIC, END_RUBRIC)
+
+
+def cell_text(cell):
+    """A cell's source as one string (plain JSON may keep it as a list of lines), or None."""
+    source = cell.get("source") if isinstance(cell, dict) else None
+    if isinstance(source, list):
+        source = "".join(part for part in source if isinstance(part, str))
+    return source if isinstance(source, str) else None
+
+
+def source_markers(nb):
+    """Which source markers (``SOURCE_MARKERS``) the notebook ``nb`` holds, and where: {marker: [(cell
+    index, 1-based line number)]}, in the order of ``SOURCE_MARKERS``; empty for a notebook nbgrader
+    released. Every cell counts, whatever its type, and every line that holds a marker anywhere, as
+    nbgrader's generate_assignment counts them: a student's comment ``# BEGIN SOLUTION`` is a marker too,
+    since nbgrader would strip it as one. ``nb`` is nbformat's or plain JSON; what is no cell is skipped."""
+    found = {}
+    notebook_cells = nb.get("cells") if isinstance(nb, dict) else None
+    for index, cell in enumerate(notebook_cells if isinstance(notebook_cells, list) else []):
+        for number, line in enumerate((cell_text(cell) or "").split("\n"), start=1):
+            for marker in SOURCE_MARKERS:
+                if marker in line:
+                    found.setdefault(marker, []).append((index, number))
+    return {marker: found[marker] for marker in SOURCE_MARKERS if marker in found}
+
+
+def answered(nb):
+    """A copy of the source notebook ``nb`` as a student who answered every question as it does hands it
+    in: each solution without its marker lines, the hidden tests, mark schemes and rubrics taken out,
+    markers and all. It holds no source marker (``grade`` refuses a notebook that does), and grades as
+    the source does: nbgrader runs the test cells as the gradebook has them, hidden tests included."""
+    nb = copy.deepcopy(nb)
+    for cell in nb["cells"]:
+        source = cell_text(cell)
+        if source is None:
+            continue
+        removed = set()
+        for begin, end in ((BEGIN_HIDDEN, END_HIDDEN), (BEGIN_MARK_SCHEME, END_MARK_SCHEME),
+                           (BEGIN_RUBRIC, END_RUBRIC)):
+            removed |= block_lines(source, begin, end)
+        lines = source.split("\n")
+        kept = [line for number, line in enumerate(lines, start=1)
+                if number not in removed and not any(marker in line for marker in SOURCE_MARKERS)]
+        if len(kept) < len(lines):
+            cell["source"] = "\n".join(kept).rstrip()
+    return nb

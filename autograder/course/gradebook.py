@@ -99,13 +99,18 @@ def scores(db_url, root, assignment, student, status):
     return rows
 
 
-def zero_automatic_grades(db_url, assignment, student):
-    """Leave no half-graded submission behind: every automatic grade becomes zero."""
+def zero_automatic_grades(db_url, assignment, student, create=False):
+    """Leave no half-graded submission behind: every automatic grade becomes zero. With ``create``, a
+    submission the gradebook does not hold yet is added first (one refused before grading), so that
+    ``report`` and the LMS files list it, at zero."""
     with Gradebook(db_url) as gradebook:
         try:
             submission = gradebook.find_submission(assignment, student)
         except MissingEntry:
-            return
+            if not create:
+                return
+            gradebook.update_or_create_student(student)
+            submission = gradebook.add_submission(assignment, student)
         for notebook in submission.notebooks:
             for grade in notebook.grades:
                 if grade.auto_score is None or grade.auto_score > 0:

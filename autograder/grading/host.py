@@ -2,8 +2,9 @@
 local thread pool or a Dask cluster (``autograder.grading.task``), and record what comes back.
 
 Every submission gets one row per notebook and a status: ``graded`` (with notes for the instructor)
-or ``error: <why>`` (scored zero). Rows go to ``grading_status/<assignment>.json`` for ``report``,
-and to a CSV if asked. Only this side reads and writes the course directory.
+or ``error: <why>`` (scored zero). A submission that holds the source notebook's markers is refused
+here, before any of its code runs (``_refusal``). Rows go to ``grading_status/<assignment>.json`` for
+``report``, and to a CSV if asked. Only this side reads and writes the course directory.
 """
 import contextlib
 import csv
@@ -50,6 +51,41 @@ def _task(root, assignment, student, db_url, limits, release_notebooks, source_n
     files = {name: (submitted / name).read_bytes() for name in names if (submitted / name).is_file()}
     return GradingTask(assignment, student, files, release_notebooks, source_notebooks, db_url, limits,
                        sandbox)
+
+
+def _refusal(task):
+    """The ``Graded`` of a submission whose notebooks hold the source notebook's markers
+    (``cells.source_markers``), or None. nbgrader's generate_assignment strips every one of them from
+    the release, so such a notebook is the instructor's, or made from it: it is not the student's work,
+    and it is not graded. Each notebook is read as the worker hands it to nbgrader (bytes decoded with
+    replacement, nbformat's reader, which turns an older format into version 4); one that cannot be
+    read is left for nbgrader to report."""
+    where, lines = [], []
+    for name in task.release:
+        data = task.files.get(f"{name}.ipynb")
+        if data is None:
+            continue
+        try:
+            notebook = nbformat.reads(data.decode(errors="replace"), as_version=4)
+        except Exception:  # not a notebook: nbgrader says so
+            continue
+        markers = cells.source_markers(notebook)
+        if not markers:
+            continue
+        where.append(f"{name}.ipynb: {', '.join(markers)}")
+        for index, number, marker in sorted((index, number, marker) for marker, places in markers.items()
+                                            for index, number in places):
+            cell_id = cells.grade_id(notebook.cells[index])
+            named = f"cell {index} ({cell_id})" if cell_id else f"cell {index}"
+            lines.append(f"{name}.ipynb, {named}, line {number}: {marker}")
+    if not where:
+        return None
+    status = (f"error: it holds the source notebook's markers ({'; '.join(where)}), which nbgrader strips "
+              "from every release: the instructor's notebook or one made from it, not the student's work; "
+              "not graded")
+    log = ("Not graded, and none of its code ran: it holds markers that only the source notebook holds.\n"
+           + "\n".join(lines) + "\n")
+    return Graded(task.student, status, {}, log)
 
 
 def _connect(scheduler):
@@ -103,9 +139,10 @@ def _failure(error):
     return f"grading stopped: {type(error).__name__}: {reason}".rstrip(": ")
 
 
-def _record(root, task, outcome):
+def _record(root, task, outcome, refused=False):
     """Write what came of a task into the course: its autograded folder, and zero in the gradebook
-    when it failed (so nothing half-graded is left); return its status."""
+    when it failed (so nothing half-graded is left; a submission ``refused`` before grading is added
+    to it, at zero); return its status."""
     if isinstance(outcome, BaseException):
         outcome = Graded(task.student, "error: " + _failure(outcome), {},
                          "".join(traceback.format_exception(outcome)))
@@ -119,7 +156,7 @@ def _record(root, task, outcome):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     if outcome.status.startswith("error"):
-        zero_automatic_grades(task.db_url, task.assignment, task.student)
+        zero_automatic_grades(task.db_url, task.assignment, task.student, create=refused)
         return f"{outcome.status} (log: {log.relative_to(root)})"
     return outcome.status
 
@@ -163,8 +200,10 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
     at ``db_url``: the command line refuses SQLite there). Each is graded in
     isolation within ``limits`` (see ``autograder.grading.limits``).
     A submission nbgrader cannot grade, or that breaks a limit, scores zero
-    with the reason in ``status``; the others are still graded. Kernels run
-    under bubblewrap unless ``sandbox`` is False (then every status says so).
+    with the reason in ``status``, and so does one that holds the source
+    notebook's markers (refused before any of its code runs); the others are
+    still graded. Kernels run under bubblewrap unless ``sandbox`` is False
+    (then every status says so).
     """
     check_assignment(assignment, root)
     reason = bwrap.unusable() if sandbox and not scheduler else None
@@ -184,7 +223,11 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         source_notebooks = readable_notebooks(sorted((Path(root) / "source" / assignment).glob("*.ipynb")))
         tasks = [_task(root, assignment, item.student, db_url, limits, release_notebooks, source_notebooks,
                        sandbox) for item in collected if not item.error]
-        statuses = {}
+        statuses, refused = {}, {task.student: _refusal(task) for task in tasks}
+        for task in tasks:
+            if refused[task.student]:
+                statuses[task.student] = _record(root, task, refused[task.student], refused=True)
+        tasks = [task for task in tasks if not refused[task.student]]
         with tqdm(total=len(tasks), desc=f"grading {assignment}", unit="submission",
                   disable=not progress, file=sys.stderr) as bar:
             for task, outcome in _run(tasks, workers, client):

@@ -9,9 +9,9 @@ only fgsm's points).
 """
 import nbformat
 
-from autograder.course.cells import grade_id, graded_cells, is_test
+from autograder.course.cells import answered, grade_id, graded_cells, is_test
 from autograder.course.directory import REPO
-from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference  # noqa: F401 (the tests' names)
+from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference, source_notebook  # noqa: F401 (the tests' names)
 
 WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
 # A known mistake (bdl.diagnoses): the Gaussian NLL without its normalising constant.
@@ -179,9 +179,13 @@ CASES = {
     "invalid_json": (lambda: '{"cells": [ this is not json', 0, "error: not a notebook", []),
     "empty_notebook": (lambda: nbformat.v4.new_notebook(), 0, "graded", ["missing graded cells"]),
     # Its cells are no graded cells of this assignment: nothing of it is graded.
-    "other_assignment": (lambda: nbformat.read(REPO / "source" / "02_deep_ensembles" /
-                                               "deep_ensembles.ipynb", 4), 0, "graded",
+    "other_assignment": (lambda: answered(nbformat.read(REPO / "source" / "02_deep_ensembles" /
+                                                        "deep_ensembles.ipynb", 4)), 0, "graded",
                          ["repaired the nbgrader metadata", "missing graded cells"]),
+    # The instructor's notebook, markers and all: refused before any of its code runs.
+    "instructors_notebook": (source_notebook, 0, f"error: it holds the source notebook's markers ({NOTEBOOK}.ipynb: "
+                             "BEGIN SOLUTION, END SOLUTION, BEGIN HIDDEN TESTS",
+                             ["the instructor's notebook or one made from it, not the student's work; not graded"]),
     # nbgrader leaves a deleted test cell's points for the instructor (manual).
     "deleted_test_cell": (_cells(_delete_tests), FULL - 2, "graded", ["missing graded cells: brier_score_tests"]),
     # nbgrader restores locked cells from the gradebook: the real tests run.
@@ -249,7 +253,7 @@ def check_row(row, score, status, words):
 
 def own_lines(root, student):
     """The lines of a student's submission outside this assignment's test cells: theirs to see
-    (a student who hands in another assignment's source notebook handed in its hidden tests)."""
+    (a student who hands in another assignment's notebook handed in its test cells)."""
     release = nbformat.read(REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
     tests = {grade_id(cell) for cell in release.cells if is_test(cell)}
     try:

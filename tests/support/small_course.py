@@ -6,7 +6,8 @@ cases need 01's graded cells and tests, its imports and its parameters, never it
 check): ``trimmed`` drops those code cells. ``write_course`` writes the trimmed 01 as the
 source and release of a temporary course root, where ``grade`` generates release/ anew from
 source/ (to the same bytes). Submissions are trimmed the same way, so that a grading kernel
-runs 01's graded cells and tests and nothing else of it.
+runs 01's graded cells and tests and nothing else of it. The reference answers are handed in as a
+student would (``cells.answered``): ``grade`` refuses a notebook that holds the source's markers.
 """
 import nbformat
 
@@ -30,9 +31,15 @@ def trimmed(nb):
     return nb
 
 
-def reference():
-    """01's reference solution, trimmed."""
+def source_notebook():
+    """01's source notebook, trimmed: the instructor's, markers and all."""
     return trimmed(nbformat.read(SOURCE, 4))
+
+
+def reference():
+    """01's reference solution, trimmed, as a student who answered everything right hands it in:
+    without the source's markers and hidden tests (``cells.answered``)."""
+    return cells.answered(source_notebook())
 
 
 def blank():
@@ -59,7 +66,7 @@ MAX_SCORE = FULL + manual_points(reference())
 def write_course(root):
     """Write the trimmed 01 as ``root``'s source and release; return (source, release) paths."""
     paths = []
-    for folder, nb in (("source", reference()), ("release", blank())):
+    for folder, nb in (("source", source_notebook()), ("release", blank())):
         path = root / folder / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, path)

@@ -30,8 +30,7 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
-from autograder.course import rubric
-from autograder.course.cells import graded_cells
+from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
 
 # it grades; and it takes docs/images' Assignment List, Validate and formgrader (`make screenshots`)
@@ -167,14 +166,14 @@ def instructor(context, lab):
 
 
 def complete(path):
-    """Fill in the student's notebook with the reference answers: code and derivations (without the
-    rubric under a model answer, which no student has)."""
-    answers = graded_cells(nbformat.read(SOURCE, 4))
+    """Fill in the student's notebook with the reference answers: code and derivations, without the
+    source's markers and the rubric under a model answer, which no student has (``answered``)."""
+    answers = graded_cells(answered(nbformat.read(SOURCE, 4)))
     nb = nbformat.read(path, 4)
     for cell in nb.cells:
         grading = cell.metadata.get("nbgrader", {})
         if grading.get("solution"):
-            cell.source = rubric.split(answers[grading["grade_id"]].source)[0]
+            cell.source = answers[grading["grade_id"]].source
     nbformat.write(nb, path)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course.cells import graded_cells
+from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import make_api
 from scan import secret_lines, visible_text
 from small_course import ASSIGNMENT, NOTEBOOK, RELEASE, SOURCE, write_course
@@ -28,7 +28,7 @@ def _student(home, student, exchange, *command):
 
 def _answer(path):
     """Fill in a fetched release with the reference answers (the student who did everything)."""
-    answers = graded_cells(nbformat.read(SOURCE, 4))
+    answers = graded_cells(answered(nbformat.read(SOURCE, 4)))
     nb = nbformat.read(path, 4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

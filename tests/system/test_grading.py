@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from autograder.course import directory as course
-from autograder.course.cells import graded_cells, graded_functions
+from autograder.course.cells import answered, graded_cells, graded_functions
 from autograder.checktests import load_variants
 from autograder.course.directory import REPO
 
@@ -45,12 +45,13 @@ def test_validate_reports_an_unknown_assignment():
 
 
 def _one_wrong_function(path, function, old, new, source=SOURCE):
-    """Write the reference solution ``source`` with ``old`` replaced by ``new`` in one function."""
+    """Write the reference solution ``source`` with ``old`` replaced by ``new`` in one function, as a
+    student hands it in (``answered``: a variant's text may hold the solution markers)."""
     nb = nbformat.read(source, 4)
     cell = graded_cells(nb)[function]
     assert cell.source.count(old) == 1
     cell.source = cell.source.replace(old, new)
-    nbformat.write(nb, path)
+    nbformat.write(answered(nb), path)
 
 
 # The functions of the original course's Bayesian CNN notebook other than nll, whose reference is
@@ -85,7 +86,7 @@ def graded(scratch, tmp_path_factory, bubblewrap):
     # The reference comes as an nbgrader submitted/ tree, the others as files.
     folder = incoming / "submitted" / "reference" / ASSIGNMENT
     folder.mkdir(parents=True)
-    shutil.copyfile(SOURCE, folder / f"{NOTEBOOK}.ipynb")
+    nbformat.write(answered(nbformat.read(SOURCE, 4)), folder / f"{NOTEBOOK}.ipynb")
     shutil.copyfile(RELEASE, incoming / "blank.ipynb")
     # Runs, but trains on the wrong loss.
     _one_wrong_function(incoming / "wrong_nll.ipynb", "nll",

@@ -37,7 +37,7 @@ import nbformat
 import psutil
 import pytest
 
-from autograder.course.cells import graded_cells
+from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.process import START_SECONDS, HubProcess
@@ -273,7 +273,7 @@ def test_a_grader_opens_formgrader_and_a_student_cannot(browser, hub, instructor
 
 def answer(key):
     """Student ``key``'s one answer: the reference's."""
-    return graded_cells(nbformat.read(SOURCE, 4))[ANSWERS[key]].source
+    return graded_cells(answered(nbformat.read(SOURCE, 4)))[ANSWERS[key]].source
 
 
 def fill_in(hub, page, key):

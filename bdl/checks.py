@@ -19,6 +19,7 @@ import re
 import numpy as np
 import tensorflow as tf
 
+from bdl import difference
 from bdl.wire import AnswerError
 
 _PYTHON = (int, float, bool, complex, str, bytes, type(None))
@@ -195,15 +196,28 @@ class _Layers:
 
 
 def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
-    """Check two arrays have the same shape and values within tolerance."""
+    """Check two arrays have the same shape and values within tolerance. A failure says how the values
+    differ where a pattern fits (``bdl.difference``): an offset, a factor, some entries, a row."""
     actual = _numbers(actual, what)
     expected = np.asarray(expected)
-    assert actual.shape == expected.shape, (
-        f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}")
-    assert np.all(np.isfinite(actual)), f"{what} should be finite (found nan or inf)"
-    assert np.allclose(actual, expected, rtol=rtol, atol=atol), (
+    assert actual.shape == expected.shape, _with(
+        f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}",
+        difference.described_shape, actual, expected, number, shape_text)
+    assert np.all(np.isfinite(actual)), _with(f"{what} should be finite (found nan or inf)",
+                                              difference.described_nonfinite, actual, number)
+    assert np.allclose(actual, expected, rtol=rtol, atol=atol), _with(
         f"{what} does not match the expected values "
-        f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})")
+        f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})",
+        difference.described, actual, expected, rtol, atol, number)
+
+
+def _with(message, describe, *arguments):
+    """``message``, and after it what ``describe(*arguments)`` says of the difference, if anything."""
+    try:
+        description = describe(*arguments)
+    except (TypeError, ValueError, OverflowError):  # numbers of a kind no pattern is looked for in
+        description = ""
+    return f"{message}: {description}" if description else message
 
 
 # Inputs on which the identity, ReLU and softmax (over the last axis) all differ.

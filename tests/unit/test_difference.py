@@ -1,0 +1,83 @@
+"""bdl.difference: a failed assert_close says how the values differ, truly, where a pattern fits."""
+import re
+
+import numpy as np
+import pytest
+
+from bdl.checks import assert_close
+
+EXPECTED = np.array([[0.5, -1.0], [2.0, 3.0], [-4.0, 1.5]])
+
+
+def _message(actual, expected=EXPECTED):
+    with pytest.raises(AssertionError) as failed:
+        assert_close(actual, expected, "the value")
+    return str(failed.value)
+
+
+@pytest.mark.parametrize("actual, said", [
+    (EXPECTED + 0.919, "every value is off by the same constant, 0.919"),
+    (2 * EXPECTED, "every value is 2 times the expected one"),
+    (-EXPECTED, "every value has the opposite sign"),
+    (EXPECTED * (1 + 2e-4), "every value is right to 0.1 % but not to the test's tolerance"),
+    (np.where(np.arange(6).reshape(3, 2) == 3, 7.0, EXPECTED), "1 of 6 values is wrong, the others right"),
+    (np.vstack([EXPECTED[:1], EXPECTED[1:] + [[1.0, -2.0], [0.5, 3.0]]]), "the first row is right, every later one wrong"),
+    (np.vstack([EXPECTED[:1] + 1.0, EXPECTED[1:]]), "the first row is wrong, every later one right"),
+    (np.where(np.arange(6).reshape(3, 2) == 0, np.nan, EXPECTED), "should be finite (found nan or inf): 1 of 6 values is nan"),
+    (np.full((3, 2), np.inf), "every value is inf"),
+    (np.array(EXPECTED.sum()), "one number, the sum of the values expected one by one"),
+    (np.array(EXPECTED.mean()), "one number, the mean of the values expected one by one"),
+    (EXPECTED.T, "the expected values, transposed"),
+    (EXPECTED.reshape(6), "the expected values, arranged in shape (6,)"),
+])
+def test_a_pattern_is_said(actual, said):
+    assert said in _message(actual)
+
+
+def test_no_pattern_no_words():
+    message = _message(np.array([[0.1, 7.0], [-2.0, 3.5], [1.0, 1.0]]))
+    assert message.endswith(")"), message  # the largest difference, nothing after it
+    assert _message(np.array(1.5), np.array(1.0)).endswith(")")  # one number: any offset, any factor
+
+
+def test_what_is_said_is_true_of_random_answers():
+    """Over many random answers (exact transformations, noise, mixtures of both), each description
+    holds of the numbers it describes."""
+    generator = np.random.default_rng(0)
+    said_any = set()
+    for _ in range(3000):
+        expected = generator.normal(size=tuple(generator.integers(1, 4, size=generator.integers(1, 3))))
+        actual = expected.copy()
+        kind = generator.integers(5)
+        if kind == 0:
+            actual = actual + generator.normal()
+        elif kind == 1:
+            actual = actual * generator.normal()
+        elif kind == 2:
+            actual[generator.random(actual.shape) < 0.5] += 1.0
+        else:
+            actual = actual + generator.normal(scale=10.0 ** -generator.integers(0, 6), size=actual.shape)
+        try:
+            assert_close(actual, expected, "x")
+            continue
+        except AssertionError as failed:
+            message = str(failed)
+        wrong = ~np.isclose(actual, expected, rtol=1e-5, atol=1e-6)
+        if found := re.search(r"off by the same constant, (\S+)$", message):
+            said_any.add("offset")
+            shown = float(found.group(1))  # to 4 significant digits
+            assert np.allclose(actual - expected, shown, rtol=0, atol=6e-4 * abs(shown) + 2e-5 * np.abs(expected).max())
+        elif found := re.search(r"every value is (\S+) times", message):
+            said_any.add("factor")
+            assert np.allclose(actual, float(found.group(1)) * expected, rtol=1e-3, atol=1e-5)
+        elif found := re.search(r"(\d+) of (\d+) values (is|are) wrong", message):
+            said_any.add("some")
+            assert int(found.group(1)) == wrong.sum() < wrong.size
+        elif "right to 0.1 %" in message:
+            said_any.add("precision")
+            assert np.allclose(actual, expected, rtol=1e-3, atol=1e-6)
+        elif "the first" in message:
+            said_any.add("rows")
+            rows = wrong.reshape(len(expected), -1).any(axis=1)
+            assert (not rows[0] and rows[1:].all()) or (rows[0] and not rows[1:].any())
+    assert said_any == {"offset", "factor", "some", "precision", "rows"}, said_any

@@ -26,6 +26,10 @@ MUTANTS = {
          "return tf.constant(bin_accuracy), tf.constant(bin_confidence), tf.constant(count)"),
         ("num_bins ignored (always the notebook's 15)", "    probs = np.asarray(probs, dtype=np.float64)\n",
          "    num_bins = 15\n    probs = np.asarray(probs, dtype=np.float64)\n"),
+        # Right unless the largest probabilities tie: then every tied class counts as the prediction.
+        ("right when the true class's probability is the largest",
+         "correct = (probs.argmax(axis=1) == labels).astype(np.float64)",
+         "correct = (probs[np.arange(len(labels)), labels] == confidence).astype(np.float64)"),
     ],
     "expected_calibration_error": [
         ("unweighted bin average",
@@ -43,6 +47,10 @@ MUTANTS = {
          "    num_bins = 15\n    probs = np.asarray(probs, dtype=np.float64)\n"),
         ("a NumPy float32, not a Python float", "return float(np.sum(np.where(count > 0, gap, 0.0)) / len(labels))",
          "return np.float32(np.sum(np.where(count > 0, gap, 0.0)) / len(labels))"),
+        # Right unless the largest probabilities tie: then every tied class counts as the prediction.
+        ("right when the true class's probability is the largest",
+         "correct = (probs.argmax(axis=1) == labels).astype(np.float64)",
+         "correct = (probs[np.arange(len(labels)), labels] >= confidence).astype(np.float64)"),
     ],
     "fit_temperature": [
         ("temperature multiplies the logits", "logits=logits / tf.exp(log_temperature)",
@@ -73,6 +81,11 @@ MUTANTS = {
         ("two dimensions hard-coded", "activation = tf.tanh(tf.linalg.matvec(z, w) + b)",
          "activation = tf.tanh(z[:, 0] * w[0] + z[:, 1] * w[1] + b)"),
         ("u and w swapped", "    w_dot_u = tf.reduce_sum(w * u)\n", "    u, w = w, u\n    w_dot_u = tf.reduce_sum(w * u)\n"),
+        # The formula as written: exp(w.u) overflows float32 from w.u = 89, and u_hat, f(z) and log_det are inf or nan.
+        ("softplus as log(1 + exp(x))", "tf.math.softplus(w_dot_u)", "tf.math.log(1.0 + tf.exp(w_dot_u))"),
+        # The forward values are right, but the gradient of the branch tf.where does not take is inf * 0 = nan.
+        ("softplus by tf.where, nan gradients for a large w.u", "tf.math.softplus(w_dot_u)",
+         "tf.where(w_dot_u > 20.0, w_dot_u, tf.math.log1p(tf.exp(w_dot_u)))"),
     ],
 }
 
@@ -105,6 +118,8 @@ ALTERNATIVES = {
         ("np.digitize on the inner edges",
          "bins = np.clip(np.ceil(confidence * num_bins).astype(int) - 1, 0, num_bins - 1)",
          "bins = np.digitize(confidence, np.linspace(0.0, 1.0, num_bins + 1)[1:-1], right=True)"),
+        ("the prediction by tf.argmax", "correct = (probs.argmax(axis=1) == labels).astype(np.float64)",
+         "correct = (tf.argmax(probs, axis=1).numpy() == labels).astype(np.float64)"),
     ],
     "expected_calibration_error": [
         ("through reliability_bins",
@@ -214,6 +229,10 @@ ALTERNATIVES = {
          "    return PlanarFlow()(z, u, w, b)\n"
          "\n\n"
          "def _unused(z, u, w, b):\n"),
+        # Softplus kept finite for a large w.u without tf.math.softplus (its value and its gradient).
+        ("softplus as a log-sum-exp", "tf.math.softplus(w_dot_u)", "tf.reduce_logsumexp(tf.stack([0.0, w_dot_u]))"),
+        ("softplus as relu plus log1p(exp(-|x|))", "tf.math.softplus(w_dot_u)",
+         "(tf.nn.relu(w_dot_u) + tf.math.log1p(tf.exp(-tf.abs(w_dot_u))))"),
     ],
 }
 

@@ -7,7 +7,8 @@ The scheduler runs a task again when its worker dies, up to
 killed while it grades him (and a task that waited on that worker is run
 again too): everyone ends graded. Then dan alone: his worker is killed each
 time he is graded, four times, and he scores zero with the reason, although
-nbgrader had begun to write his grades.
+nbgrader had begun to write his grades. eve's hand-in is hostile: the cluster
+grades it as `grade` without a scheduler does.
 """
 import csv
 import json
@@ -25,6 +26,7 @@ from nbgrader.api import Gradebook
 from sqlalchemy import create_engine, text
 
 from bad_submissions import WRONG_BRIER, _edit
+from red_team import TRANSFORMER_POST
 from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference, write_course
 from postgres import postgres_url  # noqa: F401  (a fixture)
 from system_packages import require
@@ -120,12 +122,14 @@ def graded(cluster, postgres_url, tmp_path_factory):  # noqa: F811 (the fixture)
     nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
     # Kills its kernel in the first graded cell: graded again without that cell.
     nbformat.write(_edit("brier_score", prepend="import os\nos._exit(0)\n")(), incoming / "cat.ipynb")
+    # Every cell after its first answer becomes `pass` in the kernel.
+    nbformat.write(_edit("brier_score", prepend=TRANSFORMER_POST + "\n")(), incoming / "eve.ipynb")
     rows, left = _grade(cluster, postgres_url, root, incoming, {"bob": 1})
     late = tmp_path_factory.mktemp("late")
     nbformat.write(reference(), late / "dan.ipynb")
     late_rows, late_left = _grade(cluster, postgres_url, root, late, {"dan": 4})
     return {"root": root, "db_url": gradebook_url(postgres_url, root), "rows": {**rows, **late_rows},
-            "left": left + late_left}
+            "left": left + late_left, "incoming": incoming}
 
 
 @pytest.mark.slow  # grades four submissions on a cluster, killing five workers: about two minutes
@@ -135,7 +139,7 @@ def test_scores_and_statuses_come_back(graded):
                 "cat": (FULL - 2, "graded; graded again without cell brier_score (the kernel died"),
                 "dan": (0, "error: the Dask worker grading it died, each of the 4 times it was tried")}
     assert {student: (float(row["score"]), row["status"][:len(expected[student][1])])
-            for student, row in rows.items()} == expected, rows
+            for student, row in rows.items() if student != "eve"} == expected, rows
     statuses = json.loads((graded["root"] / "grading_status" / f"{ASSIGNMENT}.json").read_text())
     assert statuses == {f"{student}/{NOTEBOOK}": row["status"] for student, row in rows.items()}
 
@@ -156,10 +160,24 @@ def test_the_gradebook_holds_every_score_and_nothing_half_graded(graded):
 @pytest.mark.slow
 def test_autograded_notebooks_come_back_to_the_course(graded):
     autograded = graded["root"] / "autograded"
-    assert sorted(path.name for path in autograded.iterdir()) == ["ada", "bob", "cat"]
+    assert sorted(path.name for path in autograded.iterdir()) == ["ada", "bob", "cat", "eve"]
     for student in ("ada", "bob", "cat"):
         notebook = nbformat.read(autograded / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
         assert any(cell.get("outputs") for cell in notebook.cells), f"{student}'s notebook was not run"
+
+
+@pytest.mark.slow
+def test_a_hostile_hand_in_gets_on_the_cluster_what_grade_gives_it_here(graded, tmp_path):
+    """The Dask door is the one gate: eve's hand-in scores and reads the same graded on the cluster as
+    graded by `grade` without a scheduler (the sandbox, the examiner, the review)."""
+    root, incoming = tmp_path / "course", tmp_path / "class"
+    write_course(root)
+    incoming.mkdir()
+    shutil.copyfile(graded["incoming"] / "eve.ipynb", incoming / "eve.ipynb")
+    (here,) = grading.grade(ASSIGNMENT, [incoming], root=root)
+    there = graded["rows"]["eve"]
+    assert (float(there["score"]), there["status"]) == (here["score"], here["status"])
+    assert here["score"] < FULL and "get_ipython" in here["status"] and "no sandbox" not in here["status"], here
 
 
 @pytest.mark.slow

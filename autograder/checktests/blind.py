@@ -46,10 +46,11 @@ def load_blind(assignment, mutants_dir):
 
 
 def judge(function, results, right):
-    """Add up one function's blind answers; ``results`` are (name, passed, hint) with the hint's name or
-    None. Return its figures and ``problems``: grading gaps (a wrong answer passes) and wrong hints."""
+    """Add up one function's blind answers; ``results`` are (name, passed, hint, message) with the hint's
+    name or None and the failing test's message (what the student reads above the hint). Return its
+    figures and ``problems``: grading gaps (a wrong answer passes) and wrong hints."""
     row = {"answers": len(results), "failing": 0, "hinted": 0, "right": 0, "problems": [], "lines": []}
-    for name, passed, hint in results:
+    for name, passed, hint, message in results:
         acceptable = right.get(name)
         if passed:
             row["problems"].append(f"blind answer {name!r} passes its tests (a grading gap)")
@@ -63,7 +64,7 @@ def judge(function, results, right):
             row["problems"].append(f"blind answer {name!r} gets the hint {hint!r}, judged right: "
                                    f"{sorted(acceptable) if acceptable is not None else 'not judged'}")
         row["lines"].append(f"{function} {name!r}: fails, hint {hint or '-'}"
-                            + ("" if hint is None else " (right)" if ok else " (WRONG)"))
+                            + ("" if hint is None else " (right)" if ok else " (WRONG)") + f"; says: {message}")
     return row
 
 

@@ -60,8 +60,8 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
                     problems.append(f"correct blind answer {name!r} gets the hint {hint!r}")
             results = []
             for name, _mistake, source in catalogue["answers"].get(function, []):
-                passed, _, text = _run_answer(kernel, solution, tests, source)
-                results.append((name, bool(passed), None if passed else noted_mistake(text, function)))
+                passed, why, text = _run_answer(kernel, solution, tests, source)
+                results.append((name, bool(passed), None if passed else noted_mistake(text, function), why))
             blind = judge(function, results, catalogue["right"].get(function, {}))
             problems += blind.pop("problems")
         found[function] = {"problems": problems, "blind": blind}

@@ -23,12 +23,13 @@ def _judged():
 
 
 def test_judge_counts_gaps_and_wrong_hints():
-    row = judge("f", [("a", False, "x"), ("b", False, "y"), ("c", False, None), ("d", True, None),
-                      ("e", False, "z")], {"a": {"x"}, "b": set(), "c": {"x"}})
+    row = judge("f", [("a", False, "x", "m"), ("b", False, "y", "m"), ("c", False, None, "off by 0.5"),
+                      ("d", True, None, ""), ("e", False, "z", "m")], {"a": {"x"}, "b": set(), "c": {"x"}})
     assert (row["answers"], row["failing"], row["hinted"], row["right"]) == (5, 4, 3, 1)
     assert row["problems"] == ["blind answer 'b' gets the hint 'y', judged right: []",
                                "blind answer 'd' passes its tests (a grading gap)",
                                "blind answer 'e' gets the hint 'z', judged right: not judged"]
+    assert row["lines"][2] == "f 'c': fails, hint -; says: off by 0.5", "the student's message beside the hint"
     rows = [{"blind": row}]
     assert target_problems(rows) == [f"blind precision 1/3 (at least {MIN_PRECISION:.0%} needed)"]
     assert target_problems([{"blind": {**row, "hinted": 1, "right": 1}}]) == [

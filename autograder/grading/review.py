@@ -14,6 +14,7 @@ import functools
 import json
 import re
 
+from autograder.course import cells
 from autograder.grading.spelled import spelled
 
 # Calls that have no business in an answer to this course's questions.
@@ -267,11 +268,6 @@ def _imported_modules(trees):
         names |= found
 
 
-def _is_test(cell):
-    nbgrader = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(nbgrader.get("grade")) and not nbgrader.get("solution")
-
-
 # What a magic or shell escape becomes in the syntax tree the review reads: a call that names it.
 MAGIC = "__ipython_magic__"
 
@@ -323,8 +319,8 @@ def review_notebook(path, provided=()):
     try:
         nb = json.loads(open(path, encoding="utf-8").read())
         # A test cell's code is replaced by the gradebook's before it runs: it is never the student's.
-        sources = ["".join(cell.get("source", "")) for cell in nb.get("cells", [])
-                   if cell.get("cell_type") == "code" and not _is_test(cell)]
+        sources = [cells.cell_text(cell) or "" for cell in nb.get("cells", [])
+                   if cell.get("cell_type") == "code" and not cells.is_test(cell)]
     except (OSError, ValueError, AttributeError, TypeError):
         return []  # nbgrader reports what is wrong with the file itself
     trees = [tree for tree in map(_parse, sources) if tree is not None]

@@ -62,8 +62,7 @@ def _notebook_parts(nb, answers_are_the_students):
     own answer cells, the student's stubs, when ``answers_are_the_students``)."""
     parts = []
     for index, cell in enumerate(nb.get("cells", [])):
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else source
+        source = cells.cell_text(cell) or ""
         outputs = []
         for output in cell.get("outputs", []):
             for value in [output.get("text", "")] + list(output.get("data", {}).values()) + output.get("traceback", []):

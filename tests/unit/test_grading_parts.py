@@ -123,6 +123,16 @@ def test_review_flags_suspicious_code(tmp_path, code, flag):
     assert any(found.startswith(flag) for found in flags), flags
 
 
+def test_review_reads_a_cell_whose_source_list_holds_a_non_string(tmp_path):
+    """Plain JSON may hold anything: the review reads the cell's strings (``cells.cell_text``) rather
+    than give up on the whole notebook and flag nothing."""
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": ["import ctypes\n", 1]}]}
+    (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
+    assert "imports ctypes" in review_notebook(tmp_path / "nb.ipynb")
+
+
 @pytest.mark.parametrize("code, flag", [
     # The answering machinery (what answers the examiner's questions in the kernel), however it is named.
     ("import bdl.wire as w", "reaches bdl.wire"),

@@ -31,8 +31,7 @@ import nbformat
 from autograder.course import cells
 
 MIN_LENGTH = 12
-MARKERS = (cells.BEGIN_SOLUTION, cells.END_SOLUTION, cells.BEGIN_HIDDEN, cells.END_HIDDEN,
-           cells.BEGIN_RUBRIC, cells.END_RUBRIC)
+MARKERS = cells.SOURCE_MARKERS  # what only a source notebook holds, mark schemes' included
 
 
 def solution_lines(cell):

@@ -74,15 +74,10 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
 
 
 def _to_read(statuses):
-    """A note per submission whose code a person should read before trusting its score: it was
-    not scored for tampering with the grading kernel, or it has review flags."""
-    notes = []
-    for key, status in sorted(statuses.items()):
-        flags = status[status.index("review: "):] if "review: " in status else ""
-        if "not scored" in status or flags:
-            why = status.split("; review: ")[0] if "not scored" in status else flags
-            notes.append(f"read {key} before trusting its score: {why}")
-    return notes
+    """A note per submission whose code a person should read before trusting its score: the review's
+    flags (``autograder.grading.review``) in its status."""
+    return [f"read {key} before trusting its score: {status[status.index('review: '):]}"
+            for key, status in sorted(statuses.items()) if "review: " in status]
 
 
 def _write_scores(rows, cells, assignment, csv_path, png_path):

@@ -165,3 +165,12 @@ def test_messages_differing_in_numbers_are_one_group():
     assert items.error_message({"ename": "AssertionError", "evalue": "\x1b[31mthe mean\x1b[0m\nmore"}) == "the mean"
     assert items.error_message({"ename": "NameError", "evalue": "name 'fgsm' is not defined"}) == \
         "NameError: name 'fgsm' is not defined"
+
+
+def test_the_report_names_each_submission_with_review_flags_and_no_other():
+    from autograder.outputs.report import _to_read
+    statuses = {"ada/likelihoods": "graded; review: uses get_ipython", "bob/likelihoods": "graded",
+                "eve/likelihoods": "error: the kernel died; review: imports ctypes",
+                "sam/likelihoods": "error: not a notebook (the file is not JSON)"}
+    assert _to_read(statuses) == ["read ada/likelihoods before trusting its score: review: uses get_ipython",
+                                  "read eve/likelihoods before trusting its score: review: imports ctypes"]

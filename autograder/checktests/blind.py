@@ -32,10 +32,10 @@ def load_module(path):
     return module
 
 
-def load_blind(assignment, mutants_dir):
-    """{"answers": ..., "correct": ..., "right": ...} of ``<mutants_dir>/blind/<assignment>.py`` and
-    its judgement, or None when the assignment has no blind catalogue."""
-    folder = Path(mutants_dir) / "blind"
+def load_blind(assignment, mutants_dir, folder=None):
+    """{"answers": ..., "correct": ..., "right": ...} of ``<folder>/<assignment>.py`` (by default the
+    catalogue ``<mutants_dir>/blind/``) and its judgement, or None when the assignment has none there."""
+    folder = Path(folder) if folder else Path(mutants_dir) / "blind"
     path = folder / f"{assignment}.py"
     if not path.exists():
         return None

@@ -103,14 +103,15 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
 
 
 def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None, only_blind=False,
-                every_mutant=False):
+                every_mutant=False, blind_dir=None):
     """Check the tests of every notebook of ``assignment``; return rows with a ``notebook`` key.
 
     A row also holds the problems of ``check_hints`` and, where the assignment has a blind catalogue,
     ``blind``: its function's figures there. ``only_blind``: only those, without the rest.
-    ``every_mutant``: see ``check_notebook``."""
+    ``every_mutant``: see ``check_notebook``. ``blind_dir``: another folder of blind answers than the
+    catalogue (``load_blind``)."""
     variants = load_variants(assignment, mutants_dir)
-    catalogue = load_blind(assignment, mutants_dir)
+    catalogue = load_blind(assignment, mutants_dir, blind_dir)
     rows = []
     for path in sorted((Path(root) / "source" / assignment).glob("*.ipynb")):
         hints = {}

@@ -11,7 +11,7 @@ def _check_tests(args):
     for assignment in args.assignments or assignments(args.root):
         check_assignment(assignment, args.root)
         rows = check_tests(assignment, args.seeds, args.root, args.mutants, only_blind=args.blind_only,
-                           every_mutant=args.every_mutant)
+                           every_mutant=args.every_mutant, blind_dir=args.blind)
         text = ([] if args.blind_only else [format_check_table(rows)]) + [format_blind(rows)]
         if args.blind_only:
             text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}" for r in rows for problem in r["problems"]]
@@ -33,6 +33,9 @@ def add_parser(commands):
     check.add_argument("--blind-only", action="store_true",
                        help="only the blind catalogue and its hints (one run of the notebook, one of the tests "
                        "per answer)")
+    check.add_argument("--blind", metavar="FOLDER",
+                       help="the blind answers in FOLDER/<assignment>.py (and its judged.py) instead of the "
+                       "catalogue in the mutants folder's blind/: a later round, measured once")
     check.add_argument("--every-mutant", action="store_true",
                        help="try the other functions' tests with every killed mutant in place, "
                        "not only each function's first (two to five times slower)")

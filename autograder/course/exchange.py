@@ -93,31 +93,47 @@ def _uid(name):
         return None
 
 
+# Every entry of a student's folder is opened so: read only, never through a link, never inherited.
+_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
 def copy_tree(src, dest, ignore=(), max_file_bytes=None):
-    """Copy the folder ``src`` to ``dest`` without following a link anywhere in it: every entry is
-    opened relative to its folder's descriptor with ``O_NOFOLLOW``; a link or any other entry that
+    """Copy the folder ``src`` to ``dest`` without following a link anywhere in it: every entry, a
+    subfolder too, is opened relative to its folder's descriptor with ``O_NOFOLLOW`` (so a folder
+    swapped for a link after it was opened is never walked through); a link or any other entry that
     is not a regular file or a folder raises ``RefusedSubmission``. Entries matching ``ignore``
     (nbgrader's ``CourseDirectory.ignore``) are left out, as are files over ``max_file_bytes``."""
-    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     try:
-        folder = os.open(src, flags | os.O_DIRECTORY)
+        folder = os.open(src, _FLAGS | os.O_DIRECTORY)
     except OSError as error:
         raise RefusedSubmission(f"{src} is not a folder ({error.strerror})") from None
     try:
-        os.makedirs(dest, exist_ok=True)
-        for entry in os.scandir(folder):
-            if any(fnmatch.fnmatch(entry.name, pattern) for pattern in ignore):
-                continue
-            status = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(status.st_mode):
-                copy_tree(os.path.join(src, entry.name), os.path.join(dest, entry.name), ignore, max_file_bytes)
-            elif not stat.S_ISREG(status.st_mode):
-                raise RefusedSubmission(f"{os.path.join(src, entry.name)} is a link or a special file, "
-                                        f"not a file the student wrote")
-            elif max_file_bytes is None or status.st_size <= max_file_bytes:
-                _copy_file(folder, entry.name, os.path.join(dest, entry.name), flags)
+        _copy_folder(folder, src, dest, ignore, max_file_bytes)
     finally:
         os.close(folder)
+
+
+def _copy_folder(folder, src, dest, ignore, max_file_bytes):
+    """``copy_tree`` of the open folder ``folder`` (``src`` names it in messages)."""
+    os.makedirs(dest, exist_ok=True)
+    for entry in os.scandir(folder):
+        if any(fnmatch.fnmatch(entry.name, pattern) for pattern in ignore):
+            continue
+        where = os.path.join(src, entry.name)
+        status = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(status.st_mode):
+            try:
+                subfolder = os.open(entry.name, _FLAGS | os.O_DIRECTORY, dir_fd=folder)
+            except OSError as error:  # a link put in its place since the folder was read
+                raise RefusedSubmission(f"{where} cannot be opened as a folder ({error.strerror})") from None
+            try:
+                _copy_folder(subfolder, where, os.path.join(dest, entry.name), ignore, max_file_bytes)
+            finally:
+                os.close(subfolder)
+        elif not stat.S_ISREG(status.st_mode):
+            raise RefusedSubmission(f"{where} is a link or a special file, not a file the student wrote")
+        elif max_file_bytes is None or status.st_size <= max_file_bytes:
+            _copy_file(folder, entry.name, os.path.join(dest, entry.name), _FLAGS)
 
 
 def _copy_file(folder, name, dest, flags):

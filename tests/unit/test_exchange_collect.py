@@ -52,3 +52,27 @@ def test_collect_takes_only_what_each_student_wrote(tmp_path):
     assert "belongs to uid 54321" not in log  # the planted folder is never alice's latest
     assert f"{NOTEBOOK}.ipynb, a link or a special file" in log and "answers.fifo, a link or a special file" in log
     assert "notes, a link or a special file" in log
+
+
+def test_a_folder_swapped_for_a_link_mid_copy_is_not_walked_through(tmp_path, monkeypatch):
+    """Collect copies a student's folder by descriptors: when a subfolder is swapped for a link to
+    another's files after it was opened, the copy still reads the folder it opened, never the link's."""
+    from autograder.course import exchange
+    student = tmp_path / "student"
+    (student / "work" / "data").mkdir(parents=True)
+    (student / "work" / "data" / "answers.txt").write_text("mine\n")
+    other = tmp_path / "other"
+    (other / "data").mkdir(parents=True)
+    (other / "data" / "answers.txt").write_text("someone else's\n")
+    listings, real_scandir = [], os.scandir
+
+    def scandir(folder):
+        listings.append(folder)
+        if len(listings) == 2:  # "work" is open and being read: swap it for a link to the other's folder
+            os.rename(student / "work", student / "moved")
+            os.symlink(other, student / "work")
+        return real_scandir(folder)
+
+    monkeypatch.setattr(exchange.os, "scandir", scandir)
+    exchange.copy_tree(str(student), str(tmp_path / "copy"))
+    assert (tmp_path / "copy" / "work" / "data" / "answers.txt").read_text() == "mine\n"

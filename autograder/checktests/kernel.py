@@ -61,9 +61,14 @@ class NotebookKernel:
 
 
 def last_error_line(text):
-    """The error's own line: its last line that is not a diagnosis note."""
+    """The error's own line: its last line that is not part of a diagnosis note (the note's first line,
+    and the indented lines it wraps onto)."""
     from bdl.diagnoses import PREFIX  # its recognisers load TensorFlow: only here, not for every command
-    lines = [line for line in text.splitlines() if line.strip() and not line.startswith(PREFIX)]
+    lines, in_note = [], False
+    for line in text.splitlines():
+        in_note = line.startswith(PREFIX) or (in_note and line.startswith(" "))
+        if line.strip() and not in_note:
+            lines.append(line)
     return lines[-1] if lines else text
 
 

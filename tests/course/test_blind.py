@@ -5,6 +5,7 @@ a correct alternative or a correct blind answer given any hint, a blind wrong an
 its judgement does not accept. Here: that it does, on a course of one weak test; that the
 catalogue is as it was frozen; that every answer of it is judged, by the tables' own names."""
 import hashlib
+import shutil
 import subprocess
 import sys
 
@@ -131,3 +132,11 @@ def test_check_tests_measures_the_blind_catalogue_and_finds_contradicting_hints(
     assert "2/4 (50%) of the failing answers hinted (recall), 1/2 (50%) of the hints right" in result.stdout
     assert "PROBLEM 99_weak: blind precision 1/2" in result.stdout
     assert "gets the hint 'scale_as_variance'" not in result.stdout  # --blind-only leaves the alternatives
+    assert "gaussian_nll 'no constant': fails, hint missing_constant (right); says: AssertionError: the NLL at the mean" \
+        in result.stdout, "each answer's line gives what the student reads"
+    # A later round, in a folder of its own, is measured the same way with --blind.
+    shutil.copytree(root / "mutants" / "blind", root / "round two")
+    later = subprocess.run([sys.executable, "-m", "autograder", "check-tests", "99_weak", "--blind-only",
+                            "--root", str(root), "--mutants", str(root / "mutants"), "--blind", str(root / "round two")],
+                           capture_output=True, text=True, timeout=600)
+    assert "2/4 (50%) of the failing answers hinted (recall), 1/2 (50%) of the hints right" in later.stdout, later.stdout

@@ -7,7 +7,6 @@ here, before any of its code runs (``_refusal``). Rows go to ``grading_status/<a
 ``report``, and to a CSV if asked. Only this side reads and writes the course directory.
 """
 import contextlib
-import dataclasses
 import csv
 import shutil
 import sys
@@ -27,7 +26,7 @@ from autograder.course.directory import REPO, check_assignment, check_result, ma
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import save_statuses
 from autograder.grading.collect import NBGRADER_FILES, collect
-from autograder.grading.limits import Limits, grading_slots, slot_threads
+from autograder.grading.limits import Limits, grading_slots
 from autograder.grading.review import review_notebook
 from autograder.grading.task import ExaminerSlots, Graded, GradingTask, grade_task, readable_notebooks
 from autograder.worker import bwrap
@@ -211,9 +210,6 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
     if reason:
         raise ValueError(reason)
     limits = limits or Limits()
-    if not scheduler:  # a Dask worker's cores are its machine's, unknown here
-        workers = workers or grading_slots()
-        limits = dataclasses.replace(limits, threads=limits.threads or slot_threads(workers))
     db_url = gradebook_url(db_url, root)
     with _connect(scheduler) if scheduler else contextlib.nullcontext() as client:
         names = notebook_names(root, assignment)

@@ -72,29 +72,17 @@ def _own_cgroup_limits(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
     return cores, memory
 
 
-def _cores(quota):
-    """The cores this process may use: its CPU affinity, and no more than its cgroup's ``quota``."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return min(cores, max(1, int(quota))) if quota else cores
-
-
 def grading_slots(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
     """How many submissions to grade at once here: one per core this process may use (its CPU
     affinity and its cgroup's quota), and no more than its cgroup's memory holds at SLOT_BYTES each.
     On the hub the instructor grades in their server's cgroup, not on the machine's every core."""
-    quota, memory = _own_cgroup_limits(cgroup, membership)
-    slots = _cores(quota)
+    cores, memory = _own_cgroup_limits(cgroup, membership)
+    slots = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if cores:
+        slots = min(slots, max(1, int(cores)))
     if memory:
         slots = min(slots, max(1, memory // SLOT_BYTES))
     return max(1, slots)
-
-
-def slot_threads(workers, cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
-    """The threads TensorFlow may use for one op in each of ``workers`` grading slots: the slot's share
-    of the cores this process may use. TensorFlow's own choice is a thread per core of the machine in
-    every process, cgroup or not, and its threads spin while they wait: two slots' kernels and
-    examiners on 2 cores then spend much of their time fighting over them."""
-    return max(1, _cores(_own_cgroup_limits(cgroup, membership)[0]) // max(1, workers))
 
 
 @dataclass
@@ -103,8 +91,6 @@ class Limits:
     submission_timeout: float = 900.0   # wall-clock seconds for the whole submission
     memory_bytes: int = 4 * 2**30       # the worker, its kernel and all they start
     cell_timeout: int = 120             # seconds one cell may run (nbgrader interrupts it)
-    threads: int = 0                    # TensorFlow's threads for one op in the kernel and examiner, where
-                                        # the environment sets no TF_NUM_INTRAOP_THREADS (0: TensorFlow's choice)
 
 
 def _tree(process):
@@ -203,7 +189,7 @@ def run_isolated(job, limits):
         worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
                                   stdout=log, stderr=log, start_new_session=True,
                                   cwd=job.scratch, pass_fds=(*job.examiner_fds, job.result_fd),
-                                  env=bwrap.environment(os.environ, limits.threads))
+                                  env=bwrap.environment(os.environ))
         worker.stdin.write(job.to_json().encode() + b"\n")
         worker.stdin.flush()
         try:

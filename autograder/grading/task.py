@@ -93,18 +93,17 @@ class ExaminerSlots:
     def __init__(self):
         self._examiners, self._lock = {}, threading.Lock()
 
-    def examiner(self, sandbox, threads=0):
-        """The calling slot's examiner, started when it has none (or its last was left mid-question, or
-        was started with another sandbox or number of threads: ``Examiner.start``)."""
+    def examiner(self, sandbox):
+        """The calling slot's examiner, started when it has none (or its last was left mid-question)."""
         slot = threading.get_ident()
         with self._lock:
-            examiner, made_with = self._examiners.get(slot, (None, None))
-        if examiner is None or not examiner.running() or made_with != (sandbox, threads):
+            examiner, had_sandbox = self._examiners.get(slot, (None, None))
+        if examiner is None or not examiner.running() or had_sandbox != sandbox:
             if examiner is not None:
                 examiner.stop()
-            examiner = Examiner.start(sandbox, threads)
+            examiner = Examiner.start(sandbox)
             with self._lock:
-                self._examiners[slot] = examiner, (sandbox, threads)
+                self._examiners[slot] = examiner, sandbox
         return examiner
 
     def stop(self):
@@ -140,7 +139,7 @@ def _grade_crash_safe(job, limits, submitted, source, slots):
         # (a file, a link, its sockets) reaches the next.
         job.kernel_io = str(Path(job.scratch) / f"kernel-{len(logs) + 1}")
         Path(job.kernel_io).mkdir()
-        examiner = slots.examiner(job.sandbox, limits.threads)
+        examiner = slots.examiner(job.sandbox)
         job.examiner_fds = examiner.fds()
         result = run_isolated(job, limits)
         shutil.rmtree(job.kernel_io, ignore_errors=True)  # never follows the kernel's links

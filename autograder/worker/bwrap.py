@@ -53,17 +53,12 @@ ENVIRONMENT = frozenset({"PATH", "PYTHONPATH", "HOME", "LANG", "LANGUAGE", "TZ",
                          "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR",
                          "JUPYTER_RUNTIME_DIR"})
 ENVIRONMENT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "TF_")
-# TensorFlow's threads for one op (a grading slot's share of the cores: ``limits.slot_threads``).
-THREADS = "TF_NUM_INTRAOP_THREADS"
 
 
-def environment(given, threads=0):
-    """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``),
-    with TensorFlow's threads for one op set to ``threads`` where ``given`` does not set them."""
-    kept = {key: value for key, value in given.items() if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}
-    if threads and THREADS not in kept:
-        kept[THREADS] = str(threads)
-    return kept
+def environment(given):
+    """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``)."""
+    return {key: value for key, value in given.items()
+            if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}
 
 
 def bwrap():

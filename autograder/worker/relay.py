@@ -48,13 +48,12 @@ class Examiner:
         self.stdin, self.stdout, self.process, self._log = stdin, stdout, process, log
 
     @classmethod
-    def start(cls, sandbox, threads=0):
-        """A new examiner, under bubblewrap when ``sandbox``, TensorFlow on ``threads`` threads for an op
-        (``bwrap.environment``); its stderr kept for ``log``."""
+    def start(cls, sandbox):
+        """A new examiner, under bubblewrap when ``sandbox``; its stderr kept for ``log``."""
         command = bwrap.examiner_command() if sandbox else [sys.executable, "-m", "autograder.worker.examiner"]
         log = tempfile.TemporaryFile()
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                   env=bwrap.environment(os.environ, threads))
+                                   env=bwrap.environment(os.environ))
         return cls(process.stdin, process.stdout, process, log)
 
     @classmethod

@@ -25,12 +25,6 @@ def test_a_grading_process_starts_with_the_listed_environment_only():
                                         "TF_CPP_MIN_LOG_LEVEL": "3"}
 
 
-def test_a_grading_process_gets_its_slots_threads_unless_the_environment_sets_them():
-    assert bwrap.environment({"PATH": "/usr/bin"}, 3) == {"PATH": "/usr/bin", "TF_NUM_INTRAOP_THREADS": "3"}
-    assert bwrap.environment({"TF_NUM_INTRAOP_THREADS": "8"}, 3) == {"TF_NUM_INTRAOP_THREADS": "8"}
-    assert bwrap.environment({"PATH": "/usr/bin"}) == {"PATH": "/usr/bin"}, "0: TensorFlow's own choice"
-
-
 WRITABLE_MOUNTS = r'''
 import json, os
 mounts = {}

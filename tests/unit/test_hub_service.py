@@ -369,14 +369,3 @@ def test_grade_sizes_its_workers_to_its_cgroup(tmp_path, version):
     assert grading_slots(*cgroup_tree(tmp_path / "one core", version, cpu=100000, memory=8 * 2**30)) == 1
     assert grading_slots(*cgroup_tree(tmp_path / "small", version, cpu=800000, memory=2 * 2**30)) == 1
     assert grading_slots(*cgroup_tree(tmp_path / "tiny", version, memory=2**29)) == 1  # never none
-
-
-@pytest.mark.parametrize("version", [1, 2])
-def test_each_slot_gets_its_share_of_the_cgroups_cores_for_tensorflow(tmp_path, version):
-    """TensorFlow would make a thread per core of the machine in each slot's kernel and examiner."""
-    from autograder.grading.limits import slot_threads
-    cores = len(os.sched_getaffinity(0))
-    assert slot_threads(1, *cgroup_tree(tmp_path / "free", version)) == cores
-    assert slot_threads(cores + 1, *cgroup_tree(tmp_path / "more slots", version)) == 1  # never none
-    four = cgroup_tree(tmp_path / "four cores", version, cpu=400000)
-    assert slot_threads(2, *four) == max(1, min(4, cores) // 2)

@@ -16,20 +16,12 @@ slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
   two hub modules share the hub's folder). So the browser and the hub never run
   while a grading class does.
 """
-import os
 import shutil
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
 
 from system_packages import require
-
-# TensorFlow gives each process a pool of one thread per core for an op's work, and its threads
-# spin while they wait. The suite runs several TensorFlow processes at once on few cores (two
-# workers, each with kernels, examiners and notebooks), so each gets one thread: on 2 cores, three
-# processes training at once each took 11.5 s with the default pools and 6.5 s with one thread.
-# Every process the suite starts inherits it (grading passes TF_ variables on to its kernels).
-os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
 ONE_SCOPE_EACH = ("tests/course/test_assignment_tests.py::test_check_tests_passes[",

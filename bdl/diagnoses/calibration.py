@@ -77,8 +77,9 @@ ECE = Function("expected_calibration_error", (
             "Your ECE can be negative: take each bin's gap between accuracy and confidence as an absolute value.",
             lambda f: _ece(f, _OVERCONFIDENT) < 0),
     Mistake("one_bin",
-            "Your ECE seems to put every point into one bin; the points are binned by their confidence into "
-            "num_bins bins.",
+            "Your ECE comes out as the gap between accuracy and confidence of all the points taken together, as "
+            "if they were one bin: bin them by their confidence into num_bins bins, and add up each bin's "
+            "absolute gap, weighted by its share of the points.",
             lambda f: same(_ece(f, _OVERCONFIDENT), 0.02) and same(_ece(f, _OVERCONFIDENT, 2), 0.02)),
     Mistake("confidence_of_the_true_class",
             TRUE_CLASS,

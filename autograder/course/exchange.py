@@ -133,12 +133,12 @@ def _copy_folder(folder, src, dest, ignore, max_file_bytes):
         elif not stat.S_ISREG(status.st_mode):
             raise RefusedSubmission(f"{where} is a link or a special file, not a file the student wrote")
         elif max_file_bytes is None or status.st_size <= max_file_bytes:
-            _copy_file(folder, entry.name, os.path.join(dest, entry.name), _FLAGS)
+            _copy_file(folder, entry.name, os.path.join(dest, entry.name))
 
 
-def _copy_file(folder, name, dest, flags):
+def _copy_file(folder, name, dest):
     try:
-        source = os.open(name, flags | os.O_NONBLOCK, dir_fd=folder)
+        source = os.open(name, _FLAGS | os.O_NONBLOCK, dir_fd=folder)
     except OSError as error:  # a link put in its place since the folder was read
         raise RefusedSubmission(f"{name} cannot be opened as a file ({error.strerror})") from None
     with os.fdopen(source, "rb") as reader:

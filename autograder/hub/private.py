@@ -13,17 +13,18 @@ def private_file(path, text):
         file.write(text)
 
 
+def _kept_secret(path, make):
+    """The secret in ``path``, made by ``make()`` the first time and kept root's alone."""
+    if not path.exists():
+        private_file(path, make() + "\n")
+    return path.read_text().strip()
+
+
 def service_token(settings, name):
     """The API token of the hub's service ``name`` (HUB_DIR/<name>-token: made once, root's alone)."""
-    path = Path(settings.hub_dir) / f"{name}-token"
-    if not path.exists():
-        private_file(path, secrets.token_hex(32) + "\n")
-    return path.read_text().strip()
+    return _kept_secret(Path(settings.hub_dir) / f"{name}-token", lambda: secrets.token_hex(32))
 
 
 def dummy_password(settings):
     """The one password every user of a --dummy hub logs in with (HUB_DIR/dummy-password: made once, root's alone)."""
-    path = Path(settings.hub_dir) / "dummy-password"
-    if not path.exists():
-        private_file(path, secrets.token_urlsafe(12) + "\n")
-    return path.read_text().strip()
+    return _kept_secret(Path(settings.hub_dir) / "dummy-password", lambda: secrets.token_urlsafe(12))

@@ -33,6 +33,10 @@ def described(actual, expected, rtol, atol, number):
         return ""
     if wrong.sum() < size:
         return f"{_count(int(wrong.sum()), size, number)} wrong, the others right"
+    varies = not np.allclose(expected, expected.flat[0], rtol=rtol, atol=atol)
+    if varies and np.allclose(actual, actual.flat[0], rtol=rtol, atol=atol):
+        # a constant answer: a value that never reads its input, or a reduction over the whole batch
+        return f"every value is the same, {number(float(actual.flat[0]), 4)}, where the expected ones differ"
     offset = actual - expected
     if np.allclose(offset, offset.mean(), rtol=0, atol=max(atol, rtol * np.abs(expected).max())):
         return f"every value is off by the same constant, {number(float(offset.mean()), 4)}"

@@ -5,7 +5,6 @@ official MNIST-C arrays are not given. Anything changed here changes the
 bytes of that set: bump ``bdl.data.SPATTER_RECIPE`` with it.
 """
 import numpy as np
-from scipy.ndimage import gaussian_filter
 
 # MNIST-C's spatter parameters (Mu & Gilmer 2019, corruptions.py), per
 # severity: (loc, scale, sigma, threshold, mask_sigma). MNIST-C uses 4.
@@ -27,6 +26,10 @@ def spatter_mask(shape, severity=SPATTER_SEVERITY, rng=None):
     0.8 (the share of mud grey). ``rng`` is a numpy Generator or a seed; the
     noise for the whole batch is drawn in one call.
     """
+    # Here, not at the top: every process that reads the data imports this module (each grading worker
+    # and kernel among them), and SciPy's ndimage takes about 0.4 s to load; only building the set needs it.
+    from scipy.ndimage import gaussian_filter
+
     loc, scale, sigma, threshold, mask_sigma = SPATTER_PARAMS[severity]
     rng = np.random.default_rng(rng)
     lead = (0,) * (len(shape) - 2)  # never blur across images of a batch

@@ -81,21 +81,25 @@ def check_shared(url):
                          "give a database server with --db postgresql://user@host/course")
 
 
+def notebook_points(notebook):
+    """A submitted notebook's points, as every table of scores gives them: {"score", "max_score",
+    "manual"} (the points of its grades awaiting an instructor)."""
+    return {"score": float(notebook.score), "max_score": float(notebook.max_score),
+            "manual": float(sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade))}
+
+
 def scores(db_url, root, assignment, student, status):
-    """Return one row per notebook of a student's graded submission."""
+    """Return one row per notebook of a student's graded submission (a notebook it lacks: 0 points)."""
     rows = []
     with Gradebook(db_url) as gradebook:
         for name in notebook_names(root, assignment):
             try:
-                notebook = gradebook.find_submission_notebook(name, assignment, student)
-                score, max_score = notebook.score, notebook.max_score
-                manual = sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade)
+                points = notebook_points(gradebook.find_submission_notebook(name, assignment, student))
             except MissingEntry:
-                score, manual = 0.0, 0.0
-                max_score = gradebook.find_notebook(name, assignment).max_score
-            rows.append({"assignment": assignment, "notebook": name, "student": student,
-                         "score": float(score), "max_score": float(max_score),
-                         "manual": float(manual), "status": status})
+                points = {"score": 0.0, "max_score": float(gradebook.find_notebook(name, assignment).max_score),
+                          "manual": 0.0}
+            rows.append({"assignment": assignment, "notebook": name, "student": student, **points,
+                         "status": status})
     return rows
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import psutil
 
-from autograder.hub.settings import (CGROUP_GROUP, FIRST_USER_UID, HubError, course_environment, hub_environment,
-                                     run_command)
+from autograder.hub.command import run_command
+from autograder.hub.settings import CGROUP_GROUP, FIRST_USER_UID, HubError, course_environment, hub_environment
 
 
 def ensure_user(name, home_root, log=print):

@@ -20,7 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.hub.settings import course_environment, hub_environment, service_token, stored_settings
+from autograder.hub.private import service_token
+from autograder.hub.settings import course_environment, hub_environment, stored_settings
 from autograder.hub.spawner import join_cgroups, make_cgroups, private_tmp, systemd_runs_this_machine, tmp_folder
 
 

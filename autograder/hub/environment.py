@@ -13,7 +13,8 @@ from pathlib import Path
 from packaging.requirements import Requirement
 
 from autograder.course.directory import REPO
-from autograder.hub.settings import HubError, course_config, run_command
+from autograder.hub.command import run_command
+from autograder.hub.settings import HubError, course_config
 
 PROXY_PACKAGE = REPO / "deploy" / "proxy"
 # pyproject's optional groups the hub's environment takes beside its dependencies (every student's server

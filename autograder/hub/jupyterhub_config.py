@@ -4,7 +4,8 @@ import json
 import os
 
 from autograder.course.directory import REPO
-from autograder.hub.settings import HubSettings, course_names, dummy_password, hub_environment, service_token
+from autograder.hub.private import dummy_password, service_token
+from autograder.hub.settings import HubSettings, course_names, hub_environment
 from autograder.hub.spawner import refusal, systemd_runs_this_machine
 
 c = get_config()  # noqa: F821 (given by JupyterHub when it loads this file)

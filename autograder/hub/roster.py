@@ -1,4 +1,4 @@
-"""The roster of a hub: the gradebook's students, and ``hub roster CSV``, which changes who is in the course
+"""The roster of a hub: its CSV (nbgrader's format) read and checked, the gradebook's students, and ``hub roster CSV``, which changes who is in the course
 while the hub runs, no restart, so no one's kernel stops.
 
 A student added gets an account, a place in the gradebook and a hub user in the course's group; a student
@@ -8,6 +8,7 @@ HUB_DIR/settings.json at each login and start, so the change holds at once. The 
 the token of its ``roster`` service (HUB_DIR/roster-token, root's alone), whose role may manage users and
 the course's group and nothing else.
 """
+import csv
 import json
 import pwd
 import urllib.error
@@ -16,8 +17,11 @@ from dataclasses import asdict, replace
 from pathlib import Path
 
 from autograder.hub.accounts import as_user, ensure_user
+from autograder.hub.private import private_file, service_token
+from autograder.hub.settings import USERNAME, HubError, stored_settings
 from autograder.hub.systemd_unit import running
-from autograder.hub.settings import HubError, private_file, read_roster, service_token, stored_settings
+
+ROSTER_FIELDS = ("first_name", "last_name", "email")
 
 ROSTER_SCRIPT = """
 import json, sys
@@ -26,6 +30,26 @@ with Gradebook(sys.argv[1]) as gradebook:
     for student in json.load(sys.stdin):
         gradebook.update_or_create_student(student.pop("id"), **{k: v for k, v in student.items() if v})
 """
+
+
+def read_roster(path):
+    """Return the roster's students: dicts with ``id`` and any of first_name, last_name, email
+    (nbgrader's roster format: a CSV with an ``id`` column)."""
+    with open(path, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    if rows and "id" not in rows[0]:
+        raise HubError(f"{path}: the roster needs an 'id' column (nbgrader's format: id,first_name,last_name,email)")
+    students, seen = [], set()
+    for number, row in enumerate(rows, start=2):
+        name = (row.get("id") or "").strip()
+        if not USERNAME.fullmatch(name):
+            raise HubError(f"{path}, line {number}: {name!r} is not a Unix user name "
+                           "(lower-case letters, digits, _ and -, at most 32, starting with a letter, not ending with _)")
+        if name in seen:
+            raise HubError(f"{path}, line {number}: {name!r} is in the roster twice")
+        seen.add(name)
+        students.append({"id": name, **{key: (row.get(key) or "").strip() for key in ROSTER_FIELDS}})
+    return students
 
 
 def sync_gradebook(settings, owner, course):

@@ -32,14 +32,16 @@ from dataclasses import asdict
 from pathlib import Path
 
 from autograder.course.directory import REPO
-from autograder.hub.accounts import chown_tree, ensure_user
-from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
 from autograder.hub import backup, roster, systemd_unit
+from autograder.hub.accounts import chown_tree, ensure_user
+from autograder.hub.command import run_command
+from autograder.hub.environment import install_data, install_environment, install_proxy, write_user_config
+from autograder.hub.machine import check_machine
+from autograder.hub.private import dummy_password, private_file, service_token
 from autograder.hub.process import run
+from autograder.hub.settings import DEFAULT_DIR, HubError, default, stored_settings, updated
 from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
-from autograder.hub.settings import (DEFAULT_DIR, HubError, check_machine, default, dummy_password, private_file,
-                                     read_roster, run_command, service_token, stored_settings, updated)
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
 NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
@@ -193,7 +195,7 @@ def settings_from(args):
     """The hub's settings: those kept in DIR/settings.json with this command line's options written over
     them (the roster from --students, the graders from --graders); --dummy holds for this start only."""
     given = {name: getattr(args, name) for name in KEPT_OPTIONS}
-    given["students"] = read_roster(args.students) if args.students else None
+    given["students"] = roster.read_roster(args.students) if args.students else None
     given["graders"] = [name for name in args.graders.split(",") if name] if args.graders is not None else None
     given["dummy"] = args.dummy
     return updated(stored_settings(Path(args.dir).resolve()), given)

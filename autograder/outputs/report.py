@@ -15,6 +15,7 @@ from nbgrader.api import Gradebook
 from autograder.outputs import items
 from autograder.outputs import lms
 from autograder.course.cli import course_options, db_url
+from autograder.course.gradebook import notebook_points
 from autograder.course.statuses import load_statuses
 
 
@@ -27,8 +28,9 @@ def gradebook_rows(gradebook, assignment, statuses):
                   if f"{notebook.name}:{cell.name}" not in cells]
     for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
         for notebook in submission.notebooks:
+            points = notebook_points(notebook)
             row = {"student": submission.student_id, "notebook": notebook.name,
-                   "score": float(notebook.score), "max_score": float(notebook.max_score),
+                   "score": points["score"], "max_score": points["max_score"],
                    "status": statuses.get(f"{submission.student_id}/{notebook.name}",
                                           "graded (before grading statuses were recorded)")}
             for grade in notebook.grades:

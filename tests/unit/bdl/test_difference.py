@@ -27,6 +27,7 @@ def _message(actual, expected=EXPECTED):
     (np.full((3, 2), np.inf), "every value is inf"),
     (np.array(EXPECTED.sum()), "one number, the sum of the values expected one by one"),
     (np.array(EXPECTED.mean()), "one number, the mean of the values expected one by one"),
+    (np.full((3, 2), 0.25), "every value is the same, 0.25, where the expected ones differ"),
     (EXPECTED.T, "the expected values, transposed"),
     (EXPECTED.reshape(6), "the expected values, arranged in shape (6,)"),
 ])
@@ -48,13 +49,15 @@ def test_what_is_said_is_true_of_random_answers():
     for _ in range(3000):
         expected = generator.normal(size=tuple(generator.integers(1, 4, size=generator.integers(1, 3))))
         actual = expected.copy()
-        kind = generator.integers(5)
+        kind = generator.integers(6)
         if kind == 0:
             actual = actual + generator.normal()
         elif kind == 1:
             actual = actual * generator.normal()
         elif kind == 2:
             actual[generator.random(actual.shape) < 0.5] += 1.0
+        elif kind == 3:
+            actual = np.full_like(actual, generator.normal())
         else:
             actual = actual + generator.normal(scale=10.0 ** -generator.integers(0, 6), size=actual.shape)
         try:
@@ -73,6 +76,10 @@ def test_what_is_said_is_true_of_random_answers():
         elif found := re.search(r"(\d+) of (\d+) values (is|are) wrong", message):
             said_any.add("some")
             assert int(found.group(1)) == wrong.sum() < wrong.size
+        elif found := re.search(r"every value is the same, (\S+), where", message):
+            said_any.add("constant")
+            assert np.allclose(actual, float(found.group(1)), rtol=1e-3, atol=1e-5)
+            assert not np.allclose(expected, expected.flat[0], rtol=1e-5, atol=1e-6)
         elif "right to 0.1 %" in message:
             said_any.add("precision")
             assert np.allclose(actual, expected, rtol=1e-3, atol=1e-6)
@@ -80,4 +87,4 @@ def test_what_is_said_is_true_of_random_answers():
             said_any.add("rows")
             rows = wrong.reshape(len(expected), -1).any(axis=1)
             assert (not rows[0] and rows[1:].all()) or (rows[0] and not rows[1:].any())
-    assert said_any == {"offset", "factor", "some", "precision", "rows"}, said_any
+    assert said_any == {"offset", "factor", "some", "precision", "rows", "constant"}, said_any

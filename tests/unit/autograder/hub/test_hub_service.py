@@ -14,7 +14,8 @@ import pytest
 
 from autograder.__main__ import parser
 from autograder.hub import backup, systemd_unit
-from autograder.hub.settings import HubError, HubSettings, private_file
+from autograder.hub.private import private_file
+from autograder.hub.settings import HubError, HubSettings
 from autograder.hub.setup import settings_from
 
 

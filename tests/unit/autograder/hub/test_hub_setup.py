@@ -18,7 +18,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.hub import environment, settings as hub
+from autograder.hub import environment, machine, settings as hub
+from autograder.hub.private import private_file
+from autograder.hub.roster import read_roster
 from autograder.course.directory import REPO
 from autograder.worker import bwrap
 
@@ -30,7 +32,7 @@ def roster(tmp_path, text):
 
 
 def test_the_roster_is_nbgraders_format(tmp_path):
-    students = hub.read_roster(roster(tmp_path, "id,first_name,last_name,email\nada,Ada,Lovelace,a@x.org\nalan,,,\n"))
+    students = read_roster(roster(tmp_path, "id,first_name,last_name,email\nada,Ada,Lovelace,a@x.org\nalan,,,\n"))
     assert students == [{"id": "ada", "first_name": "Ada", "last_name": "Lovelace", "email": "a@x.org"},
                         {"id": "alan", "first_name": "", "last_name": "", "email": ""}]
 
@@ -45,19 +47,19 @@ def test_the_roster_is_nbgraders_format(tmp_path):
 ])
 def test_a_bad_roster_is_refused_naming_its_line(tmp_path, text, says):
     with pytest.raises(hub.HubError, match=says):
-        hub.read_roster(roster(tmp_path, text))
+        read_roster(roster(tmp_path, text))
 
 
 def test_dummy_logins_are_refused_off_the_loopback(tmp_path):
     settings = hub.HubSettings(hub_dir=str(tmp_path), ip="0.0.0.0", dummy=True)
     with pytest.raises(hub.HubError, match="refused unless the hub listens on 127.0.0.1"):
-        hub.check_machine(settings)
+        machine.check_machine(settings)
 
 
 def test_plain_http_is_refused_off_the_loopback(tmp_path):
     settings = hub.HubSettings(hub_dir=str(tmp_path), ip="0.0.0.0")
     with pytest.raises(hub.HubError, match="plain HTTP on 0.0.0.0 sends every password .* or --insecure-http"):
-        hub.check_machine(settings)
+        machine.check_machine(settings)
 
 
 def test_a_folder_another_user_made_is_refused(tmp_path):
@@ -75,11 +77,11 @@ def test_a_folder_another_user_made_is_refused(tmp_path):
         if folder.name == "link":
             folder.symlink_to(open_to_all)
         with pytest.raises(hub.HubError, match="is not root's alone"):
-            hub.check_root_owned(folder)
+            machine.check_root_owned(folder)
     if os.geteuid() == 0:
         tmp_path.chmod(0o755)
-        hub.check_root_owned(sticky / "hub")  # as /tmp/<a folder root makes> is
-        hub.check_root_owned("/srv/bdl-hub")
+        machine.check_root_owned(sticky / "hub")  # as /tmp/<a folder root makes> is
+        machine.check_root_owned("/srv/bdl-hub")
 
 
 def test_a_sandbox_bubblewrap_cannot_make_is_named(tmp_path):
@@ -105,7 +107,7 @@ def test_a_hub_folder_in_tmp_is_refused_with_limits(tmp_path):
     """Each server's /tmp is its own: homes or the hub's folder in the machine's /tmp would vanish."""
     settings = hub.HubSettings(hub_dir="/tmp/a-hub", ip="127.0.0.1")
     with pytest.raises(hub.HubError, match="is in /tmp, which each server sees as a /tmp of its own"):
-        hub.check_machine(settings)
+        machine.check_machine(settings)
 
 
 def test_a_server_whose_limits_cannot_be_set_does_not_start(tmp_path, monkeypatch):
@@ -150,7 +152,7 @@ def test_no_server_for_a_name_outside_the_roster_and_staff(tmp_path, spawner_cla
 def test_staff_in_the_roster_is_refused(tmp_path):
     settings = hub.HubSettings(hub_dir=str(tmp_path), instructor="ada", students=[{"id": "ada"}])
     with pytest.raises(hub.HubError, match="'ada' is staff and also in the roster"):
-        hub.check_machine(settings)
+        machine.check_machine(settings)
 
 
 def test_the_command_says_why_in_one_line(tmp_path):
@@ -284,25 +286,25 @@ def test_a_repository_other_users_can_read_is_refused_in_one_line():
         for folder in (base, base / "opt", course):
             folder.chmod(0o755)  # a default clone
         with pytest.raises(hub.HubError) as refused:
-            hub.check_private(course)
+            machine.check_private(course)
         assert "\n" not in str(refused.value) and f"chmod o-rwx '{course}'" in str(refused.value)
         course.chmod(0o750)
-        hub.check_private(course)
+        machine.check_private(course)
         course.chmod(0o755)
         (base / "opt").chmod(0o750)  # a closed folder above it does as well
-        hub.check_private(course)
+        machine.check_private(course)
     finally:
         shutil.rmtree(base)
 
 
 def test_a_private_file_is_never_readable_by_others_and_no_link_is_followed(tmp_path):
     path = tmp_path / "secret"
-    hub.private_file(path, "s3cret\n")
+    private_file(path, "s3cret\n")
     assert path.stat().st_mode & 0o777 == 0o600 and path.read_text() == "s3cret\n"
     (tmp_path / "elsewhere").write_text("")
     (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
     with pytest.raises(OSError):
-        hub.private_file(tmp_path / "link", "s3cret")
+        private_file(tmp_path / "link", "s3cret")
     assert (tmp_path / "elsewhere").read_text() == ""
 
 

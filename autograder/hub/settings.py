@@ -12,8 +12,8 @@ DEFAULT_DIR = "/srv/bdl-hub"
 # the hub's folder in each cgroup hierarchy: one subfolder per user (hub.spawner)
 CGROUP_GROUP = "bdl-hub"
 # A Unix user name the hub makes: also a student id that `grade` keeps as it is (``grading.collect.student_id``
-# would strip a leading or trailing _, and "ada_" would be graded as "ada"); tests/unit/test_hub_setup.py
-# holds the two rules together.
+# would strip a leading or trailing _, and "ada_" would be graded as "ada");
+# tests/unit/autograder/hub/test_hub_setup.py holds the two rules together.
 USERNAME = re.compile(r"[a-z]([a-z0-9_-]{0,30}[a-z0-9-])?")
 # Accounts below this uid are the system's (postgres, www-data, a cloud image's sudoer): no server runs as one.
 FIRST_USER_UID = 1000

@@ -14,7 +14,7 @@ from bdl import data
 from bdl.data import DataError, load_data, prepare
 from bdl.spatter import SPATTER_PARAMS, spatter, spatter_mask
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 REAL_MNIST = REPO / ".." / "shared" / "data" / "mnist.npz"
 
 

@@ -1,10 +1,12 @@
 """The guard in a real kernel: each cell starts in the grading folder and mode, with warnings on
-stdout, whatever the cell before did. (It decides nothing: the tests run in the examiner.)"""
+stdout, whatever the cell before did; and in a shell, the cells that crashed a run are skipped.
+(It decides nothing: the tests run in the examiner.)"""
 import json
 
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
+from autograder.worker import guard
 from autograder.worker.guard import CRASHED_ENV, CRASHED_MESSAGE, GUARD
 
 
@@ -43,3 +45,22 @@ def test_a_function_whose_tests_crashed_raises_instead_of_running(monkeypatch):
         error = nb.cells[index].outputs[0]
         assert error.ename == "RuntimeError" and error.evalue == CRASHED_MESSAGE.format(name="fgsm"), error
     assert nb.cells[4].outputs[0].text == "2\n"
+
+
+def test_guard_skips_the_cells_that_crashed_and_writes_no_file(tmp_path, monkeypatch):
+    import warnings
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # put back after the test
+    monkeypatch.chdir(tmp_path)
+    crashed = "import os\nos._exit(0)\n"
+    monkeypatch.setenv(guard.SKIP_ENV, json.dumps([guard.cell_key(crashed)]))
+    shell = InteractiveShell()
+    guard.install(shell)
+    assert shell.run_cell("noted = 1").success
+    result = shell.run_cell(crashed)  # would end this process if it ran
+    assert isinstance(result.error_in_exec, RuntimeError)
+    assert "not run when graded" in str(result.error_in_exec)
+    assert shell.run_cell("noted += 1").success and shell.user_ns["noted"] == 2
+    assert list(tmp_path.iterdir()) == []  # the worker notes the cells, in a folder of its own

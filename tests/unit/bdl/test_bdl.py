@@ -16,7 +16,7 @@ matplotlib.use("Agg")  # importing every bdl module imports its figures
 
 import bdl  # noqa: E402
 
-SOURCE = Path(__file__).resolve().parents[2] / "source"
+SOURCE = Path(__file__).resolve().parents[3] / "source"
 
 TFP_LAYER_SCRIPT = """
 import bdl

@@ -48,16 +48,18 @@ def student_requirements(pyproject):
     return list(pyproject["project"]["dependencies"])
 
 
-def student_packages(pyproject):
-    """The course's packages that ship to students: ``bdl`` and its subpackages."""
-    return [name for name in pyproject["tool"]["setuptools"]["packages"] if name.split(".")[0] == "bdl"]
+def student_packages(root=REPO):
+    """The course's packages that ship to students: ``bdl`` and its subpackages, as the course's
+    pyproject.toml finds them (every folder of ``root/bdl`` with an ``__init__.py``)."""
+    root = Path(root)
+    return [".".join(path.parent.relative_to(root).parts) for path in sorted((root / "bdl").rglob("__init__.py"))]
 
 
 def _toml_list(items):
     return "[\n" + "".join(f"    {json.dumps(item)},\n" for item in items) + "]"
 
 
-def pyproject_text(pyproject):
+def pyproject_text(pyproject, root=REPO):
     project = pyproject["project"]
     return f"""\
 # Installs the course's helper package bdl with the tested, pinned packages.
@@ -75,7 +77,7 @@ requires-python = "{project['requires-python']}"
 dependencies = {_toml_list(student_requirements(pyproject))}
 
 [tool.setuptools]
-packages = {_toml_list(student_packages(pyproject))}
+packages = {_toml_list(student_packages(root))}
 """
 
 
@@ -283,7 +285,7 @@ def build_kit(out, root=REPO, through=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent)) / out.name
     try:
-        for package in student_packages(pyproject):
+        for package in student_packages(root):
             folder = package.replace(".", "/")
             for path in sorted((root / folder).glob("*.py")):
                 _copy(path, staging / folder / path.name)
@@ -294,7 +296,7 @@ def build_kit(out, root=REPO, through=None):
         assignments = [(path.parent.name, path.name) for path in releases]
         later = len(releases) < len(sorted(release.glob("*/*.ipynb")))
         (staging / "README.md").write_text(readme_text(assignments, [path.name for path in companions], later))
-        (staging / "pyproject.toml").write_text(pyproject_text(pyproject))
+        (staging / "pyproject.toml").write_text(pyproject_text(pyproject, root))
         (staging / "environment.yml").write_text(environment_text(pyproject))
         (staging / ".gitignore").write_text(GITIGNORE)
         zip_staging = staging.parent / zip_path.name

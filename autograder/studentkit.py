@@ -59,7 +59,7 @@ def _toml_list(items):
     return "[\n" + "".join(f"    {json.dumps(item)},\n" for item in items) + "]"
 
 
-def pyproject_text(pyproject, root=REPO):
+def pyproject_text(pyproject, packages):
     project = pyproject["project"]
     return f"""\
 # Installs the course's helper package bdl with the tested, pinned packages.
@@ -77,7 +77,7 @@ requires-python = "{project['requires-python']}"
 dependencies = {_toml_list(student_requirements(pyproject))}
 
 [tool.setuptools]
-packages = {_toml_list(student_packages(root))}
+packages = {_toml_list(packages)}
 """
 
 
@@ -285,7 +285,8 @@ def build_kit(out, root=REPO, through=None):
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent)) / out.name
     try:
-        for package in student_packages(root):
+        packages = student_packages(root)
+        for package in packages:
             folder = package.replace(".", "/")
             for path in sorted((root / folder).glob("*.py")):
                 _copy(path, staging / folder / path.name)
@@ -296,7 +297,7 @@ def build_kit(out, root=REPO, through=None):
         assignments = [(path.parent.name, path.name) for path in releases]
         later = len(releases) < len(sorted(release.glob("*/*.ipynb")))
         (staging / "README.md").write_text(readme_text(assignments, [path.name for path in companions], later))
-        (staging / "pyproject.toml").write_text(pyproject_text(pyproject, root))
+        (staging / "pyproject.toml").write_text(pyproject_text(pyproject, packages))
         (staging / "environment.yml").write_text(environment_text(pyproject))
         (staging / ".gitignore").write_text(GITIGNORE)
         zip_staging = staging.parent / zip_path.name

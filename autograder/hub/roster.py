@@ -1,5 +1,6 @@
-"""The roster of a hub: its CSV (nbgrader's format) read and checked, the gradebook's students, and ``hub roster CSV``, which changes who is in the course
-while the hub runs, no restart, so no one's kernel stops.
+"""The roster of a hub: its CSV (nbgrader's format) read and checked, the gradebook's students, and
+``hub roster CSV``, which changes who is in the course while the hub runs, no restart, so no one's
+kernel stops.
 
 A student added gets an account, a place in the gradebook and a hub user in the course's group; a student
 removed leaves the group and the hub (their server stops, and NativeAuthenticator forgets their sign-up),

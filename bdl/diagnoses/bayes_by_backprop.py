@@ -94,8 +94,11 @@ LOSS_TERMS = Function("bbb_loss_terms", (
 
 # BayesianDense: a layer of the student's class, called on [0; I] so that row 0 of its output is
 # the bias it sampled and row 1 + i minus row 0 the kernel's row i.
+# Only the initialisers a probe sets are passed: an answer whose own defaults sit in its signature
+# would take an explicit None for "no initialiser" and never show what its defaults do.
 def _layer(cls, units=3, prior=None, mu=None, rho=None):
-    return cls(units, prior or tfd.Normal(0.0, 1.0), mu_initializer=mu, rho_initializer=rho)
+    given = {name: value for name, value in (("mu_initializer", mu), ("rho_initializer", rho)) if value is not None}
+    return cls(units, prior or tfd.Normal(0.0, 1.0), **given)
 
 
 def _sample(layer, inputs=2):

@@ -41,6 +41,52 @@ _DENSE_BUILD_SHARED_DEFAULTS = """\
         self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
 """
 
+# The defaults as objects in the signature, handed out as they are: every layer made without an
+# initialiser shares the two instances, so layers of one shape start equal (a probe that passed
+# mu_initializer=None would never see it).
+_DENSE_INIT = """\
+    def __init__(self, units, prior, mu_initializer=None, rho_initializer=None, **kwargs):
+        super().__init__(**kwargs)
+        self.initializers = {"mu": mu_initializer, "rho": rho_initializer}  # None: the default
+        ### BEGIN SOLUTION
+        self.units = units
+        self.prior = prior
+        ### END SOLUTION
+
+    def new_initializer(self, name):
+        \"\"\"Return a new initialiser for one "mu" or "rho" weight: the given one's settings, or the default.\"\"\"
+        given = self.initializers[name]
+        if given is None:
+            return (tf.keras.initializers.RandomUniform(-0.6, 0.6) if name == "mu"
+                    else tf.keras.initializers.Constant(-6.0))
+        # A new instance every time: an initialiser without a seed returns the same values on
+        # every call, so weights that shared one would start equal.
+        given = tf.keras.initializers.get(given)
+        return type(given).from_config(given.get_config())
+"""
+_DENSE_INIT_DEFAULT_OBJECTS = """\
+    def __init__(self, units, prior, mu_initializer=tf.keras.initializers.RandomUniform(-0.6, 0.6),
+                 rho_initializer=tf.keras.initializers.Constant(-6.0), **kwargs):
+        super().__init__(**kwargs)
+        self.initializers = {"mu": mu_initializer, "rho": rho_initializer}
+        ### BEGIN SOLUTION
+        self.units = units
+        self.prior = prior
+        ### END SOLUTION
+
+    def new_initializer(self, name):
+        given = tf.keras.initializers.get(self.initializers[name])
+        return type(given).from_config(given.get_config())
+
+    def build(self, input_shape):
+        ### BEGIN SOLUTION
+        kernel_shape = (int(input_shape[-1]), self.units)
+        self.kernel_mu = self.add_weight(name="kernel_mu", shape=kernel_shape, initializer=self.initializers["mu"])
+        self.kernel_rho = self.add_weight(name="kernel_rho", shape=kernel_shape, initializer=self.initializers["rho"])
+        self.bias_mu = self.add_weight(name="bias_mu", shape=(self.units,), initializer=self.new_initializer("mu"))
+        self.bias_rho = self.add_weight(name="bias_rho", shape=(self.units,), initializer=self.new_initializer("rho"))
+"""
+
 _DENSE_CALL_HEAD = """\
     def call(self, inputs):
         ### BEGIN SOLUTION
@@ -124,6 +170,7 @@ MUTANTS = {
         ("one initialiser for the kernel's and the bias's mu", _DENSE_BUILD, _DENSE_BUILD_ONE_MU),
         # The original default argument: one instance for every layer, so two layers of one shape start equal.
         ("one default initialiser instance shared by every layer", _DENSE_BUILD, _DENSE_BUILD_SHARED_DEFAULTS),
+        ("default initialiser objects in the signature", _DENSE_INIT + "\n" + _DENSE_BUILD, _DENSE_INIT_DEFAULT_OBJECTS),
         ("kernel log densities only", "self.log_prior = log_prior",
          "self.log_prior = tf.reduce_sum(self.prior.log_prob(sampled[0]))"),
         ("log densities kept as NumPy numbers",
@@ -359,6 +406,7 @@ DIAGNOSES = {
         "initialisers swapped": "initialisers_swapped",
         "one initialiser for the kernel's and the bias's mu": "one_initialiser_for_both_means",
         "one default initialiser instance shared by every layer": "layers_start_equal",
+        "default initialiser objects in the signature": "layers_start_equal",
         "kernel log densities only": "kernel_only",
         "log densities kept as NumPy numbers": "not_a_tensor",
         "input size hard-coded": "input_size_hard_coded",

@@ -84,8 +84,9 @@ def test_a_folder_another_user_made_is_refused(tmp_path):
         machine.check_root_owned("/srv/bdl-hub")
 
 
-def test_a_sandbox_bubblewrap_cannot_make_is_named(tmp_path):
-    """The one-line cause when bwrap fails: AppArmor's switch (Ubuntu 24.04) when it is on."""
+def test_a_sandbox_bubblewrap_cannot_make_is_named(tmp_path, bubblewrap):
+    """The one-line cause when bwrap fails: AppArmor's switch (Ubuntu 24.04) when it is on (a missing
+    bwrap is named before the switch is read, so the test needs one)."""
     switch = tmp_path / "apparmor_restrict_unprivileged_userns"
     switch.write_text("1\n")
     assert bwrap.unusable(run_as=["false"], switch=switch) == bwrap.APPARMOR

@@ -16,13 +16,13 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 
+from autograder.grading.scratch import scratch_folder
 from autograder.worker import bwrap
 from autograder.worker.job import MAX_LOG, WorkerResult
 
@@ -182,7 +182,7 @@ def _watch(worker, limits, start, kernel_io="", log=None):
 def run_isolated(job, limits):
     """Grade one submission (a ``worker.GradingJob``) within ``limits``; return a WorkerResult."""
     start = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="bdl-worker-io-") as io_dir:
+    with scratch_folder("bdl-worker-io-") as io_dir:
         log = open(Path(io_dir) / "log", "w+b")
         answer = open(Path(io_dir) / "result", "w+b")
         job.result_fd = answer.fileno()

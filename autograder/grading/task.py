@@ -11,7 +11,6 @@ call it, and one more run, not one per cell.
 """
 import shutil
 import socket
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from autograder.course.leaks import graded_names
 from autograder.grading.limits import Limits, run_isolated
 from autograder.grading.collect import NBGRADER_FILES
 from autograder.grading.repair import repair_notebook
+from autograder.grading.scratch import scratch_folder
 from autograder.worker import bwrap
 from autograder.worker.guard import cell_key
 from autograder.worker.job import GradingJob
@@ -170,7 +170,7 @@ def grade_task(task, slots=DASK_WORKER_SLOTS):
     reason = bwrap.unusable() if task.sandbox else None
     if reason:
         return Graded(task.student, f"error: on {socket.gethostname()}: {reason}", {})
-    with tempfile.TemporaryDirectory(prefix="bdl-grade-") as scratch:
+    with scratch_folder("bdl-grade-") as scratch:
         target = Path(scratch) / "submitted" / task.student / task.assignment
         target.mkdir(parents=True)
         repaired = 0

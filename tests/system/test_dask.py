@@ -31,6 +31,7 @@ from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference, write_co
 from postgres import postgres_url  # noqa: F401  (a fixture)
 from system_packages import require
 from autograder.grading import host as grading
+from autograder.grading import scratch as scratch_folders
 from autograder.course.directory import REPO
 from autograder.course.gradebook import gradebook_url
 
@@ -84,14 +85,28 @@ def _kill_while_grading(grade, db_url, plan):
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def scratch(tmp_path_factory):
+    """The Dask workers' temp folder, where they grade: the killed ones' folders stay there."""
+    return tmp_path_factory.mktemp("workers' temp")
+
+
+@pytest.fixture(scope="module")
+def cluster(scratch):
     require(shutil.which("bwrap"), "bubblewrap")
     import dask
     from distributed import LocalCluster
-    with dask.config.set({"distributed.scheduler.allowed-failures": 3}), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                         dashboard_address=":0") as cluster:
-        yield cluster
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(scratch)  # for the worker processes the cluster starts
+    try:
+        with dask.config.set({"distributed.scheduler.allowed-failures": 3}), \
+                LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                             dashboard_address=":0") as cluster:
+            yield cluster
+    finally:
+        if before is None:
+            del os.environ["TMPDIR"]
+        else:
+            os.environ["TMPDIR"] = before
 
 
 def _grade(cluster, server_url, root, incoming, kills):
@@ -185,6 +200,19 @@ def test_a_killed_dask_worker_leaves_no_grading_running(graded):
     assert len(graded["left"]) == 5
     gone, alive = psutil.wait_procs(graded["left"], timeout=10)
     assert not alive, "a grading worker went on after its Dask worker died"
+
+
+def test_a_killed_dask_workers_folders_go_with_the_next_grader(graded, scratch):
+    """A killed Dask worker leaves its grading folders (the hand-in and the worker's log); the next
+    grader on the machine removes them once their lock is free (``grading.scratch``)."""
+    left = [path for path in scratch.iterdir() if path.name.startswith(("bdl-grade-", "bdl-worker-io-"))]
+    assert len(left) == 2 * 5, sorted(path.name for path in left)  # one of each per kill
+    for path in left:
+        then = time.time() - scratch_folders.SETTLING_SECONDS - 1
+        os.utime(path, (then, then))
+    removed = sum(scratch_folders.remove_abandoned(prefix, str(scratch))
+                  for prefix in ("bdl-grade-", "bdl-worker-io-"))
+    assert removed == 2 * 5 and not any(path.exists() for path in left)
 
 
 def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):

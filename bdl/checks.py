@@ -211,6 +211,39 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
         difference.described, actual, expected, rtol, atol, number)
 
 
+def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
+    """Check that ``function(*arguments)`` is the mean of ``each``, the expected values of the examples
+    (the first axis of every argument). A failure says how the answer does on each example alone (one
+    more call of it per example, made only then): right for each but wrong for the batch (the sum of
+    theirs, say), or how its values differ from ``each`` (``bdl.difference``)."""
+    each = np.asarray(each, dtype="float64")
+    actual = _numbers(function(*arguments), what)
+    expected = np.asarray(each.mean())
+    assert actual.shape == expected.shape, f"{what} should have shape (), found {shape_text(actual.shape)}"
+    assert np.all(np.isfinite(actual)), f"{what} should be finite (found nan or inf)"
+    if np.allclose(actual, expected, rtol=rtol, atol=atol):
+        return
+    message = (f"{what} does not match the expected values "
+               f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})")
+    raise AssertionError(_with(message, _each_alone, function, arguments, actual, each, rtol, atol))
+
+
+def _each_alone(function, arguments, batch, each, rtol, atol):
+    """How ``function`` does on each example of ``arguments`` alone against ``each``, or ""."""
+    try:
+        alone = np.array([_numbers(function(*(argument[i:i + 1] for argument in arguments)), "")
+                          for i in range(len(each))], dtype="float64")
+    except Exception:  # an answer that cannot take one example: nothing to describe, the failure stands
+        return ""
+    if alone.shape != each.shape or not np.all(np.isfinite(alone)):
+        return ""
+    if np.allclose(alone, each, rtol=rtol, atol=atol):
+        total = " (the sum of theirs, not their mean)" if np.isclose(batch, alone.sum(), rtol=rtol, atol=atol) else ""
+        return f"right for each of the {number(len(each))} examples alone, wrong for them together{total}"
+    described = difference.described(alone, each, rtol, atol, number)
+    return f"for each example alone, {described}" if described else ""
+
+
 def _with(message, describe, *arguments):
     """``message``, and after it what ``describe(*arguments)`` says of the difference, if anything."""
     try:

@@ -88,3 +88,37 @@ def test_what_is_said_is_true_of_random_answers():
             rows = wrong.reshape(len(expected), -1).any(axis=1)
             assert (not rows[0] and rows[1:].all()) or (rows[0] and not rows[1:].any())
     assert said_any == {"offset", "factor", "some", "precision", "rows", "constant"}, said_any
+
+
+# assert_mean_close: a mean over examples, described by how the answer does on each example alone.
+_Y = np.array([[0.0], [1.0], [3.0]], "float32")
+_EACH = (_Y[:, 0] ** 2).astype("float64")  # the expected value of each example: its square
+
+
+def _mean_message(function, each=_EACH):
+    with pytest.raises(AssertionError) as failed:
+        from bdl.checks import assert_mean_close
+        assert_mean_close(function, (_Y,), each, "the loss")
+    return str(failed.value)
+
+
+@pytest.mark.parametrize("function, said", [
+    (lambda y: np.sum(y ** 2), "right for each of the 3 examples alone, wrong for them together (the sum of theirs, not their mean)"),
+    (lambda y: np.mean(y ** 2) + y.shape[0] - 1.0, "right for each of the 3 examples alone, wrong for them together"),
+    (lambda y: np.mean(y ** 2 + 0.5), "for each example alone, every value is off by the same constant, 0.5"),
+    (lambda y: np.mean(-(y ** 2)), "for each example alone, the first value is right, every later one wrong"),  # -0 == 0
+    (lambda y: np.mean(np.where(y > 2, 0.0, y ** 2)), "for each example alone, 1 of 3 values is wrong, the others right"),
+])
+def test_a_mean_over_examples_says_how_each_example_does(function, said):
+    assert said in _mean_message(function)
+
+
+def test_a_mean_that_passes_or_cannot_take_one_example_says_nothing_more():
+    from bdl.checks import assert_mean_close
+    assert_mean_close(lambda y: np.mean(y ** 2), (_Y,), _EACH, "the loss")
+
+    def batch_only(y):
+        assert len(y) > 1
+        return np.mean(y ** 2) + 1.0
+
+    assert _mean_message(batch_only).endswith(")")  # the largest difference, nothing after it

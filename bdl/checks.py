@@ -229,19 +229,22 @@ def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
 
 
 def _each_alone(function, arguments, batch, each, rtol, atol):
-    """How ``function`` does on each example of ``arguments`` alone against ``each``, or ""."""
+    """How ``function`` does on each example of ``arguments`` alone against ``each``; where that shows
+    no pattern, how the mean ``batch`` differs from theirs."""
+    alone = None
     try:
         alone = np.array([_numbers(function(*(argument[i:i + 1] for argument in arguments)), "")
                           for i in range(len(each))], dtype="float64")
-    except Exception:  # an answer that cannot take one example: nothing to describe, the failure stands
-        return ""
-    if alone.shape != each.shape or not np.all(np.isfinite(alone)):
-        return ""
-    if np.allclose(alone, each, rtol=rtol, atol=atol):
-        total = " (the sum of theirs, not their mean)" if np.isclose(batch, alone.sum(), rtol=rtol, atol=atol) else ""
-        return f"right for each of the {number(len(each))} examples alone, wrong for them together{total}"
-    described = difference.described(alone, each, rtol, atol, number)
-    return f"for each example alone, {described}" if described else ""
+    except Exception:  # an answer that cannot take one example: only the mean is described
+        pass
+    if alone is not None and alone.shape == each.shape and np.all(np.isfinite(alone)):
+        if np.allclose(alone, each, rtol=rtol, atol=atol):
+            total = " (the sum of theirs, not their mean)" if np.isclose(batch, alone.sum(), rtol=rtol, atol=atol) else ""
+            return f"right for each of the {number(len(each))} examples alone, wrong for them together{total}"
+        described = difference.described(alone, each, rtol, atol, number)
+        if described:
+            return f"for each example alone, {described}"
+    return difference.described(batch, each.mean(), rtol, atol, number)
 
 
 def _with(message, describe, *arguments):

@@ -5,13 +5,18 @@ at its code.
 examiner from the two arrays the check already holds, so it costs no question to the kernel. Each
 description holds only counts, shapes and at most one number (an offset or a factor), written by
 ``bdl.checks.number``; it says nothing a correct answer could get, since a correct answer passes the
-check and gets no message at all.
+check and gets no message at all. One number gets a simple factor of the expected one, or only its
+direction (larger or smaller).
 """
 import numpy as np
 
 # Near misses: within this relative tolerance the values are right but for rounding (float32 for
 # float64, a sum in another order over many terms), not wrong.
 ROUNDING = 1e-3
+# The factors by which one number may be said to differ from another: any two numbers differ by some
+# factor, but seldom by one of these to ten times a test's tolerance unless a sum, a sign or a missing
+# half made it so.
+SIMPLE_FACTORS = (-1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 10, -2.0, -1 / 2)
 
 
 def described(actual, expected, rtol, atol, number):
@@ -29,8 +34,8 @@ def described(actual, expected, rtol, atol, number):
             return f"the first {item} is right, every later one wrong"
         if rows[0] and not rows[1:].any():
             return f"the first {item} is wrong, every later one right"
-    if size == 1:  # one number is always off by some constant and some factor: nothing to tell
-        return ""
+    if size == 1:  # one number is off by some constant and some factor: only a simple factor tells
+        return _one_number(float(actual.flat[0]), float(expected.flat[0]), rtol, atol, number)
     if wrong.sum() < size:
         return f"{_count(int(wrong.sum()), size, number)} wrong, the others right"
     varies = not np.allclose(expected, expected.flat[0], rtol=rtol, atol=atol)
@@ -48,6 +53,19 @@ def described(actual, expected, rtol, atol, number):
                 return "every value has the opposite sign"
             return f"every value is {number(factor, 4)} times the expected one"
     return ""
+
+
+def _one_number(actual, expected, rtol, atol, number):
+    """How one number differs from another: a simple factor of it (2, a half, the opposite sign, ...)
+    where the two agree to ten times the test's tolerance, else only which is larger."""
+    if abs(expected) > atol:
+        ratio = actual / expected
+        for factor in SIMPLE_FACTORS:
+            if np.isclose(ratio, factor, rtol=10 * rtol, atol=0):
+                if factor == -1:
+                    return "it has the opposite sign of the expected value"
+                return f"it is {number(factor, 4)} times the expected value"
+    return f"it is {'larger' if actual > expected else 'smaller'} than the expected value"
 
 
 def described_shape(actual, expected, number, shape_text):

@@ -38,7 +38,17 @@ def test_a_pattern_is_said(actual, said):
 def test_no_pattern_no_words():
     message = _message(np.array([[0.1, 7.0], [-2.0, 3.5], [1.0, 1.0]]))
     assert message.endswith(")"), message  # the largest difference, nothing after it
-    assert _message(np.array(1.5), np.array(1.0)).endswith(")")  # one number: any offset, any factor
+
+
+@pytest.mark.parametrize("actual, said", [
+    (1.5, "it is larger than the expected value"),  # any two numbers differ by some factor: no factor said
+    (-0.25, "it is smaller than the expected value"),
+    (2.0000004, "it is 2 times the expected value"),
+    (1 / 3, "it is 0.3333 times the expected value"),
+    (-1.0, "it has the opposite sign of the expected value"),
+])
+def test_one_number_gets_a_simple_factor_or_its_direction(actual, said):
+    assert _message(np.array(actual), np.array(1.0)).endswith(said)
 
 
 def test_what_is_said_is_true_of_random_answers():
@@ -80,6 +90,15 @@ def test_what_is_said_is_true_of_random_answers():
             said_any.add("constant")
             assert np.allclose(actual, float(found.group(1)), rtol=1e-3, atol=1e-5)
             assert not np.allclose(expected, expected.flat[0], rtol=1e-5, atol=1e-6)
+        elif found := re.search(r"it is (\S+) times the expected value$", message):
+            said_any.add("one factor")
+            assert np.isclose(actual.item(), float(found.group(1)) * expected.item(), rtol=1e-3, atol=0)
+        elif "it has the opposite sign of the expected value" in message:
+            said_any.add("one sign")
+            assert np.isclose(actual.item(), -expected.item(), rtol=1e-4, atol=0)
+        elif found := re.search(r"it is (larger|smaller) than the expected value$", message):
+            said_any.add("one direction")
+            assert (actual.item() > expected.item()) == (found.group(1) == "larger")
         elif "right to 0.1 %" in message:
             said_any.add("precision")
             assert np.allclose(actual, expected, rtol=1e-3, atol=1e-6)
@@ -87,7 +106,7 @@ def test_what_is_said_is_true_of_random_answers():
             said_any.add("rows")
             rows = wrong.reshape(len(expected), -1).any(axis=1)
             assert (not rows[0] and rows[1:].all()) or (rows[0] and not rows[1:].any())
-    assert said_any == {"offset", "factor", "some", "precision", "rows", "constant"}, said_any
+    assert said_any == {"offset", "factor", "some", "precision", "rows", "constant", "one direction"}, said_any
 
 
 # assert_mean_close: a mean over examples, described by how the answer does on each example alone.
@@ -113,7 +132,7 @@ def test_a_mean_over_examples_says_how_each_example_does(function, said):
     assert said in _mean_message(function)
 
 
-def test_a_mean_that_passes_or_cannot_take_one_example_says_nothing_more():
+def test_a_mean_that_cannot_take_one_example_is_described_as_one_number():
     from bdl.checks import assert_mean_close
     assert_mean_close(lambda y: np.mean(y ** 2), (_Y,), _EACH, "the loss")
 
@@ -121,4 +140,4 @@ def test_a_mean_that_passes_or_cannot_take_one_example_says_nothing_more():
         assert len(y) > 1
         return np.mean(y ** 2) + 1.0
 
-    assert _mean_message(batch_only).endswith(")")  # the largest difference, nothing after it
+    assert _mean_message(batch_only).endswith("): it is larger than the expected value")  # the mean's alone

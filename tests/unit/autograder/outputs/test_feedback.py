@@ -85,7 +85,7 @@ TESTS = "from bdl.checks import assert_close\n_x = 2.0\nassert_close(f(_x), 4.0,
 def test_an_assertion_of_the_tests_shows_its_message(tmp_path):
     cell = _graded_by_a_kernel("def f(x):\n    return x", TESTS, tmp_path)
     assert cell.outputs[0].traceback == [
-        "AssertionError: f of two does not match the expected values (largest difference 2)"]
+        "AssertionError: f of two does not match the expected values (largest difference 2): it is 0.5 times the expected value"]
 
 
 def test_an_assertion_message_with_a_secret_line_is_redacted(tmp_path):
@@ -119,7 +119,7 @@ def test_a_known_mistake_is_named_under_the_failing_test(tmp_path):
              "                 'the Gaussian NLL at the mean')")
     cell = _graded_by_a_kernel(answer, tests, tmp_path)
     assert cell.outputs[0].traceback == [
-        "AssertionError: the Gaussian NLL at the mean does not match the expected values (largest difference 0.919)",
+        "AssertionError: the Gaussian NLL at the mean does not match the expected values (largest difference 0.919): it is smaller than the expected value",
         PREFIX + missing]
     # A line the answer writes into its own error is not taken for a diagnosis unless it is one.
     forged = answer.replace("    return", f"    raise ValueError({PREFIX + 'the hidden test says 0.919'!r})\n    return")

@@ -118,6 +118,9 @@ MUTANTS = {
          "return (-y_pred.log_prob(y_true)).numpy()"),
         ("probability not log", "return -y_pred.log_prob(y_true)",
          "return 1 - y_pred.prob(y_true)"),
+        # 0 * log 0 where a class's probability underflows: nan for a confident prediction, right or wrong.
+        ("cross-entropy of the probabilities", "return -y_pred.log_prob(y_true)",
+         "return -tf.reduce_sum(y_true * tf.math.log(y_pred.mean()), axis=-1)"),
         ("ten classes hard-coded", "return -y_pred.log_prob(y_true)",
          "return -tf.reduce_sum(tf.one_hot(tf.argmax(y_true, axis=-1), 10) * tf.math.log(y_pred.mean()), axis=-1)"),
     ],
@@ -312,8 +315,6 @@ ALTERNATIVES = {
          "    model.add(tf.keras.layers.Dense(10, activation=\"softmax\"))\n"),
     ],
     "nll": [
-        ("cross-entropy of the probabilities", "return -y_pred.log_prob(y_true)",
-         "return -tf.reduce_sum(y_true * tf.math.log(y_pred.mean()), axis=-1)"),
         ("cross-entropy of the logits", "return -y_pred.log_prob(y_true)",
          "return tf.nn.softmax_cross_entropy_with_logits(labels=y_true, logits=y_pred.logits_parameter())"),
         ("Keras cross-entropy from the logits", "return -y_pred.log_prob(y_true)",

@@ -36,6 +36,11 @@ def described(actual, expected, rtol, atol, number):
             return f"the first {item} is wrong, every later one right"
     if size == 1:  # one number is off by some constant and some factor: only a simple factor tells
         return _one_number(float(actual.flat[0]), float(expected.flat[0]), rtol, atol, number)
+    # a standard deviation where a variance belongs, or the reverse
+    if np.all(expected >= 0) and np.allclose(actual, np.sqrt(expected), rtol=rtol * 10, atol=atol):
+        return "every value is the square root of the expected one"
+    if np.allclose(actual, np.square(expected), rtol=rtol * 10, atol=atol):
+        return "every value is the square of the expected one"
     if wrong.sum() < size:
         return f"{_count(int(wrong.sum()), size, number)} wrong, the others right"
     varies = not np.allclose(expected, expected.flat[0], rtol=rtol, atol=atol)

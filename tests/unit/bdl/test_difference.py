@@ -28,11 +28,17 @@ def _message(actual, expected=EXPECTED):
     (np.array(EXPECTED.sum()), "one number, the sum of the values expected one by one"),
     (np.array(EXPECTED.mean()), "one number, the mean of the values expected one by one"),
     (np.full((3, 2), 0.25), "every value is the same, 0.25, where the expected ones differ"),
+    (EXPECTED ** 2, "every value is the square of the expected one"),
     (EXPECTED.T, "the expected values, transposed"),
     (EXPECTED.reshape(6), "the expected values, arranged in shape (6,)"),
 ])
 def test_a_pattern_is_said(actual, said):
     assert said in _message(actual)
+
+
+def test_a_standard_deviation_for_a_variance_is_said():
+    variances = np.abs(EXPECTED)
+    assert "every value is the square root of the expected one" in _message(np.sqrt(variances), variances)
 
 
 def test_no_pattern_no_words():
@@ -83,6 +89,10 @@ def test_what_is_said_is_true_of_random_answers():
         elif found := re.search(r"every value is (\S+) times", message):
             said_any.add("factor")
             assert np.allclose(actual, float(found.group(1)) * expected, rtol=1e-3, atol=1e-5)
+        elif "the square root of the expected one" in message:
+            assert np.allclose(actual, np.sqrt(expected), rtol=1e-4, atol=1e-6)
+        elif "the square of the expected one" in message:
+            assert np.allclose(actual, np.square(expected), rtol=1e-4, atol=1e-6)
         elif found := re.search(r"(\d+) of (\d+) values (is|are) wrong", message):
             said_any.add("some")
             assert int(found.group(1)) == wrong.sum() < wrong.size

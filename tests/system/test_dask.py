@@ -206,13 +206,15 @@ def test_a_killed_dask_workers_folders_go_with_the_next_grader(graded, scratch):
     """A killed Dask worker leaves its grading folders (the hand-in and the worker's log); the next
     grader on the machine removes them once their lock is free (``grading.scratch``)."""
     left = [path for path in scratch.iterdir() if path.name.startswith(("bdl-grade-", "bdl-worker-io-"))]
-    assert len(left) == 2 * 5, sorted(path.name for path in left)  # one of each per kill
+    # One of each per kill (five kills). A grader that starts a minute after a kill already removes its
+    # folders (on a slow machine, dan's first ones); the last kill's two stay, since no grader follows it.
+    assert 2 <= len(left) <= 2 * 5, sorted(path.name for path in left)
     for path in left:
         then = time.time() - scratch_folders.SETTLING_SECONDS - 1
         os.utime(path, (then, then))
     removed = sum(scratch_folders.remove_abandoned(prefix, str(scratch))
                   for prefix in ("bdl-grade-", "bdl-worker-io-"))
-    assert removed == 2 * 5 and not any(path.exists() for path in left)
+    assert removed == len(left) and not any(path.exists() for path in left)
 
 
 def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):

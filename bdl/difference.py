@@ -46,7 +46,8 @@ def described(actual, expected, rtol, atol, number):
     varies = not np.allclose(expected, expected.flat[0], rtol=rtol, atol=atol)
     if varies and np.allclose(actual, actual.flat[0], rtol=rtol, atol=atol):
         # a constant answer: a value that never reads its input, or a reduction over the whole batch
-        return f"every value is the same, {number(float(actual.flat[0]) + 0.0, 4)}, where the expected ones differ"
+        value = float(actual.flat[0]) + 0.0  # -0.0 + 0.0 is 0.0: never "-0"
+        return f"every value is the same, {number(value, 4)}, where the expected ones differ"
     offset = actual - expected
     if np.allclose(offset, offset.mean(), rtol=0, atol=max(atol, rtol * np.abs(expected).max())):
         return f"every value is off by the same constant, {number(float(offset.mean()), 4)}"

@@ -164,9 +164,9 @@ def test_a_kit_through_an_assignment_is_scanned_for_its_answers_not_the_earlier_
     second, third = assignments(REPO)[1:3]
     # The first such line in sorted order (a frozenset's order changes with the hash seed), and one that is
     # only a model answer's: a line a hidden test shares is reported as hidden.
-    secrets = secrets_from(REPO, second)
-    line = min(line for line in secrets.solution if line not in secrets_from(REPO, third).solution
-               and secrets.lines()[line] == "solution")
+    secrets, later = secrets_from(REPO, second), secrets_from(REPO, third).solution
+    kinds = secrets.lines()
+    line = min(line for line in secrets.solution if line not in later and kinds[line] == "solution")
     for assignment, leaked in ((second, True), (third, False)):
         folder = shutil.copytree(kits_through[assignment], tmp_path / assignment)
         with open(folder / "bdl" / "metrics.py", "a") as handle:

@@ -95,18 +95,12 @@ def cluster(scratch):
     require(shutil.which("bwrap"), "bubblewrap")
     import dask
     from distributed import LocalCluster
-    before = os.environ.get("TMPDIR")
-    os.environ["TMPDIR"] = str(scratch)  # for the worker processes the cluster starts
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TMPDIR", str(scratch))  # for the worker processes the cluster starts
         with dask.config.set({"distributed.scheduler.allowed-failures": 3}), \
                 LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                              dashboard_address=":0") as cluster:
             yield cluster
-    finally:
-        if before is None:
-            del os.environ["TMPDIR"]
-        else:
-            os.environ["TMPDIR"] = before
 
 
 def _grade(cluster, server_url, root, incoming, kills):

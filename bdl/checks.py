@@ -198,22 +198,8 @@ class _Layers:
 def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
     """Check two arrays have the same shape and values within tolerance. A failure says how the values
     differ where a pattern fits (``bdl.difference``): an offset, a factor, some entries, a row."""
-    _assert_numbers_close(_numbers(actual, what), np.asarray(expected), what, rtol, atol,
-                          lambda actual, expected: difference.described(actual, expected, rtol, atol, number))
-
-
-def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
-    """Check that ``function(*arguments)`` is the mean of ``each``, the expected values of the examples
-    (the first axis of every argument). A failure says how the answer does on each example alone (one
-    more call of it per example, made only then): right for each but wrong for the batch (the sum of
-    theirs, say), or how its values differ from ``each`` (``bdl.difference``)."""
-    each = np.asarray(each, dtype="float64")
-    _assert_numbers_close(_numbers(function(*arguments), what), np.asarray(each.mean()), what, rtol, atol,
-                          lambda batch, _: _each_alone(function, arguments, batch, each, rtol, atol))
-
-
-def _assert_numbers_close(actual, expected, what, rtol, atol, describe):
-    """``assert_close`` on arrays of numbers, ``describe(actual, expected)`` saying how the values differ."""
+    actual = _numbers(actual, what)
+    expected = np.asarray(expected)
     assert actual.shape == expected.shape, _with(
         f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}",
         difference.described_shape, actual, expected, number, shape_text)
@@ -222,7 +208,24 @@ def _assert_numbers_close(actual, expected, what, rtol, atol, describe):
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), _with(
         f"{what} does not match the expected values "
         f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})",
-        describe, actual, expected)
+        difference.described, actual, expected, rtol, atol, number)
+
+
+def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
+    """Check that ``function(*arguments)`` is the mean of ``each``, the expected values of the examples
+    (the first axis of every argument). A failure says how the answer does on each example alone (one
+    more call of it per example, made only then): right for each but wrong for the batch (the sum of
+    theirs, say), or how its values differ from ``each`` (``bdl.difference``)."""
+    each = np.asarray(each, dtype="float64")
+    actual = _numbers(function(*arguments), what)
+    expected = np.asarray(each.mean())
+    assert actual.shape == expected.shape, f"{what} should have shape (), found {shape_text(actual.shape)}"
+    assert np.all(np.isfinite(actual)), f"{what} should be finite (found nan or inf)"
+    if np.allclose(actual, expected, rtol=rtol, atol=atol):
+        return
+    message = (f"{what} does not match the expected values "
+               f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})")
+    raise AssertionError(_with(message, _each_alone, function, arguments, actual, each, rtol, atol))
 
 
 def _each_alone(function, arguments, batch, each, rtol, atol):

@@ -135,7 +135,8 @@ def shown(value):
         noun = "array" if kind is np.ndarray else "tensor"
         shape = shape_text(value.shape)
         where = f"of shape {shape}" if shape.startswith("(") else f"of rank {len(value.shape)}"
-        return f"a {_dtype_name(value)} {noun} {where}"
+        dtype = _dtype_name(value)
+        return f"{'an' if dtype[0] in 'aeiou' else 'a'} {dtype} {noun} {where}"
     if kind in (int, float) or kind in _NUMPY_SCALARS and np.dtype(kind).kind in "iuf":
         return number(value)
     text = _text(value)
@@ -195,9 +196,13 @@ class _Layers:
         self.layers = layers
 
 
-def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
+def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6, start=None, others=None):
     """Check two arrays have the same shape and values within tolerance. A failure says how the values
-    differ where a pattern fits (``bdl.difference``): an offset, a factor, some entries, a row."""
+    differ where a pattern fits (``bdl.difference``): an offset, a factor, some entries, a row.
+
+    ``start``: where the expected values are a step from (an input the answer moves), so that a failure
+    can say how the step differs. ``others``: {name: expected values} of quantities the answer may have
+    given in this one's place (another part of the same result), so that a failure can say which."""
     actual = _numbers(actual, what)
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, _with(
@@ -208,7 +213,7 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6):
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), _with(
         f"{what} does not match the expected values "
         f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})",
-        difference.described, actual, expected, rtol, atol, number)
+        difference.described_with, actual, expected, rtol, atol, number, start, others)
 
 
 def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):

@@ -19,6 +19,25 @@ ROUNDING = 1e-3
 SIMPLE_FACTORS = (-1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 10, -2.0, -1 / 2)
 
 
+def described_with(actual, expected, rtol, atol, number, start=None, others=None):
+    """``described``, first looking for what the test knows of the check: values that are another
+    quantity's (``others``, {name: its expected values}), or a step from ``start`` that differs in a
+    pattern (the answer moves its input the other way, or twice as far)."""
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    for name, values in (others or {}).items():
+        values = np.asarray(values, float)
+        if values.shape == expected.shape and np.allclose(actual, values, rtol=rtol, atol=atol) \
+                and not np.allclose(values, expected, rtol=rtol, atol=atol):
+            return f"every value is that of {name}"
+    if start is not None:
+        start = np.broadcast_to(np.asarray(start, float), expected.shape)
+        # only a pattern of every step: the test's tolerance is for the values, not for the steps
+        step = described(actual - start, expected - start, rtol, atol, number)
+        if step.startswith("every value") and "0.1 %" not in step:
+            return f"measured as steps from the inputs, {step.replace('every value', 'every step', 1)}"
+    return described(actual, expected, rtol, atol, number)
+
+
 def described(actual, expected, rtol, atol, number):
     """A phrase that says how ``actual`` differs from ``expected`` (arrays of one shape, ``actual``
     finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits; ``number`` writes a number."""
@@ -58,7 +77,53 @@ def described(actual, expected, rtol, atol, number):
             if np.isclose(factor, -1.0):
                 return "every value has the opposite sign"
             return f"every value is {number(factor, 4)} times the expected one"
+        affine = _affine(actual, expected, rtol, atol, number)
+        if affine:
+            return affine
+    if wrong.all() and (np.all(offset > 0) or np.all(offset < 0)):
+        low, high = np.abs(offset).min(), np.abs(offset).max()
+        return (f"every value is {'larger' if offset.flat[0] > 0 else 'smaller'} than the expected one, "
+                f"by {number(float(low), 2)} to {number(float(high), 2)}")
+    if wrong.all():
+        return _spread(actual.ravel(), expected.ravel(), number)
     return ""
+
+
+def _spread(actual, expected, number):
+    """Of values some larger and some smaller than expected: whether the smaller ones are where the
+    expected values are smallest and the larger where largest (a wider spread) or the reverse (a
+    narrower one), else how many of each."""
+    order = np.argsort(expected, kind="stable")
+    larger, ordered = (actual > expected)[order], expected[order]
+    first = int(np.argmax(larger != larger[0]))  # where the sorted signs first change
+    if np.all(larger[first:] != larger[0]) and ordered[first - 1] < ordered[first]:
+        middle = float((ordered[first - 1] + ordered[first]) / 2)
+        # the fewest digits that still fall between the two values
+        cut = next((text for digits in range(2, 9) if ordered[first - 1] < float(text := number(middle, digits))
+                    < ordered[first]), number(middle))
+        below, above = ("smaller", "larger") if larger[-1] else ("larger", "smaller")
+        return f"every value is {below} than the expected one where that is below {cut}, {above} where above"
+    bigger = int(np.sum(larger))
+    return (f"{number(bigger)} of {number(larger.size)} values {'is' if bigger == 1 else 'are'} larger than "
+            "the expected ones, the others smaller")
+
+
+def _affine(actual, expected, rtol, atol, number):
+    """"every value is 2 times the expected one, plus 0.5" where a factor and an offset together fit
+    every value (a log density of the wrong scale, say), else ""."""
+    values = np.sort(expected.ravel())
+    if np.sum(np.diff(values) > atol + rtol * np.abs(values[1:])) < 2:  # two numbers fit any two values
+        return ""
+    factor, offset = np.polyfit(expected.ravel(), actual.ravel(), 1)
+    if abs(factor) < 1e-6 or abs(factor - 1.0) < 0.01 or abs(offset) <= atol:  # noise, not a pattern
+        return ""
+    fitted = factor * expected + offset
+    # as close as the factor rule asks, but for the rounding of the two numbers shown
+    if not np.all(np.abs(actual - fitted) <= atol + 10 * rtol * np.abs(actual)
+                  + 1e-4 * (np.abs(factor * expected) + abs(offset))):
+        return ""
+    sign = "plus" if offset > 0 else "minus"
+    return f"every value is {number(float(factor), 4)} times the expected one, {sign} {number(abs(float(offset)), 4)}"
 
 
 def _one_number(actual, expected, rtol, atol, number):
@@ -111,3 +176,51 @@ def described_nonfinite(actual, number):
 def _count(part, whole, number):
     """"1 of 4 values is" or "3 of 4 values are"."""
     return f"{number(part)} of {number(whole)} values {'is' if part == 1 else 'are'}"
+
+
+def described_failed_call(args, kwargs, runs, shown):
+    """What the tests called the answer with when it raised (the dtype and shape of each input, as
+    ``shown`` writes them), and whether the same call runs in float32 or on one example; ``runs(args,
+    kwargs)`` puts a call to the answer again and says whether it returned. These calls are made only
+    here, after the answer has failed."""
+    import tensorflow as tf
+
+    inputs = list(args) + list(kwargs.values())
+    if not inputs:
+        return ""
+    texts = [shown(value) for value in inputs[:4]] + (["..."] if len(inputs) > 4 else [])
+    said = "with " + (texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1])
+    arrays = [value for value in inputs if _is_array(value, tf)]
+
+    def changed(change):
+        new = [change(value) if _is_array(value, tf) else value for value in args]
+        return new, {key: change(value) if _is_array(value, tf) else value for key, value in kwargs.items()}
+
+    if any(_dtype(value, tf) == "float64" for value in arrays):
+        if runs(*changed(lambda value: _cast(value, tf))):
+            return f"{said}; the same call in float32 runs"
+    sizes = {value.shape[0] for value in arrays if len(value.shape) >= 1}
+    if len(sizes) == 1 and arrays and all(len(value.shape) >= 1 for value in arrays):
+        size = sizes.pop()
+        if size > 1 and runs(*changed(lambda value: value[:1])):
+            return f"{said}; the same call on the first example alone runs"
+        if size == 1 and runs(*changed(lambda value: tf.concat([value, value], 0) if tf.is_tensor(value)
+                                       else np.concatenate([value, value]))):
+            return f"{said}; the same call on that example twice (a batch of two) runs"
+    return said
+
+
+def _is_array(value, tf):
+    return type(value) is np.ndarray and value.dtype.kind in "biuf" or (
+        tf.is_tensor(value) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
+
+
+def _dtype(value, tf):
+    return value.dtype.name if tf.is_tensor(value) else str(value.dtype)
+
+
+def _cast(value, tf):
+    """``value`` in float32 if it is float64, in its own kind (an array or a tensor)."""
+    if _dtype(value, tf) != "float64":
+        return value
+    return tf.cast(value, tf.float32) if tf.is_tensor(value) else value.astype("float32")

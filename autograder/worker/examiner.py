@@ -144,8 +144,9 @@ def examine(source, ask_kernel, execution_count):
     return None
 
 
-def ask_worker(question, args, kwargs, channel):
-    """The examiner's side of a question: send it, read the kernel's answer, decode it as data."""
+def ask_worker(question, args, kwargs, channel, describe=True):
+    """The examiner's side of a question: send it, read the kernel's answer, decode it as data. A call
+    that raised is described (``_failed_call``) unless ``describe`` is False."""
     from bdl.wire import decode, encode
 
     send(channel[1], {"ask": {"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}})
@@ -159,12 +160,52 @@ def ask_worker(question, args, kwargs, channel):
         answer = json.loads(reply["answer"])
         if type(answer) is dict and "error" in answer:
             kinds = answer["error"] if type(answer["error"]) is list else []
-            error = AnswerError(f"{about} raised {_error_name(kinds)} when the tests {verb} it", _error_name(kinds))
+            raised = True
         else:
             return decode(answer["value"])
     except Exception:  # any answer that is not data, however it fails to decode
-        error = AnswerError(f"the kernel gave no readable answer when the tests {verb} {about}", "Exception")
-    raise error
+        raised = False
+    if not raised:
+        raise AnswerError(f"the kernel gave no readable answer when the tests {verb} {about}", "Exception")
+    inputs = _failed_call(question, args, kwargs, channel) if describe else ""
+    raise AnswerError(f"{about} raised {_error_name(kinds)} when the tests {verb} it{inputs}", _error_name(kinds))
+
+
+def _failed_call(question, args, kwargs, channel):
+    """" with a float64 tensor of shape (2, 3); the same call in float32 runs": what a call that raised
+    was given, and which simpler calls of it run (``bdl.difference.described_failed_call``), else ""."""
+    from bdl.checks import shown
+    from bdl.difference import described_failed_call
+    from bdl.wire import Remote
+
+    if question == "bdl.questions:call" and args:  # the answer called: its arguments follow it
+        given, given_kwargs = args[1:], kwargs
+
+        def again(new_args, new_kwargs):
+            return (args[0], *new_args), new_kwargs
+    elif len(args) >= 2 and type(args[0]) is Remote and type(args[1]) in (tuple, list):
+        given, given_kwargs = tuple(args[1]), {}  # a question about a call (its gradient, say): (answer, args, ...)
+
+        def again(new_args, new_kwargs):
+            return (args[0], type(args[1])(new_args), *args[2:]), kwargs
+    else:
+        return ""
+
+    def runs(new_args, new_kwargs):
+        try:
+            ask_worker(question, *again(new_args, new_kwargs), channel, describe=False)
+            return True
+        except AnswerError:
+            return False
+
+    def show(value):
+        return "one of your objects" if type(value) is Remote else shown(value)
+
+    try:
+        said = described_failed_call(given, given_kwargs, runs, show)
+    except Exception:  # arguments no description is made for: the error is named alone
+        return ""
+    return f" {said}" if said else ""
 
 
 def _about(args):

@@ -31,6 +31,8 @@ def _message(actual, expected=EXPECTED):
     (EXPECTED ** 2, "every value is the square of the expected one"),
     (EXPECTED.T, "the expected values, transposed"),
     (EXPECTED.reshape(6), "the expected values, arranged in shape (6,)"),
+    (2 * EXPECTED + 0.5, "every value is 2 times the expected one, plus 0.5"),
+    (EXPECTED + np.abs(EXPECTED) + 0.1, "every value is larger than the expected one, by 0.6 to 4.1"),
 ])
 def test_a_pattern_is_said(actual, said):
     assert said in _message(actual)
@@ -41,9 +43,25 @@ def test_a_standard_deviation_for_a_variance_is_said():
     assert "every value is the square root of the expected one" in _message(np.sqrt(variances), variances)
 
 
-def test_no_pattern_no_words():
+def test_a_step_from_the_input_is_described_as_a_step():
+    """FGSM's adversarial inputs: the inputs moved the other way, or 1.5 times as far."""
+    inputs = np.array([[0.0], [1.0], [-1.0]])
+    expected = inputs + [[-0.1], [0.1], [0.1]]
+    for steps, said in [(-1.0, "every step has the opposite sign"), (1.5, "every step is 1.5 times the expected one")]:
+        with pytest.raises(AssertionError) as failed:
+            assert_close(inputs + steps * (expected - inputs), expected, "the inputs", start=inputs)
+        assert str(failed.value).endswith(f"measured as steps from the inputs, {said}"), failed.value
+
+
+def test_values_of_another_quantity_are_named():
+    with pytest.raises(AssertionError) as failed:
+        assert_close([0.0, 0.7], [0.7, 0.0], "the data uncertainty", others={"the knowledge uncertainty": [0.0, 0.7]})
+    assert str(failed.value).endswith("every value is that of the knowledge uncertainty")
+
+
+def test_values_that_fit_no_pattern_get_how_many_are_larger():
     message = _message(np.array([[0.1, 7.0], [-2.0, 3.5], [1.0, 1.0]]))
-    assert message.endswith(")"), message  # the largest difference, nothing after it
+    assert message.endswith("): 3 of 6 values are larger than the expected ones, the others smaller"), message
 
 
 @pytest.mark.parametrize("actual, said", [
@@ -65,7 +83,7 @@ def test_what_is_said_is_true_of_random_answers():
     for _ in range(3000):
         expected = generator.normal(size=tuple(generator.integers(1, 4, size=generator.integers(1, 3))))
         actual = expected.copy()
-        kind = generator.integers(6)
+        kind = generator.integers(9)
         if kind == 0:
             actual = actual + generator.normal()
         elif kind == 1:
@@ -74,6 +92,12 @@ def test_what_is_said_is_true_of_random_answers():
             actual[generator.random(actual.shape) < 0.5] += 1.0
         elif kind == 3:
             actual = np.full_like(actual, generator.normal())
+        elif kind == 4:
+            actual = actual * generator.normal() + generator.normal()
+        elif kind == 5:
+            actual = actual + np.abs(generator.normal(size=actual.shape)) * generator.choice([-1, 1])
+        elif kind == 6:
+            actual = actual + (0.1 + np.abs(generator.normal(size=actual.shape))) * generator.choice([-1, 1], size=actual.shape)
         else:
             actual = actual + generator.normal(scale=10.0 ** -generator.integers(0, 6), size=actual.shape)
         try:
@@ -86,6 +110,26 @@ def test_what_is_said_is_true_of_random_answers():
             said_any.add("offset")
             shown = float(found.group(1))  # to 4 significant digits
             assert np.allclose(actual - expected, shown, rtol=0, atol=6e-4 * abs(shown) + 2e-5 * np.abs(expected).max())
+        elif found := re.search(r"every value is (\S+) times the expected one, (plus|minus) (\S+)$", message):
+            said_any.add("affine")
+            offset = float(found.group(3)) * (1 if found.group(2) == "plus" else -1)
+            assert np.allclose(actual, float(found.group(1)) * expected + offset, rtol=1e-3, atol=1e-3 * abs(offset))
+        elif found := re.search(r"every value is (larger|smaller) than the expected one, by (\S+) to (\S+)$", message):
+            said_any.add("direction")
+            offset = actual - expected if found.group(1) == "larger" else expected - actual
+            assert np.all(offset > 0) and np.isclose(offset.min(), float(found.group(2)), rtol=0.05)
+            assert np.isclose(offset.max(), float(found.group(3)), rtol=0.05)
+        elif found := re.search(r"every value is (larger|smaller) than the expected one where that is below (\S+), "
+                                r"(larger|smaller) where above$", message):
+            said_any.add("spread")
+            below = expected < float(found.group(2))
+            assert np.all((actual > expected)[below] == (found.group(1) == "larger"))
+            assert np.all((actual > expected)[~below] == (found.group(3) == "larger"))
+            assert below.any() and (~below).any() and wrong.all()
+        elif found := re.search(r"(\d+) of (\d+) values (is|are) larger than the expected ones, the others smaller$",
+                                message):
+            said_any.add("mixed")
+            assert int(found.group(1)) == np.sum(actual > expected) and wrong.all()
         elif found := re.search(r"every value is (\S+) times", message):
             said_any.add("factor")
             assert np.allclose(actual, float(found.group(1)) * expected, rtol=1e-3, atol=1e-5)
@@ -116,7 +160,8 @@ def test_what_is_said_is_true_of_random_answers():
             said_any.add("rows")
             rows = wrong.reshape(len(expected), -1).any(axis=1)
             assert (not rows[0] and rows[1:].all()) or (rows[0] and not rows[1:].any())
-    assert said_any == {"offset", "factor", "some", "precision", "rows", "constant", "one direction"}, said_any
+    assert said_any == {"offset", "factor", "some", "precision", "rows", "constant", "one direction", "one factor", "affine",
+                        "direction", "spread", "mixed"}, said_any
 
 
 # assert_mean_close: a mean over examples, described by how the answer does on each example alone.

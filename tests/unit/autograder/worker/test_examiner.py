@@ -35,6 +35,18 @@ def shout(x):
     raise ValueError("my own words, which no feedback shows")
 
 
+def float32_only(x):
+    if np.asarray(x).dtype != np.float32:
+        raise TypeError("not float32")
+    return x
+
+
+def one_at_a_time(x, y):
+    if len(x) > 1:
+        raise ValueError("a batch")
+    return x
+
+
 class Box:
     def __init__(self, value):
         self.value = value
@@ -55,6 +67,17 @@ assert_close(double(1.0), 3.0, "double of one")
 '''
 RAISES = '''
 shout(1.0)
+'''
+# Calls that raise, and would run in float32 or on one example.
+RAISES_IN_FLOAT64 = '''
+float32_only(np.zeros((2, 3)))
+'''
+RAISES_FOR_A_BATCH = '''
+one_at_a_time(tf.zeros((4, 3), tf.int32), np.ones(4))
+'''
+RAISES_UNDER_A_GRADIENT = '''
+from bdl.questions import gradient
+gradient(float32_only, (np.zeros((2, 3)),), wrt=(0,))
 '''
 # Searched for by a pattern whose own text is not the mark (each '-' written as '[-]').
 SEARCH_MEMORY = r'''
@@ -81,7 +104,9 @@ print("found in the kernel:", sorted(_found))
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("examined")
     nb = new_notebook(cells=[new_code_cell(STUDENT), _test_cell(PASSES), _test_cell(FAILS), _test_cell(RAISES),
-                             new_code_cell(SEARCH_MEMORY % tuple(mark.replace("-", "[-]") for mark in (EXPECTED_MARK, COMMENT_MARK)))])
+                             new_code_cell(SEARCH_MEMORY % tuple(mark.replace("-", "[-]") for mark in (EXPECTED_MARK, COMMENT_MARK))),
+                             _test_cell(RAISES_IN_FLOAT64), _test_cell(RAISES_FOR_A_BATCH),
+                             _test_cell(RAISES_UNDER_A_GRADIENT)])
     client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
                              extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
                              resources={"metadata": {"path": str(folder)}})
@@ -111,6 +136,19 @@ def test_an_error_of_the_students_code_is_named_by_its_type_only(graded):
     assert error.ename == "ValueError"
     assert "shout raised ValueError when the tests called it" in error.evalue
     assert "my own words" not in str(error)
+
+
+@pytest.mark.parametrize("cell, said", [
+    (5, "float32_only raised TypeError when the tests called it with a float64 array of shape (2, 3); "
+        "the same call in float32 runs"),
+    (6, "one_at_a_time raised ValueError when the tests called it with an int32 tensor of shape (4, 3) and a "
+        "float64 array of shape (4,); the same call on the first example alone runs"),
+    (7, "float32_only raised TypeError when the tests used it with a float64 array of shape (2, 3); "
+        "the same call in float32 runs"),
+])
+def test_a_call_that_raised_says_what_it_was_given_and_what_runs(graded, cell, said):
+    (error,) = _errors(graded.cells[cell])
+    assert said in error.evalue, error.evalue
 
 
 def test_nothing_a_test_holds_enters_the_kernel(graded):

@@ -209,7 +209,7 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6, start=None, other
         f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}",
         difference.described_shape, actual, expected, number, shape_text)
     assert np.all(np.isfinite(actual)), _with(f"{what} should be finite (found nan or inf)",
-                                              difference.described_nonfinite, actual, number)
+                                              difference.described_nonfinite, actual, number, expected)
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), _with(
         f"{what} does not match the expected values "
         f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})",

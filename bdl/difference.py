@@ -160,8 +160,9 @@ def described_shape(actual, expected, number, shape_text):
     return ""
 
 
-def described_nonfinite(actual, number):
-    """Where ``actual`` is nan or infinite, in words."""
+def described_nonfinite(actual, number, expected=None):
+    """Where ``actual`` is nan or infinite, in words: exactly where the expected value is 0 (an exact
+    fit, a probability of 0, a zero gradient), if so."""
     actual = np.asarray(actual, float)
     bad = ~np.isfinite(actual)
     kinds = " or ".join(name for name, found in (("nan", np.isnan(actual).any()), ("inf", np.isinf(actual).any()))
@@ -170,7 +171,10 @@ def described_nonfinite(actual, number):
         return f"it is {kinds}"
     if bad.all():
         return f"every value is {kinds}"
-    return f"{_count(int(bad.sum()), actual.size, number)} {kinds}, the others finite"
+    where = ""
+    if expected is not None and np.shape(expected) == actual.shape and np.array_equal(bad, np.asarray(expected) == 0):
+        where = ", exactly where the expected value is 0"
+    return f"{_count(int(bad.sum()), actual.size, number)} {kinds}{where}, the others finite"
 
 
 def _count(part, whole, number):

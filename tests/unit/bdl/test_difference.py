@@ -25,6 +25,7 @@ def _message(actual, expected=EXPECTED):
     (np.vstack([EXPECTED[:1] + 1.0, EXPECTED[1:]]), "the first row is wrong, every later one right"),
     (np.where(np.arange(6).reshape(3, 2) == 0, np.nan, EXPECTED), "should be finite (found nan or inf): 1 of 6 values is nan"),
     (np.full((3, 2), np.inf), "every value is inf"),
+    (np.where(EXPECTED == 3.0, np.nan, EXPECTED), "1 of 6 values is nan, the others finite"),
     (np.array(EXPECTED.sum()), "one number, the sum of the values expected one by one"),
     (np.array(EXPECTED.mean()), "one number, the mean of the values expected one by one"),
     (np.full((3, 2), 0.25), "every value is the same, 0.25, where the expected ones differ"),
@@ -36,6 +37,12 @@ def _message(actual, expected=EXPECTED):
 ])
 def test_a_pattern_is_said(actual, said):
     assert said in _message(actual)
+
+
+def test_nan_where_the_expected_value_is_0_is_said():
+    expected = np.array([0.0, 0.5, 0.0, 2.0])
+    assert _message(np.array([np.nan, 0.5, np.nan, 2.0]), expected).endswith(
+        "2 of 4 values are nan, exactly where the expected value is 0, the others finite")
 
 
 def test_a_standard_deviation_for_a_variance_is_said():

@@ -184,9 +184,9 @@ def _count(part, whole, number):
 
 def described_failed_call(args, kwargs, runs, shown):
     """What the tests called the answer with when it raised (the dtype and shape of each input, as
-    ``shown`` writes them), and whether the same call runs in float32 or on one example; ``runs(args,
-    kwargs)`` puts a call to the answer again and says whether it returned. These calls are made only
-    here, after the answer has failed."""
+    ``shown`` writes them), and whether the same call runs in float32, or cut to one entry of the first
+    axis (one example, most often); ``runs(args, kwargs)`` puts a call to the answer again and says
+    whether it returned. These calls are made only here, after the answer has failed."""
     import tensorflow as tf
 
     inputs = list(args) + list(kwargs.values())
@@ -207,10 +207,10 @@ def described_failed_call(args, kwargs, runs, shown):
     if len(sizes) == 1 and arrays and all(len(value.shape) >= 1 for value in arrays):
         size = sizes.pop()
         if size > 1 and runs(*changed(lambda value: value[:1])):
-            return f"{said}; the same call on the first example alone runs"
+            return f"{said}; the same call runs with each input cut to its first entry along the first axis"
         if size == 1 and runs(*changed(lambda value: tf.concat([value, value], 0) if tf.is_tensor(value)
                                        else np.concatenate([value, value]))):
-            return f"{said}; the same call on that example twice (a batch of two) runs"
+            return f"{said}; the same call runs with each input's one entry along the first axis given twice"
     return said
 
 

@@ -163,8 +163,8 @@ CONVOLUTION = Function("get_convolutional_reparameterization_layer", (
             "bias a mean-field normal posterior too.",
             lambda f: _point_mass(_conv_layer(f)[0].bias_posterior)),
     Mistake("no_bias_divergence",
-            "Your layer adds the KL divergence of the kernel only: pass the divergence function for the bias "
-            "too.",
+            "Your layer applies the divergence function it is given to the kernel only: give the bias its prior "
+            "and that divergence function too (the layer adds a bias's KL divergence only when it has both).",
             lambda f: len(_conv_layer(f)[1]) == 1),
     Mistake("trainable_prior",
             "Your kernel's prior has trainable parameters; the spec asks for a fixed standard normal prior.",

@@ -75,7 +75,9 @@ ECE = Function("expected_calibration_error", (
             lambda f: type(f(_PROBS, _LABELS, 4)) is not float),
     Mistake("signed_gaps",
             "Your ECE can be negative: take each bin's gap between accuracy and confidence as an absolute value.",
-            lambda f: _ece(f, _OVERCONFIDENT) < 0),
+            # negative on one of the two sets, whichever way round the gap is taken: less right than sure
+            # overall, and more right than sure (the probe's own labels)
+            lambda f: _ece(f, _OVERCONFIDENT) < 0 or _ece(f) < 0),
     Mistake("one_bin",
             "Your ECE comes out as the gap between accuracy and confidence of all the points taken together, as "
             "if they were one bin: bin them by their confidence into num_bins bins, and add up each bin's "

@@ -25,9 +25,19 @@ def _spread(locs):
     return np.mean(locs ** 2, axis=0) - np.mean(locs, axis=0) ** 2
 
 
+def _changes_its_arguments(function):
+    locs, scales = _LOCS.copy(), _SCALES.copy()
+    function(locs, scales)
+    return not (np.array_equal(locs, _LOCS) and np.array_equal(scales, _SCALES))
+
+
 def _moment_mistakes(what):
     """The mistakes the Gaussian and the Laplace mixture's moments share."""
     return (
+        Mistake("changes_its_arguments",
+                "Your moments change the arrays they are given: compute new arrays and leave the caller's as "
+                "they were (the notebook uses them again).",
+                _changes_its_arguments),
         Mistake("members_on_last_axis",
                 "Your moments seem to average over the last axis; the members are on the first axis, and "
                 "every other axis is kept.",

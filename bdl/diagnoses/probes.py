@@ -22,7 +22,9 @@ class Function:
 
 
 def call(function, *args, **kwargs):
-    """``function(*args)`` as NumPy numbers (a tuple of them for a tuple result)."""
+    """``function(*args)`` as NumPy numbers (a tuple of them for a tuple result). NumPy arrays are passed
+    as copies: an answer that changes the arrays it is given cannot change a table's probes."""
+    args = [np.copy(arg) if type(arg) is np.ndarray else arg for arg in args]
     result = function(*args, **kwargs)
     if type(result) is tuple:
         return tuple(_numbers(part, "a result") for part in result)

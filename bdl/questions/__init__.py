@@ -68,6 +68,14 @@ def class_names(target):
 
 
 @question
+def call_and_arguments(function, args):
+    """``function(*args)``, and the arguments as the call left them: ``(value, [arg, ...])``, so that
+    a change the function makes to an argument it was given shows."""
+    args = list(args)
+    return function(*args), args
+
+
+@question
 def gradient(function, args, wrt, kwargs=None):
     """``function(*args)`` and its gradients with respect to the arguments at positions ``wrt``,
     each taken as a ``tf.Variable``: ``(value, [gradient or None, ...])``. A tuple value gives

@@ -45,11 +45,3 @@ def batch_jacobian(function, args, wrt=0, part=0):
         if part is not None:
             value = value[part]
     return tape.batch_jacobian(value, args[wrt], experimental_use_pfor=False)
-
-
-@question
-def call_and_arguments(function, args):
-    """``function(*args)``, and the arguments as the call left them: ``(value, [arg, ...])``, so that
-    a change the function makes to an argument it was given shows."""
-    args = list(args)
-    return function(*args), args

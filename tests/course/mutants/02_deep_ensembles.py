@@ -34,6 +34,9 @@ MUTANTS = {
         ("the notebook's member_scales instead of the argument", "scales = np.asarray(scales, dtype=np.float64)",
          "scales = np.asarray(member_scales, dtype=np.float64)"),
         ("size-1 axes squeezed away", "return mean, variance", "return np.squeeze(mean), np.squeeze(variance)"),
+        ("scales squared in place", _GAUSSIAN_BODY,
+         "    scales **= 2  # in place: the caller's array, when it is already float64\n"
+         + _GAUSSIAN_BODY.replace("scales ** 2", "scales")),
     ],
     "laplace_mixture_moments": [
         ("Laplace variance b^2 instead of 2b^2", "2 * scales ** 2", "scales ** 2"),
@@ -47,6 +50,9 @@ MUTANTS = {
          "mean = np.sum(locs, axis=0) / regression_ensemble_size"),
         ("size-1 axes squeezed away", "return mean, variance", "return np.squeeze(mean), np.squeeze(variance)"),
         ("members' spread only", "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2", "np.var(locs, axis=0)"),
+        ("scales squared in place", _LAPLACE_BODY,
+         "    scales **= 2  # in place: the caller's array, when it is already float64\n"
+         + _LAPLACE_BODY.replace("scales ** 2", "scales")),
     ],
     "entropy": [
         ("log2 instead of the natural log", "np.log(np.where(", "np.log2(np.where("),
@@ -184,6 +190,7 @@ _MOMENTS = {
     "arguments swapped": "arguments_swapped",
     "members counted from the notebook's regression_ensemble_size": "members_from_the_notebook",
     "size-1 axes squeezed away": "size_one_axes_lost",
+    "scales squared in place": "changes_its_arguments",
 }
 DIAGNOSES = {
     "gaussian_mixture_moments": {

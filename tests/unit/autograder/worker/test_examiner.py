@@ -142,7 +142,8 @@ def test_an_error_of_the_students_code_is_named_by_its_type_only(graded):
     (5, "float32_only raised TypeError when the tests called it with a float64 array of shape (2, 3); "
         "the same call in float32 runs"),
     (6, "one_at_a_time raised ValueError when the tests called it with an int32 tensor of shape (4, 3) and a "
-        "float64 array of shape (4,); the same call on the first example alone runs"),
+        "float64 array of shape (4,); the same call runs with each input cut to its first entry along the first "
+        "axis"),
     (7, "float32_only raised TypeError when the tests used it with a float64 array of shape (2, 3); "
         "the same call in float32 runs"),
 ])

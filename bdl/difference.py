@@ -1,12 +1,17 @@
-"""How a student's numbers differ from the expected ones, in words: what the answer does, never a guess
+"""How a student's answer differs from what was expected, in words: what the answer does, never a guess
 at its code.
 
 ``assert_close`` (``bdl.checks``) adds this to its message when a check fails. It is computed in the
-examiner from the two arrays the check already holds, so it costs no question to the kernel. Each
-description holds only counts, shapes and at most one number (an offset or a factor), written by
-``bdl.checks.number``; it says nothing a correct answer could get, since a correct answer passes the
-check and gets no message at all. One number gets a simple factor of the expected one, or only its
-direction (larger or smaller).
+examiner from the two arrays the check already holds (and what the test knows of them: the inputs an
+answer moves, ``start``; other quantities' values, ``others``), so it costs no question to the kernel.
+Each description holds only counts, shapes and at most two numbers (an offset, a factor, a range, a
+cut), written by ``bdl.checks.number``; it says nothing a correct answer could get, since a correct
+answer passes the check and gets no message at all. One number gets a simple factor of the expected
+one, or only its direction (larger or smaller); values that fit no pattern get their direction or how
+many are larger.
+
+A call that raised is described by ``described_failed_call``: what the tests gave it, and whether the
+same call runs in float32 or cut to one entry, which the examiner asks the kernel only then.
 """
 import numpy as np
 

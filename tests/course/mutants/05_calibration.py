@@ -49,6 +49,10 @@ MUTANTS = {
          "    num_bins = 15\n    probs = np.asarray(probs, dtype=np.float64)\n"),
         ("a NumPy float32, not a Python float", "return float(np.sum(np.where(count > 0, gap, 0.0)) / len(labels))",
          "return np.float32(np.sum(np.where(count > 0, gap, 0.0)) / len(labels))"),
+        ("through reliability_bins, its sum returned as it comes", "    probs = np.asarray(probs, dtype=np.float64)\n",
+         "    accuracy, confidence, count = reliability_bins(probs, labels, num_bins)\n"
+         "    return np.sum(count / np.sum(count) * np.abs(accuracy - confidence))\n"
+         "    probs = np.asarray(probs, dtype=np.float64)\n"),
         # Right unless the largest probabilities tie: then every tied class counts as the prediction.
         ("right when the true class's probability is the largest",
          "correct = (probs.argmax(axis=1) == labels).astype(np.float64)",
@@ -262,6 +266,7 @@ DIAGNOSES = {
         "one bin for all points": "one_bin",
         "num_bins ignored (always the notebook's 15)": "num_bins_ignored",
         "a NumPy float32, not a Python float": "not_a_float",
+        "through reliability_bins, its sum returned as it comes": "not_a_float",
     },
     "fit_temperature": {
         "temperature multiplies the logits": "multiplies",

@@ -9,7 +9,7 @@ import functools
 import numpy as np
 import tensorflow as tf
 
-from bdl.diagnoses.probes import Function, Mistake, call, fails, same
+from bdl.diagnoses.probes import Function, Mistake, call, changes_its_arguments, fails, same
 
 # Five points over three classes: confidences 0.9, 0.8, 0.4, 0.4 and 0.6; the first is wrong.
 _PROBS = np.array([[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.4, 0.3, 0.3], [0.3, 0.3, 0.4], [0.6, 0.3, 0.1]])
@@ -112,18 +112,12 @@ def _fitted(function):
     return float(function(_LOGITS.copy(), _TARGETS))
 
 
-def _changes_its_input(function):
-    logits = _LOGITS.copy()
-    function(logits, _TARGETS)
-    return not np.array_equal(logits, _LOGITS)
-
-
 TEMPERATURE = Function("fit_temperature", (
     Mistake("not_a_float", "Your temperature is not a Python float: convert it with float().",
             lambda f: tf.is_tensor(f(_LOGITS.copy(), _TARGETS))),
     Mistake("changes_the_logits",
             "Your fit changes the logits array it is given: leave it unchanged, the notebook uses it again.",
-            _changes_its_input),
+            lambda f: changes_its_arguments(f, _LOGITS, _TARGETS)),
     Mistake("returns_log_temperature",
             "Your fit seems to return the logarithm of the temperature; return the temperature itself.",
             lambda f: same(_fitted(f), np.log(_BEST), rtol=0.01)),

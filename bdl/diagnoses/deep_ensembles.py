@@ -5,7 +5,7 @@ mistake on its probes; ``bdl.diagnoses`` says the rules (no right answer compute
 """
 import numpy as np
 
-from bdl.diagnoses.probes import Function, Mistake, call, fails, same
+from bdl.diagnoses.probes import Function, Mistake, call, changes_its_arguments, fails, same
 
 # Three members (axis 0) at two inputs; their locations and scales.
 _LOCS = np.array([[0.0, 1.0], [2.0, -1.0], [1.0, 3.0]])
@@ -25,19 +25,13 @@ def _spread(locs):
     return np.mean(locs ** 2, axis=0) - np.mean(locs, axis=0) ** 2
 
 
-def _changes_its_arguments(function):
-    locs, scales = _LOCS.copy(), _SCALES.copy()
-    function(locs, scales)
-    return not (np.array_equal(locs, _LOCS) and np.array_equal(scales, _SCALES))
-
-
 def _moment_mistakes(what):
     """The mistakes the Gaussian and the Laplace mixture's moments share."""
     return (
         Mistake("changes_its_arguments",
                 "Your moments change the arrays they are given: compute new arrays and leave the caller's as "
                 "they were (the notebook uses them again).",
-                _changes_its_arguments),
+                lambda f: changes_its_arguments(f, _LOCS, _SCALES)),
         Mistake("members_on_last_axis",
                 "Your moments seem to average over the last axis; the members are on the first axis, and "
                 "every other axis is kept.",

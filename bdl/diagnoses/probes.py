@@ -50,3 +50,10 @@ def fails(function, *args):
         return False
     except Exception:
         return True
+
+
+def changes_its_arguments(function, *arrays):
+    """Whether ``function(*arrays)`` changes any of the NumPy arrays it is given (each is passed as a copy)."""
+    copies = [np.copy(array) for array in arrays]
+    function(*copies)
+    return not all(np.array_equal(copy, array) for copy, array in zip(copies, arrays))

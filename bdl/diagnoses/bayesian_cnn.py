@@ -210,6 +210,15 @@ PRIOR_SIZE_MISTAKES = (
 )
 
 
+def _per_weight_log_prob(scales, probs):
+    """The log density, at the probe's weights, of a mixture of zero-mean normals of the given scales
+    for every weight: a wrong answer's, for the scales and weights that are not the spec's."""
+    w = np.asarray(_WEIGHTS, "float64")[..., None]
+    scales, log_probs = np.asarray(scales, "float64"), np.log(np.asarray(probs, "float64"))
+    one_weight = log_probs - np.log(scales) - 0.5 * np.log(2 * np.pi) - 0.5 * (w / scales) ** 2
+    return np.logaddexp.reduce(one_weight, axis=-1).sum(-1)
+
+
 PRIOR = Function("get_prior", (
     *PRIOR_SIZE_MISTAKES,
     Mistake("trainable_prior", "Your prior has trainable parameters; the spike-and-slab prior is fixed.",
@@ -218,22 +227,18 @@ PRIOR = Function("get_prior", (
             "Your prior seems to be a single standard normal; the spec asks for the spike-and-slab mixture.",
             lambda f: _log_prob_like(f, tfd.Independent(tfd.Normal(tf.zeros(8), 1.0), 1))),
     Mistake("slab_scale_as_variance",
-            "Your slab seems to take its scale as a variance; both components' scales are standard deviations.",
-            lambda f: _log_prob_like(f, _mixture((1.0, 10.0 ** 0.5)))),
+            "Your slab's scale seems to be mixed up with its variance: the scale of each component is its "
+            "standard deviation, the square root of its variance.",
+            lambda f: any(_log_prob_like(f, _mixture((1.0, slab))) for slab in (10.0 ** 0.5, 100.0))),
     Mistake("unequal_weights",
             "Your mixture seems to weigh its components unequally; the spec's spike and slab weigh one half "
             "each.",
             lambda f: _log_prob_like(f, _mixture((1.0, 10.0), (0.2, 0.8)))),
+    Mistake("per_weight_mixture",
+            "Your prior seems to be a mixture for every weight on its own; the spec's prior is the given "
+            "spike_and_slab, which mixes its two components over the whole vector of weights.",
+            lambda f: _log_prob_close(f, _per_weight_log_prob((1.0, 10.0), (0.5, 0.5)))),
 ))
-
-
-def _per_weight_log_prob(scales, probs):
-    """The log density, at the probe's weights, of a mixture of zero-mean normals of the given scales
-    for every weight: a wrong answer's, for the scales and weights that are not the spec's."""
-    w = np.asarray(_WEIGHTS, "float64")[..., None]
-    scales, log_probs = np.asarray(scales, "float64"), np.log(np.asarray(probs, "float64"))
-    one_weight = log_probs - np.log(scales) - 0.5 * np.log(2 * np.pi) - 0.5 * (w / scales) ** 2
-    return np.logaddexp.reduce(one_weight, axis=-1).sum(-1)
 
 
 def _not_per_weight(function):
@@ -268,9 +273,10 @@ PER_WEIGHT_PRIOR = Function("get_per_weight_prior", (
             "Your prior seems to be a single standard normal; the spec asks for a mixture for every weight.",
             lambda f: _log_prob_like(f, tfd.Independent(tfd.Normal(tf.zeros(8), 1.0), 1))),
     Mistake("slab_scale_as_variance",
-            "Your broad component seems to take its scale as a variance; both components' scales are "
-            "standard deviations.",
-            lambda f: _log_prob_close(f, _per_weight_log_prob((1.0, 10.0 ** 0.5), (0.5, 0.5)))),
+            "Your broad component's scale seems to be mixed up with its variance: the scale of each component "
+            "is its standard deviation, the square root of its variance.",
+            lambda f: any(_log_prob_close(f, _per_weight_log_prob((1.0, slab), (0.5, 0.5)))
+                          for slab in (10.0 ** 0.5, 100.0))),
     Mistake("unequal_weights",
             "Your mixture seems to weigh its components unequally; the spec's components weigh one half each.",
             lambda f: _log_prob_close(f, _per_weight_log_prob((1.0, 10.0), (0.2, 0.8)))),

@@ -61,8 +61,9 @@ BRIER = Function("brier_score", (
             lambda f: not fails(f, tf.constant(_PROBS), _ONE_HOT)
             and fails(f, tf.constant(_PROBS, tf.float64), _ONE_HOT)),
     Mistake("integer_one_hot_not_cast",
-            "Your score fails for one-hot labels of an integer dtype: cast the labels to the probabilities' "
-            "dtype before you subtract them.",
+            "Your score fails for one-hot labels of an integer dtype: such labels (as many dimensions as the "
+            "probabilities) are one-hot already, whatever their dtype, and need only a cast to the "
+            "probabilities' dtype before you subtract them.",
             lambda f: not fails(f, _PROBS, _ONE_HOT) and fails(f, _PROBS, _ONE_HOT.astype("int32"))),
     Mistake("classes_hard_coded",
             "Your score does not take the number of classes from the probabilities: it goes wrong for another "

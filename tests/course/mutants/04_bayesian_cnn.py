@@ -196,6 +196,13 @@ MUTANTS = {
         ("unequal mixture", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
          "tfpl.DistributionLambda(lambda t: tfd.Mixture(cat=tfd.Categorical(probs=[0.2, 0.8]), "
          "components=[tfd.Independent(tfd.Normal(tf.zeros(n), s), 1) for s in (1.0, 10.0)]))"),
+        ("slab std 100 (the variance as its scale)", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
+         "tfpl.DistributionLambda(lambda t: tfd.Mixture(cat=tfd.Categorical(probs=[0.5, 0.5]), "
+         "components=[tfd.Independent(tfd.Normal(tf.zeros(n), s), 1) for s in (1.0, 100.0)]))"),
+        # Section 4.3's prior in 4.2's place: one mixture for every weight, not one over the whole vector.
+        ("a mixture for every weight", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype))",
+         "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.MixtureSameFamily(tfd.Categorical(probs=[0.5, 0.5]), "
+         "tfd.Normal(tf.zeros([n, 2], dtype), tf.constant([1.0, 10.0], dtype))), 1))"),
         ("trainable prior", "tfpl.DistributionLambda(lambda t: spike_and_slab(n, dtype)),",
          "tfpl.VariableLayer(n, dtype=dtype), "
          "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(t, 1.0), 1)),"),
@@ -209,6 +216,8 @@ MUTANTS = {
          "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(tf.zeros(n, dtype), 1.0), 1))"),
         ("slab variance 10 not std 10", "scale=tf.constant([1.0, 10.0], dtype=dtype)",
          "scale=tf.constant([1.0, 10.0 ** 0.5], dtype=dtype)"),
+        ("slab std 100 (the variance as its scale)", "scale=tf.constant([1.0, 10.0], dtype=dtype)",
+         "scale=tf.constant([1.0, 100.0], dtype=dtype)"),
         ("unequal mixture", "probs=[0.5, 0.5]", "probs=[0.2, 0.8]"),
         ("bias weights left out", "n = kernel_size + bias_size", "n = kernel_size"),
         # The posterior's idiom copied: a variable layer first, whose variables the prior then carries.
@@ -559,12 +568,15 @@ DIAGNOSES = {
         "bias weights left out": "bias_left_out", "ten bias weights hard-coded": "bias_size_hard_coded",
         "standard normal only": "standard_normal", "slab variance 10 not std 10": "slab_scale_as_variance",
         "unequal mixture": "unequal_weights", "trainable prior": "trainable_prior",
+        "slab std 100 (the variance as its scale)": "slab_scale_as_variance",
+        "a mixture for every weight": "per_weight_mixture",
     },
     "get_per_weight_prior": {
         "the whole-vector mixture (the original's spike_and_slab)": "vector_mixture",
         "no Independent: a batch of one-weight mixtures": "batch_not_event", "standard normal only": "standard_normal",
         "slab variance 10 not std 10": "slab_scale_as_variance", "unequal mixture": "unequal_weights",
         "bias weights left out": "bias_left_out", "trainable prior": "trainable_prior",
+        "slab std 100 (the variance as its scale)": "slab_scale_as_variance",
     },
     "get_posterior": {
         "one parameter per weight": "one_parameter_per_weight", "not trainable": "not_trainable",

@@ -382,6 +382,13 @@ def _nll(function, probs=_PROBS, labels=_LABELS):
     return call(function, tf.constant(labels), tfd.OneHotCategorical(probs=probs, dtype=tf.float32))
 
 
+def _confident_nll(function):
+    """The NLL of two confident predictions, one right and one wrong: logits 150 to 200 apart, whose
+    other classes' probabilities underflow to zero in float32."""
+    logits = tf.constant([[0.0, 200.0, -200.0], [150.0, 0.0, 0.0]])
+    return np.asarray(call(function, tf.one_hot([1, 1], 3), tfd.OneHotCategorical(logits=logits, dtype=tf.float32)))
+
+
 def _nll_gradient(function):
     logits = tf.Variable(np.log(_PROBS))
     with tf.GradientTape() as tape:
@@ -402,6 +409,11 @@ NLL = Function("nll", (
     Mistake("classes_hard_coded", "Your NLL works for ten classes only: write it for any number of classes.",
             lambda f: fails(lambda: _nll(f)) and not fails(lambda: _nll(
                 f, np.full((2, 10), 0.1, "float32"), np.eye(10, dtype="float32")[[1, 7]]))),
+    Mistake("nan_when_confident",
+            "Your NLL is nan for confident predictions, where a probability underflows to zero (zero times the "
+            "log of zero): take the label's log-probability from the distribution itself, with its log_prob, "
+            "not the log of its probabilities.",
+            lambda f: np.all(np.isfinite(_nll(f))) and not np.all(np.isfinite(_confident_nll(f)))),
     Mistake("mean_over_batch",
             "Your NLL averages over the batch; return one value per example (Keras averages them).",
             lambda f: _nll(f).shape == ()),

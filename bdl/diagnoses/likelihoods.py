@@ -196,6 +196,8 @@ _CLASSES = np.eye(3, dtype="float32")
 _LOGITS = np.array([[2.0, 1.0, 0.0], [0.5, -1.0, 3.0], [1.0, 1.0, 1.0]], "float32")
 _BIG = np.array([[1000.0, 0.0, -1000.0], [0.0, 1000.0, 0.0]], "float32")
 _BIG_CLASSES = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], "float32")
+# Rows whose largest logits are far apart: one shift for the whole batch underflows the second row.
+_UNEVEN = np.array([[1000.0, 0.0, -1000.0], [0.0, 1.0, 2.0]], "float32")
 
 
 def _shifted_rows(array):
@@ -211,9 +213,10 @@ CATEGORICAL = Function("categorical_nll", (
     Mistake("not_a_tensor", NOT_A_TENSOR.format(what="NLL"), lambda f: _returns_numpy(f, _CLASSES, _LOGITS)),
     Mistake("unstable",
             "Your NLL overflows or underflows for large logits (it gives inf or nan there): work from the "
-            "logits, with the largest logit subtracted before any exponential (log-sum-exp).",
+            "logits, with each row's own largest logit subtracted before any exponential (log-sum-exp).",
             lambda f: np.all(np.isfinite(call(f, _CLASSES, _LOGITS)))
-            and not np.all(np.isfinite(call(f, _BIG_CLASSES, _BIG)))),
+            and not (np.all(np.isfinite(call(f, _BIG_CLASSES, _BIG)))
+                     and np.all(np.isfinite(call(f, _BIG_CLASSES, _UNEVEN))))),
     Mistake("clipped",
             "Your NLL is capped for confident wrong predictions, as if the probabilities were clipped before "
             "the log; compute it from the logits instead, without clipping.",

@@ -57,6 +57,10 @@ MUTANTS = {
         ("sum over the examples", "return -tf.reduce_mean(tf.reduce_sum(", "return -tf.reduce_sum(tf.reduce_sum("),
         ("log-sum-exp over the wrong axis", "tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
          "tf.reduce_logsumexp(logits, axis=0, keepdims=True)"),
+        # Shifted by the largest logit of the whole batch, not each row's own: a row far below it underflows.
+        ("one maximum for the whole batch", "tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
+         "(tf.reduce_max(logits) + tf.math.log(tf.reduce_sum(tf.exp(logits - tf.reduce_max(logits)), axis=-1, "
+         "keepdims=True)))"),
         ("missing normaliser", "log_probs = logits - tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
          "log_probs = logits"),
         ("clipped probabilities", "log_probs = logits - tf.reduce_logsumexp(logits, axis=-1, keepdims=True)",
@@ -271,6 +275,7 @@ DIAGNOSES.update({
         "log-sum-exp without the maximum": "unstable",
         "sum over the examples": "sum_not_mean",
         "log-sum-exp over the wrong axis": "wrong_axis",
+        "one maximum for the whole batch": "unstable",
         "missing normaliser": "missing_normaliser",
         "clipped probabilities": "clipped",
         "labels and logits swapped": "arguments_swapped",

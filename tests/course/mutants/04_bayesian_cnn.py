@@ -552,6 +552,7 @@ DIAGNOSES = {
         "mean over the batch": "mean_over_batch", "bits instead of nats": "bits",
         "not differentiable": "not_differentiable", "NumPy array, not a tensor": "not_a_tensor",
         "probability not log": "probability_not_log", "ten classes hard-coded": "classes_hard_coded",
+        "cross-entropy of the probabilities": "nan_when_confident",
     },
     "get_probabilistic_model": {
         **_MODEL, "the notebook's nll, not the loss given": "loss_ignored",

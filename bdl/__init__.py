@@ -44,6 +44,12 @@ def show_warning_on_stdout(message, category, filename, lineno, file=None, line=
 if "ipykernel" in sys.modules:  # a notebook, not a script or the test suite
     warnings.showwarning = show_warning_on_stdout
 
+def loaded_tensorflow():
+    """TensorFlow if this process has imported it, else None. No value is a tensor before it is, so
+    the tests' helpers look for tensors only then, and a NumPy-only notebook's tests never import it."""
+    return sys.modules.get("tensorflow")
+
+
 from bdl.modes import choose, run_mode  # noqa: E402
 
-__all__ = ["choose", "run_mode"]
+__all__ = ["choose", "loaded_tensorflow", "run_mode"]

@@ -14,19 +14,40 @@ cannot fake: Python's numbers, strings and containers of them, NumPy's arrays
 and scalars, TensorFlow's tensors and variables (whose classes the grading
 guard keeps as they were); anything else fails with its type's name.
 """
+import functools
 import re
 
 import numpy as np
-import tensorflow as tf
 
-from bdl import difference
+from bdl import difference, loaded_tensorflow
 from bdl.wire import AnswerError
 
 _PYTHON = (int, float, bool, complex, str, bytes, type(None))
 _NUMPY_SCALARS = frozenset(np.sctypeDict.values())
 _NUMPY_DTYPES = frozenset(type(np.dtype(kind)) for kind in _NUMPY_SCALARS)
-_TENSORS = frozenset({type(tf.constant(0.0)), type(tf.Variable(0.0))})
-_TENSORFLOW = frozenset({tf.dtypes.DType, tf.TensorShape})
+
+
+@functools.lru_cache(maxsize=2)
+def _tensorflow_kinds(tf):
+    if tf is None:
+        return frozenset(), frozenset(), ()
+    return (frozenset({type(tf.constant(0.0)), type(tf.Variable(0.0))}),
+            frozenset({tf.dtypes.DType, tf.TensorShape}), (tf.TensorShape, tf.dtypes.DType))
+
+
+def _tensors():
+    """The classes of a tensor and a variable, once TensorFlow is loaded (before, no value is one):
+    a NumPy-only notebook's tests never import it."""
+    return _tensorflow_kinds(loaded_tensorflow())[0]
+
+
+def _tensorflow_values():
+    return _tensorflow_kinds(loaded_tensorflow())[1]
+
+
+def _shape_and_dtype():
+    """(tf.TensorShape, tf.DType), or () before TensorFlow is loaded."""
+    return _tensorflow_kinds(loaded_tensorflow())[2]
 
 # The most a message shows of a value: digits of a number (significant digits of a float), dimensions
 # of a shape and the size of each, items of a container, characters in all.
@@ -45,8 +66,8 @@ def _plain(value):
         return all(_plain(item) for item in value)
     if kind is dict:
         return all(_plain(key) and _plain(item) for key, item in value.items())
-    return kind in _PYTHON or kind in _NUMPY_SCALARS or kind in _NUMPY_DTYPES or kind in _TENSORFLOW \
-        or kind is np.ndarray or kind in _TENSORS
+    return kind in _PYTHON or kind in _NUMPY_SCALARS or kind in _NUMPY_DTYPES or kind in _tensorflow_values() \
+        or kind is np.ndarray or kind in _tensors()
 
 
 def type_name(value):
@@ -68,8 +89,8 @@ def number(value, digits=FLOAT_DIGITS):
     to ``digits`` significant digits (at most ``FLOAT_DIGITS``), a one-element array or tensor as
     its number; anything else as ``shown`` shows it."""
     kind = type(value)
-    if kind in _TENSORS or kind is np.ndarray:
-        array = np.asarray(value.numpy()) if kind in _TENSORS else value
+    if kind in _tensors() or kind is np.ndarray:
+        array = np.asarray(value.numpy()) if kind is not np.ndarray else value
         if array.size == 1 and array.dtype.kind in "biuf":
             value, kind = array.reshape(()).item(), None
     if kind is not None and not (kind in (bool, int, float) or kind in _NUMPY_SCALARS):
@@ -110,10 +131,11 @@ def _text(value, depth=0):
         if kind is list:
             return f"[{', '.join(items)}]"
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-    if kind is tf.TensorShape:
+    shape_and_dtype = _shape_and_dtype()
+    if shape_and_dtype and kind is shape_and_dtype[0]:
         return "TensorShape(None)" if value.rank is None else (
             f"TensorShape({list(value.as_list())})" if not shape_text(value.as_list()).startswith("a ") else None)
-    if kind is tf.dtypes.DType:
+    if shape_and_dtype and kind is shape_and_dtype[1]:
         return f"tf.{value.name}"
     if kind in _NUMPY_DTYPES and re.fullmatch(r"[a-z]+[0-9]{0,3}", value.name):
         return f"dtype('{value.name}')"
@@ -131,7 +153,7 @@ def shown(value):
     anything else (text above all: a string from the student's code is its to choose, it could
     carry what it read) by its type's name."""
     kind = type(value)
-    if kind is np.ndarray or kind in _TENSORS:
+    if kind is np.ndarray or kind in _tensors():
         noun = "array" if kind is np.ndarray else "tensor"
         shape = shape_text(value.shape)
         where = f"of shape {shape}" if shape.startswith("(") else f"of rank {len(value.shape)}"
@@ -148,17 +170,18 @@ def shown(value):
 def _numbers(value, what):
     """``value`` as a NumPy array, from plain values only (see the module's docstring)."""
     kind = type(value)
-    if kind in _TENSORS:
+    tf = loaded_tensorflow()
+    if kind in _tensors():
         return np.array(value.numpy())
     if kind is np.ndarray or kind in _NUMPY_SCALARS or kind in (int, float, bool):
         return np.array(value)
     if kind in (list, tuple):
         return np.array([_numbers(item, what) for item in value])
-    if kind is tf.TensorShape:
+    if tf is not None and kind is tf.TensorShape:
         return np.array(value.as_list())
-    if tf.is_tensor(value) and kind.__module__.startswith(("tensorflow", "tf_keras")):
+    if tf is not None and tf.is_tensor(value) and kind.__module__.startswith(("tensorflow", "tf_keras")):
         converted = tf.convert_to_tensor(value)  # a variable or a TFP deferred tensor
-        if type(converted) in _TENSORS:
+        if type(converted) in _tensors():
             return np.array(converted.numpy())
     raise AssertionError(f"{what} should be numbers (a NumPy array, a tensor or a float), found a {type_name(value)}")
 
@@ -184,6 +207,8 @@ def assert_model_layers(model, expected, what="the model"):
     two ways of building the same model pass alike. Returns the layers, in
     order, for a test to look at one by one.
     """
+    import tensorflow as tf
+
     layers = [layer for layer in model.layers if not isinstance(layer, tf.keras.layers.InputLayer)]
     assert_layer_types(_Layers(layers), expected, what)
     return layers
@@ -279,6 +304,8 @@ def assert_activation(activation, expected, what):
     Recognised by what it computes on a few inputs, never by its name, so
     "relu", ``tf.nn.relu``, ``tf.keras.activations.relu`` and a lambda all pass.
     """
+    import tensorflow as tf
+
     try:
         output = activation(tf.constant(_ACTIVATION_PROBE))
     except AnswerError as error:  # in the examiner: the kernel's error, in the examiner's words
@@ -293,7 +320,7 @@ def assert_activation(activation, expected, what):
 
 def assert_equal(actual, expected, what):
     """Check a configuration value, naming it in the message."""
-    if type(actual) in _TENSORS:  # a counter kept in a variable, say
+    if type(actual) in _tensors():  # a counter kept in a variable, say
         actual = np.array(actual.numpy()).tolist()
     assert _plain(actual) and actual == expected, f"{what} should be {expected!r}, found {shown(actual)}"
 

@@ -28,8 +28,11 @@ import importlib
 import io
 import json
 import re
+import sys
 
 import numpy as np
+
+from bdl import loaded_tensorflow
 
 # The largest answer the examiner reads, in bytes of JSON.
 MAX_ANSWER = 64 * 2**20
@@ -157,8 +160,7 @@ def resolve(reference):
 def encode(value, handle=None):
     """``value`` as JSON-ready data. ``handle(obj)`` gives a non-data object's handle (the kernel);
     without it, such an object is named as a library value or refused (the examiner)."""
-    import tensorflow as tf
-
+    tf = loaded_tensorflow()  # no value is a tensor before TensorFlow is loaded
     kind = type(value)
     if value is None or kind in (bool, int, float, str):
         return {"t": "py", "v": value}
@@ -172,14 +174,14 @@ def encode(value, handle=None):
         return {"t": "array", "v": _array_bytes(value)}
     if isinstance(value, np.generic) and np.dtype(kind).kind in ARRAY_KINDS:
         return {"t": "scalar", "v": _array_bytes(np.asarray(value))}
-    if isinstance(value, tf.Variable):
+    if tf is not None and isinstance(value, tf.Variable):
         return {"t": "variable", "v": _array_bytes(value.numpy()), "name": value.name,
                 "trainable": bool(value.trainable)}
-    if tf.is_tensor(value) and hasattr(value, "numpy"):
+    if tf is not None and tf.is_tensor(value) and hasattr(value, "numpy"):
         return {"t": "tensor", "v": _array_bytes(np.asarray(value.numpy()))}
-    if isinstance(value, tf.DType):
+    if tf is not None and isinstance(value, tf.DType):
         return {"t": "dtype", "v": value.name}
-    if isinstance(value, tf.TensorShape):
+    if tf is not None and isinstance(value, tf.TensorShape):
         return {"t": "shape", "v": value.as_list() if value.rank is not None else None}
     if handle is not None:
         return {"t": "handle", "v": handle(value), "kind": _class_names(value)}
@@ -192,19 +194,18 @@ def _class_names(value):
 
 def _named(value):
     """An examiner's argument that is not data, as the kernel can make it anew."""
-    import tensorflow as tf
-    import tensorflow_probability as tfp
-
     if isinstance(value, StandIn) and _library_name(type(value)):
         return {"t": "standin", "id": id(value), "class": _library_name(type(value)),
                 "v": encode(list(value.given_args)),
                 "kwargs": encode(dict(value.given_kwargs))}
-    if isinstance(value, tfp.distributions.Distribution) and type(value).__module__.startswith(
+    tf = loaded_tensorflow()  # a distribution or an initialiser is made with TensorFlow loaded
+    tfp = sys.modules.get("tensorflow_probability") if tf is not None else None
+    if tfp is not None and isinstance(value, tfp.distributions.Distribution) and type(value).__module__.startswith(
             "tensorflow_probability"):
         return {"t": "distribution", "class": type(value).__name__,
                 "v": encode({key: item for key, item in value.parameters.items()
                              if item is not None and key != "name"})}
-    if isinstance(value, tf.keras.initializers.Initializer):
+    if tf is not None and isinstance(value, tf.keras.initializers.Initializer):
         return {"t": "initializer", "v": json.loads(json.dumps(tf.keras.initializers.serialize(value)))}
     name = _library_name(value)
     if name is not None:
@@ -224,8 +225,6 @@ def decode(data, lookup=None, made=None):
     stands for (the kernel); without it, a handle becomes a ``Remote`` (the examiner). ``made``
     keeps the stand-ins made so far, so that one of the examiner's, given twice, is one here."""
     made = {} if made is None else made
-    import tensorflow as tf
-
     if type(data) is not dict or "t" not in data:
         raise WireError("not a value")
     kind, value = data["t"], data.get("v")
@@ -242,13 +241,15 @@ def decode(data, lookup=None, made=None):
         return _array(value)
     if kind == "scalar":
         return _array(value)[()]
-    if kind == "tensor":
-        return tf.constant(_array(value))
-    if kind == "variable":
-        return tf.Variable(_array(value), trainable=bool(data.get("trainable")))
-    if kind == "dtype":
-        return tf.as_dtype(str(value))
-    if kind == "shape":
+    if kind in ("tensor", "variable", "dtype", "shape"):
+        import tensorflow as tf  # here only: a NumPy-only notebook's answers never need it
+
+        if kind == "tensor":
+            return tf.constant(_array(value))
+        if kind == "variable":
+            return tf.Variable(_array(value), trainable=bool(data.get("trainable")))
+        if kind == "dtype":
+            return tf.as_dtype(str(value))
         return tf.TensorShape(value)
     if kind in ("ref", "handle"):
         if lookup is not None:
@@ -265,6 +266,8 @@ def decode(data, lookup=None, made=None):
             raise WireError("not a distribution's name")
         return getattr(tfp.distributions, data["class"])(**decode(value, lookup, made))
     if kind == "initializer":
+        import tensorflow as tf
+
         return tf.keras.initializers.deserialize(value)
     if kind == "library":
         return resolve(str(value))

@@ -19,8 +19,8 @@ name and says a fixed sentence. Nothing the kernel says reaches it as text.
 
 It speaks JSON lines with the worker over its stdin and stdout: ``{"source", "count"}`` in, then
 ``{"ask"}`` out and ``{"answer"}`` or ``{"failed"}`` in as often as the test asks, then
-``{"verdict"}`` out. It imports no more than the tests need (TensorFlow, not nbgrader): it starts
-once per submission.
+``{"verdict"}`` out. It imports no more than the tests need (TensorFlow only for a test cell that
+uses it, never nbgrader): each grading slot starts one and keeps it between submissions.
 """
 import ast
 import builtins
@@ -51,14 +51,22 @@ HELPER_FILES = ("/checks.py", "/questions/", "/wire.py", "/diagnoses/")
 UNUSABLE = "the tests could not go on with what your code gave them"
 
 
-def trusted_namespace():
-    """What a test cell finds defined before it runs: the libraries, under the notebooks' names."""
+# The notebooks' names for TensorFlow's libraries: the examiner's own in every test cell, imported
+# only for a cell that reads one (a NumPy-only notebook's tests never load TensorFlow).
+TENSORFLOW_NAMES = ("tf", "tfp", "tfd", "tfpl")
+
+
+def trusted_namespace(tree):
+    """What a test cell (``tree``) finds defined before it runs: the libraries, under the notebooks'
+    names; TensorFlow's only when the cell reads one of them."""
     import bdl  # noqa: F401 (Keras 2 for TensorFlow Probability; before TensorFlow)
     import numpy as np
-    import tensorflow as tf
-    import tensorflow_probability as tfp
-    return {"__name__": "__examiner__", "__builtins__": builtins, "np": np, "tf": tf, "tfp": tfp,
-            "tfd": tfp.distributions, "tfpl": tfp.layers}
+    namespace = {"__name__": "__examiner__", "__builtins__": builtins, "np": np}
+    if {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} & set(TENSORFLOW_NAMES):
+        import tensorflow as tf
+        import tensorflow_probability as tfp
+        namespace.update(tf=tf, tfp=tfp, tfd=tfp.distributions, tfpl=tfp.layers)
+    return namespace
 
 
 def kernel_names(tree, namespace):
@@ -127,11 +135,11 @@ def examine(source, ask_kernel, execution_count):
     from bdl import wire
     from bdl.wire import Remote
 
-    namespace = trusted_namespace()
     try:
         tree = ast.parse(source, FILENAME)
     except SyntaxError as error:  # in the course's own code: its message quotes nothing else
         return error_output(error, source, execution_count)
+    namespace = trusted_namespace(tree)
     for name in kernel_names(tree, namespace):
         namespace[name] = Remote({"name": name})
     cell = wire.ask_kernel.set(ask_kernel)  # for this cell's questions alone
@@ -230,7 +238,6 @@ def main():
     out on the original stdout, which the test code's own prints (moved to stderr) cannot reach."""
     channel = (sys.stdin.buffer, os.fdopen(os.dup(sys.stdout.fileno()), "wb"))
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    trusted_namespace()  # TensorFlow loads once, before the first test cell
     while True:
         try:
             request = receive(channel[0])

@@ -14,9 +14,8 @@ module (``bdl.questions.likelihoods``...).
 import functools
 
 import numpy as np
-import tensorflow as tf
 
-from bdl import wire
+from bdl import loaded_tensorflow, wire
 from bdl.wire import StandIn, ask  # noqa: F401 (the tests' names, here with the questions)
 
 
@@ -80,6 +79,8 @@ def gradient(function, args, wrt, kwargs=None):
     """``function(*args)`` and its gradients with respect to the arguments at positions ``wrt``,
     each taken as a ``tf.Variable``: ``(value, [gradient or None, ...])``. A tuple value gives
     a gradient list per part, ``[[...], [...]]``, each for that part alone."""
+    import tensorflow as tf
+
     args = list(args)
     for position in wrt:
         args[position] = tf.Variable(args[position])
@@ -94,6 +95,8 @@ def gradient(function, args, wrt, kwargs=None):
 @question
 def compiled(function, args, times=1, kwargs=None):
     """The outputs of ``times`` calls of ``function(*args)`` inside one ``tf.function``."""
+    import tensorflow as tf
+
     traced = tf.function(lambda *inputs: [function(*inputs, **(kwargs or {})) for _ in range(times)])
     return traced(*args)
 
@@ -102,6 +105,8 @@ def compiled(function, args, times=1, kwargs=None):
 def variables_gradients(function, owner, args=()):
     """Whether ``function(*args)`` has a gradient with respect to each of ``owner``'s trainable
     variables (a model, say): a list of booleans."""
+    import tensorflow as tf
+
     with tf.GradientTape() as tape:
         value = function(*args)
     return [gradient is not None for gradient in tape.gradient(value, owner.trainable_variables)]
@@ -110,7 +115,8 @@ def variables_gradients(function, owner, args=()):
 @question
 def numbers(value):
     """``value`` as a NumPy array (a tensor, a distribution's sample, a list of numbers)."""
-    return np.asarray(tf.convert_to_tensor(value))
+    tf = loaded_tensorflow()
+    return np.asarray(value if tf is None else tf.convert_to_tensor(value))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,14 +126,16 @@ def numbers(value):
 
 class Returns(StandIn):
     """A function that returns ``value`` whatever it is given: stands in for another graded
-    function, so that a mistake there costs nothing here."""
+    function, so that a mistake there costs nothing here. An array comes back as a tensor where the
+    notebook uses TensorFlow, and as an array where it does not."""
 
     def __init__(self, value):
         super().__init__(value)
         self.value = value
 
     def __call__(self, *args, **kwargs):
-        return tf.constant(self.value) if isinstance(self.value, np.ndarray) else self.value
+        tf = loaded_tensorflow()
+        return tf.constant(self.value) if tf is not None and isinstance(self.value, np.ndarray) else self.value
 
 
 class Partial(StandIn):
@@ -144,6 +152,8 @@ class Partial(StandIn):
 @question
 def gradient_by_variables(function, args, owner):
     """``function(*args)`` and its gradients with respect to ``owner.variables`` (a stand-in's)."""
+    import tensorflow as tf
+
     with tf.GradientTape() as tape:
         value = function(*args)
     return value, tape.gradient(value, owner.variables)

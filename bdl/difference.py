@@ -192,7 +192,9 @@ def described_failed_call(args, kwargs, runs, shown):
     ``shown`` writes them), and whether the same call runs in float32, or cut to one entry of the first
     axis (one example, most often); ``runs(args, kwargs)`` puts a call to the answer again and says
     whether it returned. These calls are made only here, after the answer has failed."""
-    import tensorflow as tf
+    from bdl import loaded_tensorflow
+
+    tf = loaded_tensorflow()  # no input is a tensor before TensorFlow is loaded
 
     inputs = list(args) + list(kwargs.values())
     if not inputs:
@@ -213,23 +215,27 @@ def described_failed_call(args, kwargs, runs, shown):
         size = sizes.pop()
         if size > 1 and runs(*changed(lambda value: value[:1])):
             return f"{said}; the same call runs with each input cut to its first entry along the first axis"
-        if size == 1 and runs(*changed(lambda value: tf.concat([value, value], 0) if tf.is_tensor(value)
+        if size == 1 and runs(*changed(lambda value: tf.concat([value, value], 0) if _is_tensor(value, tf)
                                        else np.concatenate([value, value]))):
             return f"{said}; the same call runs with each input's one entry along the first axis given twice"
     return said
 
 
+def _is_tensor(value, tf):
+    return tf is not None and tf.is_tensor(value)
+
+
 def _is_array(value, tf):
     return type(value) is np.ndarray and value.dtype.kind in "biuf" or (
-        tf.is_tensor(value) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
+        _is_tensor(value, tf) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
 
 
 def _dtype(value, tf):
-    return value.dtype.name if tf.is_tensor(value) else str(value.dtype)
+    return value.dtype.name if _is_tensor(value, tf) else str(value.dtype)
 
 
 def _cast(value, tf):
     """``value`` in float32 if it is float64, in its own kind (an array or a tensor)."""
     if _dtype(value, tf) != "float64":
         return value
-    return tf.cast(value, tf.float32) if tf.is_tensor(value) else value.astype("float32")
+    return tf.cast(value, tf.float32) if _is_tensor(value, tf) else value.astype("float32")

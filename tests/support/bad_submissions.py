@@ -1,17 +1,18 @@
-"""Bad submissions of assignment 01, each the reference solution with one thing done
-to it, and the score and status the grader must give each.
+"""Bad submissions, each the reference solution with one thing done to it, and the score and
+status the grader must give each.
 
-They are graded against 01 without its experiments (``small_course``), and trimmed the same
-way. Assignment 01 has ``FULL`` automatic points (13, read from the notebook): brier_score 2,
-gaussian_nll 2, laplace_nll 2, categorical_nll 2, split_mean_scale 1, fgsm 2,
-adversarial_loss 2 (its tests swap in a correct FGSM, so a broken fgsm costs
-only fgsm's points).
+Each case builds its notebook from a course: the tiny assignment (``tiny_course``) grades them
+all, and 01 without its experiments (``small_course``) those of ``ON_01``, one of each class. Both
+have ``FULL`` automatic points (13): brier_score 2, gaussian_nll 2, laplace_nll 2,
+categorical_nll 2, split_mean_scale 1, fgsm 2, adversarial_loss 2 (its tests put a correct
+FGSM in fgsm's place, so a broken fgsm costs only fgsm's points). The code is written for 01;
+the course's ``spelled`` writes it for its own notebook.
 """
 import nbformat
 
 from autograder.course.cells import answered, grade_id, graded_cells, is_test
 from autograder.course.directory import REPO
-from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference, source_notebook  # noqa: F401 (the tests' names)
+from small_course import FULL
 
 WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
 # A known mistake (bdl.diagnoses): the Gaussian NLL without its normalising constant.
@@ -19,47 +20,46 @@ NO_CONSTANT = ("def gaussian_nll(y, mean, scale):\n"
                "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))\n")
 
 
-def _reference():
-    return reference()
-
-
 def _edit(function, prepend="", append="", replace=None):
-    """The reference with code added before/after the ``function`` cell's code, or replacing it."""
-    def build():
-        nb = _reference()
+    """The reference with code added before/after the ``function`` cell's code, or replacing it; each
+    code may be a function of the course (a path in it, say)."""
+    def build(course):
+        def code(part):
+            return course.spelled(part(course) if callable(part) else part)
+        nb = course.reference()
         cell = graded_cells(nb)[function]
-        cell.source = prepend + (cell.source if replace is None else replace) + append
+        cell.source = code(prepend) + (cell.source if replace is None else code(replace)) + code(append)
         return nb
     return build
 
 
 def _cells(change):
-    def build():
-        nb = _reference()
-        change(nb, graded_cells(nb))
+    def build(course):
+        nb = course.reference()
+        change(nb, graded_cells(nb), course)
         return nb
     return build
 
 
-def _delete_tests(nb, cells):
+def _delete_tests(nb, cells, course):
     nb.cells.remove(cells["brier_score_tests"])
 
 
-def _edit_tests(nb, cells):
+def _edit_tests(nb, cells, course):
     cells["brier_score_tests"].source = "pass  # the tests were here"
-    cells["gaussian_nll"].source = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
+    cells["gaussian_nll"].source = course.spelled("def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n")
     cells["gaussian_nll_tests"].source = "pass"
 
 
-def _edit_points(nb, cells):
+def _edit_points(nb, cells, course):
     cells["brier_score_tests"].metadata.nbgrader["points"] = 100
 
 
-def _edit_grade_id(nb, cells):
+def _edit_grade_id(nb, cells, course):
     cells["gaussian_nll_tests"].metadata.nbgrader["grade_id"] = "my_own_tests"
 
 
-def _solution_to_markdown(nb, cells):
+def _solution_to_markdown(nb, cells, course):
     cell = cells["brier_score"]
     index = nb.cells.index(cell)
     markdown = nbformat.v4.new_markdown_cell(cell.source, metadata=cell.metadata)
@@ -79,13 +79,14 @@ KILLED_WHEN_CALLED = ("\n\ndef fgsm(loss_fn, x, y, eps):\n"
 CALLS_FGSM = "_x_adversarial = fgsm(lambda x, y: tf.reduce_sum(x), tf.ones((2, 1)), tf.ones((2, 1)), 0.1)\n"
 
 
-def _killed_by_every_call(nb, cells):
+def _killed_by_every_call(nb, cells, course):
     """fgsm kills the kernel whenever it is called: by its tests, and by six cells of the
     student's own after them, three before adversarial_loss and three after its tests."""
     cells["fgsm"].source += KILLED_WHEN_CALLED
     for after in ("fgsm_tests", "adversarial_loss_tests"):
         index = nb.cells.index(cells[after]) + 1
-        nb.cells[index:index] = [nbformat.v4.new_code_cell(f"# experiment {i}\n" + CALLS_FGSM) for i in range(3)]
+        nb.cells[index:index] = [nbformat.v4.new_code_cell(f"# experiment {i}\n" + course.spelled(CALLS_FGSM))
+                                 for i in range(3)]
 PATCH_HELPERS = ("import numpy, numpy.testing, bdl.checks\n"
                  "numpy.testing.assert_allclose = lambda *args, **kwargs: None\n"
                  "numpy.allclose = lambda *args, **kwargs: True\n"
@@ -96,8 +97,12 @@ REDEFINE_HELPERS = ("def assert_close(*args, **kwargs):\n    pass\n\n\n"
 # Take the reference answer from the instructor's source notebook, or another
 # student's submission, by the relative paths nbgrader's own autograde allows.
 def take_answer_from(paths):
-    """Code that runs the brier_score answer of the first notebook it can read in ``paths``
-    (a Python expression)."""
+    """Code that runs the brier_score answer of the first notebook it can read in ``paths`` (a
+    Python expression, or a function of the course that gives one), as a function of the course."""
+    return lambda course: _taking(paths(course) if callable(paths) else paths)
+
+
+def _taking(paths):
     return ("import json, os, pathlib, bdl\n"
             f"for _path in {paths}:\n"
             "    try:\n"
@@ -109,30 +114,36 @@ def take_answer_from(paths):
             "            exec(''.join(_cell['source']))\n")
 
 
-STEAL = take_answer_from("['../../../source/01_likelihoods/likelihoods.ipynb', "
-                         "'../../../submitted/alice/01_likelihoods/likelihoods.ipynb']")
+def _notebook(course):
+    return f"{course.ASSIGNMENT}/{course.NOTEBOOK}.ipynb"
+
+
+STEAL = take_answer_from(lambda course: f"['../../../source/{_notebook(course)}', "
+                                        f"'../../../submitted/alice/{_notebook(course)}']")
 # What the sandbox (bubblewrap) hides: each of these gets the right brier_score,
 # or damages the course, only if the kernel can see beyond its sandbox.
-STEAL_THROUGH_BDL = take_answer_from(
-    "[pathlib.Path(bdl.__file__).parents[1] / 'source' / '01_likelihoods' / 'likelihoods.ipynb']")
-STEAL_BY_ABSOLUTE_PATH = take_answer_from(f"[{str(SOURCE)!r}]")
+STEAL_THROUGH_BDL = take_answer_from(lambda course: f"[pathlib.Path(bdl.__file__).parents[1] / 'source' / "
+                                                    f"{_notebook(course)!r}]")
+STEAL_BY_ABSOLUTE_PATH = take_answer_from(lambda course: f"[{str(course.source_path())!r}]")
 # bob handed in the reference solution; the class is graded under /tmp.
-STEAL_FROM_CLASSMATE = take_answer_from(
-    "[os.path.join(_folder, 'likelihoods.ipynb') for _folder, _, _ in os.walk('/tmp')\n"
-    "          if _folder.endswith(os.path.join('submitted', 'bob', '01_likelihoods'))]")
-VANDALISE_BY_ABSOLUTE_PATH = (
-    "import os\n"
-    "for _folder, _, _files in os.walk('/tmp'):\n"
-    "    if os.path.basename(_folder).startswith('class') and 'class.db' in _files:\n"
-    "        for _path in ['class.db', 'release/01_likelihoods/likelihoods.ipynb']:\n"
-    "            with open(os.path.join(_folder, _path), 'w') as _file:\n"
-    "                _file.write('vandalised')\n")
+STEAL_FROM_CLASSMATE = take_answer_from(lambda course: (
+    f"[os.path.join(_folder, '{course.NOTEBOOK}.ipynb') for _folder, _, _ in os.walk('/tmp')\n"
+    f"          if _folder.endswith(os.path.join('submitted', 'bob', '{course.ASSIGNMENT}'))]"))
+
+
+def VANDALISE_BY_ABSOLUTE_PATH(course):  # noqa: N802 (a case's code, as the others)
+    return ("import os\n"
+            "for _folder, _, _files in os.walk('/tmp'):\n"
+            "    if os.path.basename(_folder).startswith('class') and 'class.db' in _files:\n"
+            f"        for _path in ['class.db', 'release/{_notebook(course)}']:\n"
+            "            with open(os.path.join(_folder, _path), 'w') as _file:\n"
+            "                _file.write('vandalised')\n")
 # The port of a server on the grading machine's 127.0.0.1 that hands out the
 # right brier_score; the class test sets it before it builds the notebooks.
 NETWORK = {"port": None}
 
 
-def _download_answer():
+def _download_answer(course):
     return ("import socket\n"
             "try:\n"
             f"    with socket.create_connection(('127.0.0.1', {NETWORK['port']}), timeout=5) as _connection:\n"
@@ -153,14 +164,15 @@ FILL_DISK = ("_megabytes = 0\n"
              "    print(f'stopped after {_megabytes} MiB:', _error)\n"
              "if _megabytes == 2048:\n"
              "    raise RuntimeError('the working folder has no size limit')\n")
-VANDALISE = ("import os\n"
-             "for _path in ['../../../source/01_likelihoods/likelihoods.ipynb',\n"
-             "              '../../../release/01_likelihoods/likelihoods.ipynb',\n"
-             "              '../../../gradebook.db', '../../../grades.csv']:\n"
-             "    os.makedirs(os.path.dirname(_path), exist_ok=True)\n"
-             "    with open(_path, 'w') as _file:\n"
-             "        _file.write('vandalised')\n")
-def _move_away(nb, cells):
+def VANDALISE(course):  # noqa: N802 (a case's code, as the others)
+    return ("import os\n"
+            f"for _path in ['../../../source/{_notebook(course)}',\n"
+            f"              '../../../release/{_notebook(course)}',\n"
+            "              '../../../gradebook.db', '../../../grades.csv']:\n"
+            "    os.makedirs(os.path.dirname(_path), exist_ok=True)\n"
+            "    with open(_path, 'w') as _file:\n"
+            "        _file.write('vandalised')\n")
+def _move_away(nb, cells, course):
     cells["brier_score"].source += "\n" + MOVE_AWAY
     cells["split_mean_scale"].source += "\n" + REPORT_STATE
 
@@ -173,17 +185,23 @@ REPORT_STATE = ("import os\n"
                 "print('state:', os.getcwd() != '/', os.environ.get('NBGRADER_EXECUTION'),\n"
                 "      os.environ.get('MY_VARIABLE'))\n")
 
-# name: (build the notebook or its raw text, expected automatic score,
-#        expected start of the status, words the status must contain)
+def _then(first, code):
+    """``first`` and then ``code`` (a function of the course), as a function of the course."""
+    return lambda course: first + code(course)
+
+
+# name: (build the notebook or its raw text from a course, expected automatic score,
+#        expected start of the status (@NOTEBOOK@: the course's notebook), words the status must contain)
 CASES = {
-    "invalid_json": (lambda: '{"cells": [ this is not json', 0, "error: not a notebook", []),
-    "empty_notebook": (lambda: nbformat.v4.new_notebook(), 0, "graded", ["missing graded cells"]),
+    "invalid_json": (lambda course: '{"cells": [ this is not json', 0, "error: not a notebook", []),
+    "empty_notebook": (lambda course: nbformat.v4.new_notebook(), 0, "graded", ["missing graded cells"]),
     # Its cells are no graded cells of this assignment: nothing of it is graded.
-    "other_assignment": (lambda: answered(nbformat.read(REPO / "source" / "02_deep_ensembles" /
-                                                        "deep_ensembles.ipynb", 4)), 0, "graded",
+    "other_assignment": (lambda course: answered(nbformat.read(REPO / "source" / "02_deep_ensembles" /
+                                                               "deep_ensembles.ipynb", 4)), 0, "graded",
                          ["repaired the nbgrader metadata", "missing graded cells"]),
     # The instructor's notebook, markers and all: refused before any of its code runs.
-    "instructors_notebook": (source_notebook, 0, f"error: it holds the source notebook's markers ({NOTEBOOK}.ipynb: "
+    "instructors_notebook": (lambda course: course.source_notebook(), 0,
+                             "error: it holds the source notebook's markers (@NOTEBOOK@.ipynb: "
                              "BEGIN SOLUTION, END SOLUTION, BEGIN HIDDEN TESTS",
                              ["the instructor's notebook or one made from it, not the student's work; not graded"]),
     # nbgrader leaves a deleted test cell's points for the instructor (manual).
@@ -223,18 +241,18 @@ CASES = {
                           "graded", []),
     "reads_hidden_files": (_edit("brier_score", replace=STEAL), FULL - 2, "graded",
                            ["calls exec", "names course files"]),
-    "writes_course_files": (_edit("brier_score", append="\n" + VANDALISE), FULL, "graded",
+    "writes_course_files": (_edit("brier_score", append=_then("\n", VANDALISE)), FULL, "graded",
                             ["names course files"]),
     # Contained by the sandbox (each would score FULL, or FULL - 1 for the disk, without it).
-    "reads_source_through_bdl": (_edit("brier_score", replace=WRONG_BRIER + STEAL_THROUGH_BDL), FULL - 2,
+    "reads_source_through_bdl": (_edit("brier_score", replace=_then(WRONG_BRIER, STEAL_THROUGH_BDL)), FULL - 2,
                                  "graded", ["calls exec"]),
-    "reads_source_by_absolute_path": (_edit("brier_score", replace=WRONG_BRIER + STEAL_BY_ABSOLUTE_PATH),
+    "reads_source_by_absolute_path": (_edit("brier_score", replace=_then(WRONG_BRIER, STEAL_BY_ABSOLUTE_PATH)),
                                       FULL - 2, "graded", ["calls exec"]),
-    "reads_a_classmate": (_edit("brier_score", replace=WRONG_BRIER + STEAL_FROM_CLASSMATE), FULL - 2,
+    "reads_a_classmate": (_edit("brier_score", replace=_then(WRONG_BRIER, STEAL_FROM_CLASSMATE)), FULL - 2,
                           "graded", ["calls exec"]),
-    "writes_by_absolute_path": (_edit("brier_score", append="\n" + VANDALISE_BY_ABSOLUTE_PATH), FULL,
+    "writes_by_absolute_path": (_edit("brier_score", append=_then("\n", VANDALISE_BY_ABSOLUTE_PATH)), FULL,
                                 "graded", []),
-    "downloads_an_answer": (lambda: _edit("brier_score", replace=WRONG_BRIER + _download_answer())(),
+    "downloads_an_answer": (_edit("brier_score", replace=lambda course: WRONG_BRIER + _download_answer(course)),
                             FULL - 2, "graded", ["calls exec"]),
     "fills_its_disk": (_edit("split_mean_scale", prepend=FILL_DISK), FULL, "graded", []),
     # The next cells still run in the grading folder, in grading mode.
@@ -243,21 +261,26 @@ CASES = {
 }
 
 
-def check_row(row, score, status, words):
+# One case of each class, graded on 01 as well as on the tiny assignment: what only the real course
+# shows (TensorFlow in its kernel, its own tests, a likely mistake that bdl.diagnoses names) is kept.
+ON_01 = frozenset({"instructors_notebook", "deleted_test_cell", "memory_bomb", "killed_when_called",
+                   "patched_helpers", "reads_source_through_bdl", "moves_cwd_and_env", "known_mistake"})
+
+
+def check_row(row, score, status, words, notebook=""):
     """A graded row has the expected automatic score, the status's start and every word."""
     assert float(row["score"]) == score, row
-    assert row["status"].startswith(status), row
+    assert row["status"].startswith(status.replace("@NOTEBOOK@", notebook)), row
     for word in words:
         assert word in row["status"], row
 
 
-def own_lines(root, student):
-    """The lines of a student's submission outside this assignment's test cells: theirs to see
-    (a student who hands in another assignment's notebook handed in its test cells)."""
-    release = nbformat.read(REPO / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
-    tests = {grade_id(cell) for cell in release.cells if is_test(cell)}
+def own_lines(root, student, course):
+    """The lines of a student's submission of ``course``'s assignment outside its test cells: theirs
+    to see (a student who hands in another assignment's notebook handed in its test cells)."""
+    tests = {grade_id(cell) for cell in course.blank().cells if is_test(cell)}
     try:
-        nb = nbformat.read(root / "submitted" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
+        nb = nbformat.read(root / "submitted" / student / course.ASSIGNMENT / f"{course.NOTEBOOK}.ipynb", 4)
     except Exception:  # not a notebook: nothing of its own to show
         return set()
     return {line.strip() for cell in nb.cells if grade_id(cell) not in tests

@@ -1,7 +1,9 @@
 """In-process attacks on the grader: what a student who searches for "nbgrader hack" writes.
 
-Each attack is a submission of assignment 01 written against the grading kernel
-itself: IPython's transformers, the shell's methods, its events and hooks,
+Each attack is a submission written against the grading kernel itself, of the tiny assignment
+(``tiny_course``: 01's graded functions in NumPy) or of assignment 01 (``small_course``), as
+``ON_TINY`` and ``ON_01`` say: those on TensorFlow's own objects on 01 alone, one of each class on
+both. The attacks aim at IPython's transformers, the shell's methods, its events and hooks,
 tracing, the helpers the tests call, objects that equal anything, code that
 reads the hidden tests and code that sends them out, and code aimed at the files
 the kernel shares with the grader (what it reads there, plants there for the
@@ -11,10 +13,10 @@ any point it gets is stolen); a few are the reference solution with one wrong
 answer and the attack, so that what the attack gains is the wrong answer's
 points. Each comes in several spellings: direct, through ``getattr`` /
 ``globals()`` / ``vars()`` with computed strings, from inside a graded function
-when the tests call it, and through the import at the top of a test cell. All
-start from 01 without its experiments (``small_course``): no attack needs them.
+when the tests call it, and through the import at the top of a test cell. Each is written for 01;
+a course's ``spelled`` writes its TensorFlow calls in NumPy for the tiny assignment.
 
-``ATTACKS`` maps a name to (build the notebook, expected automatic score,
+``ATTACKS`` maps a name to (build the notebook from a course, expected automatic score,
 expected start of the status, words the status must contain); ``notebook`` builds
 one with the path of the test's file outside the sandbox, which some aim at.
 ``tests/system/test_red_team.py`` grades them all at once, sandbox on.
@@ -22,42 +24,42 @@ one with the path of the test's file outside the sandbox, which some aim at.
 from nbformat.v4 import new_code_cell
 
 from autograder.course.cells import graded_cells
-from small_course import FULL, blank as _blank, reference as _reference
+from small_course import FULL
 
 # gaussian_nll is wrong (2 points) in the attacks that start from the reference.
 WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"
 
 
-def edited(read, codes, last=""):
-    """The notebook ``read()`` gives with each code of ``codes`` ({function: code}) after that
-    function's answer (so a definition in it is the one that counts), and ``last``, if any, as a
-    code cell of its own at the end."""
-    def build():
-        nb = read()
+def edited(start, codes, last=""):
+    """A build of the course's ``start`` notebook ("blank" or "reference") with each code of ``codes``
+    ({function: code}) after that function's answer (so a definition in it is the one that counts),
+    and ``last``, if any, as a code cell of its own at the end; each code as the course spells it."""
+    def build(course):
+        nb = getattr(course, start)()
         for function, code in codes.items():
             cell = graded_cells(nb)[function]
-            cell.source = cell.source + "\n\n" + code
+            cell.source = cell.source + "\n\n" + course.spelled(code)
         if last:
-            nb.cells.append(new_code_cell(last))
+            nb.cells.append(new_code_cell(course.spelled(last)))
         return nb
     return build
 
 
 def blank(code, function="brier_score"):
     """The blank release with ``code`` after the stub in ``function``'s answer cell."""
-    return edited(_blank, {function: code})
+    return edited("blank", {function: code})
 
 
 def reference(code, function="split_mean_scale"):
     """The reference solution with ``code`` added at the end of ``function``'s answer cell."""
-    return edited(_reference, {function: code})
+    return edited("reference", {function: code})
 
 
 def wrong(code, function="gaussian_nll"):
     """The reference with ``function`` wrong, and ``code`` after it in its answer cell."""
-    def build():
-        nb = _reference()
-        graded_cells(nb)[function].source = WRONG_GAUSSIAN + "\n" + code
+    def build(course):
+        nb = course.reference()
+        graded_cells(nb)[function].source = course.spelled(WRONG_GAUSSIAN + "\n" + code)
         return nb
     return build
 
@@ -433,12 +435,13 @@ def takeover(answer="zeros", forge_only="", spelling="direct"):
     raise ValueError(spelling)
 
 
-def first_cell(code, build):
-    """``build()``'s notebook with ``code`` as a new first code cell (a cell magic must start its cell)."""
-    def made():
-        nb = build()
+def first_cell(code, start):
+    """The course's ``start`` notebook with ``code`` as a new first code cell (a cell magic must
+    start its cell)."""
+    def made(course):
+        nb = getattr(course, start)()
         index = next(number for number, cell in enumerate(nb.cells) if cell.cell_type == "code")
-        nb.cells.insert(index + 1, new_code_cell(code))
+        nb.cells.insert(index + 1, new_code_cell(course.spelled(code)))
         return nb
     return made
 
@@ -626,9 +629,9 @@ def reads_tests(spelling):
     reference saved as a module and imported: no name the review knows)."""
     if spelling == "open":
         first = WRITABLE + BY_IPYKERNEL + SEARCH_OPEN + REFERENCE_EXPRESSION + COPIED_BY_EVAL
-        return edited(_blank, {"gaussian_nll": first, "laplace_nll": LAPLACE_BY_EVAL}, REPORT_FOUND)
+        return edited("blank", {"gaussian_nll": first, "laplace_nll": LAPLACE_BY_EVAL}, REPORT_FOUND)
     first = WRITABLE + SEARCH_GLOB + REFERENCE_EXPRESSION + COPIED_AS_MODULE
-    return edited(_blank, {"gaussian_nll": first, "laplace_nll": LAPLACE_AS_MODULE}, REPORT_FOUND)
+    return edited("blank", {"gaussian_nll": first, "laplace_nll": LAPLACE_AS_MODULE}, REPORT_FOUND)
 
 
 # Across a crash: adversarial_loss, called by its tests, searches for every ``def _...`` in the
@@ -728,9 +731,9 @@ def keeps_state(spelling):
     file, exec, os._exit, ipykernel) or "glob" (pathlib over the folders it can write,
     a kept module imported, os.abort: no name the review knows)."""
     if spelling == "open":
-        return edited(_blank, {"fgsm": WRITABLE + BY_IPYKERNEL + KEEP_OPEN, "adversarial_loss": KEEP_OPEN_CRASH},
+        return edited("blank", {"fgsm": WRITABLE + BY_IPYKERNEL + KEEP_OPEN, "adversarial_loss": KEEP_OPEN_CRASH},
                       REPORT_FOUND)
-    return edited(_blank, {"fgsm": WRITABLE + KEEP_GLOB, "adversarial_loss": KEEP_GLOB_CRASH}, REPORT_FOUND)
+    return edited("blank", {"fgsm": WRITABLE + KEEP_GLOB, "adversarial_loss": KEEP_GLOB_CRASH}, REPORT_FOUND)
 
 
 # In every folder it can write, under the names of the grader's files (the progress file, the
@@ -875,9 +878,10 @@ UNFLAGGED = {"reads_tests_unflagged", "keeps_state_unflagged", "plants_links", "
              "fills_the_shared_disk", "carries_tests_in_a_dtype"}
 
 
-def notebook(name, sentinel):
-    """Attack ``name``'s notebook, with ``sentinel`` (a path) for ``SENTINEL``."""
-    nb = ATTACKS[name][0]()
+def notebook(name, sentinel, course):
+    """Attack ``name``'s notebook on ``course`` (``tiny_course`` or ``small_course``), with ``sentinel``
+    (a path) for ``SENTINEL``."""
+    nb = ATTACKS[name][0](course)
     for cell in nb.cells:
         cell.source = cell.source.replace(SENTINEL, str(sentinel))
     return nb
@@ -980,7 +984,7 @@ ATTACKS = {
                               ["uses the magic %time", "calls exec"]),
     "owns_kernel_through_timeit": (blank(takeover("echo", spelling="timeit")), 0, "graded",
                                    ["imports timeit"]),
-    "owns_kernel_in_a_cell_magic": (first_cell(takeover("zeros", spelling="cell_magic"), _blank), 0, "graded",
+    "owns_kernel_in_a_cell_magic": (first_cell(takeover("zeros", spelling="cell_magic"), "blank"), 0, "graded",
                                     ["uses the magic %%capture", "calls exec"]),
     # A wrong gaussian_nll whose questions get crafted answers: only the honest answers' points.
     "owns_kernel_forges_one_function": (wrong(takeover("zeros", forge_only="gaussian_nll")), FULL - 2, "graded",
@@ -1006,6 +1010,19 @@ ATTACKS = {
                          ["graded again without cell brier_score_tests (wrote more than"]),
     "answers_huge_values": (blank(HUGE_ANSWERS), 0, "graded", ["imports bdl.wire"]),
     # fgsm's float64 checks fail: its 2 points, and nothing else
-    "carries_tests_in_a_dtype": (edited(_reference, {"fgsm": CARRIES_IN_DTYPE}), FULL - 2, "graded", []),
-    "kit_stand_ins_as_answers": (edited(_blank, STAND_INS), 0, "graded", ["imports bdl.questions"]),
+    "carries_tests_in_a_dtype": (edited("reference", {"fgsm": CARRIES_IN_DTYPE}), FULL - 2, "graded", []),
+    "kit_stand_ins_as_answers": (edited("blank", STAND_INS), 0, "graded", ["imports bdl.questions"]),
 }
+
+# Attacks on TensorFlow's own objects (its tensor class and dtypes, TFP's distributions, tf.is_tensor,
+# tensorflow.debugging) or with the kit's stand-ins for 01's tests: graded on 01 alone.
+TENSORFLOW_ONLY = frozenset({"helpers_in_test_namespace", "helpers_in_modules", "library_class_patched",
+                             "library_class_patched_when_called", "patches_tensor_class_when_called",
+                             "equals_anything", "peeks_at_expected_as_a_tensor", "carries_tests_in_a_dtype",
+                             "kit_stand_ins_as_answers"})
+# Every other attack is graded on the tiny assignment (``tiny_course``), and one of each class on 01
+# as well (``small_course``: TensorFlow in its kernel and its examiner, 01's own tests).
+ON_TINY = frozenset(ATTACKS) - TENSORFLOW_ONLY
+ON_01 = TENSORFLOW_ONLY | {"transformer_cleanup", "run_cell", "events_unregister", "settrace_while_tested",
+                           "overwrites_expected_values", "raises_cell_source", "owns_kernel_zeros", "reads_tests",
+                           "keeps_state", "plants_fifos", "fills_the_shared_disk"}

@@ -66,6 +66,19 @@ FULL = automatic_points(reference())  # a submission with every answer right
 MAX_SCORE = FULL + manual_points(reference())
 
 
+def spelled(code):
+    """An attack's or a bad submission's code as this course runs it: as written, for 01."""
+    return code
+
+
+def source_path():
+    return SOURCE
+
+
+def release_path():
+    return RELEASE
+
+
 def write_course(root):
     """Write the trimmed 01 as ``root``'s source and release; return (source, release) paths."""
     paths = []

@@ -25,14 +25,21 @@ from autograder.course.directory import generate_release
 
 ASSIGNMENT = "00_tiny"
 NOTEBOOK = "tiny"
-# What an attack or a bad submission writes for a wrong number or a wrong function's result, here and in
-# 01 (``small_course``): in NumPy, as this notebook has no TensorFlow.
-SPELLING = {"tf.constant(": "np.float32(", "tf.reduce_mean(": "np.mean(", "tf.reduce_sum(": "np.sum(",
-            "tf.square(": "np.square(", "tf.math.log(": "np.log(", "tf.ones(": "np.ones(", "tf.float32": "np.float32"}
+# An attack's or a bad submission's code is written for 01 (``small_course``); here its TensorFlow is
+# spelled in NumPy, as this notebook has none (the longer spellings first).
+SPELLING = {
+    "import numpy as np, tensorflow as tf, tensorflow_probability as tfp\ntfd = tfp.distributions\n": "import numpy as np\n",
+    "import numpy as np, tensorflow as tf, tensorflow_probability as tfp": "import numpy as np",
+    "import numpy as np, tensorflow as tf": "import numpy as np",
+    '{"tf": tf, "tfd": tfp.distributions, "np": np, ': '{"np": np, ',
+    '{"tf": tf, "np": np}': '{"np": np}',
+    "tf.constant(": "np.float32(", "tf.reduce_mean(": "np.mean(", "tf.reduce_sum(": "np.sum(",
+    "tf.square(": "np.square(", "tf.math.log(": "np.log(", "tf.ones(": "np.ones(", "tf.float32": "np.float32",
+}
 
 
-def in_numpy(code):
-    """``code`` (an attack's, written for 01) with TensorFlow's calls spelled in NumPy."""
+def spelled(code):
+    """``code``, written for 01, with its TensorFlow spelled in NumPy."""
     for tensorflow, numpy in SPELLING.items():
         code = code.replace(tensorflow, numpy)
     return code

@@ -1,7 +1,8 @@
 """The canary test: nothing of a test reaches the kernel's world, by any channel.
 
-Every assignment is graded as `make course` grades it (``selfgrade``: each reference solution and
-blank release, sandbox on), from a copy of the course whose every test cell hides random canaries
+The tiny assignment (``tiny_course``: no TensorFlow) and assignment 01 (the course's own, TensorFlow
+in its kernel) are graded as `make course` grades them (``selfgrade``: each reference solution and
+blank release, sandbox on), from a copy of them whose every test cell hides random canaries
 (``tests/support/canary.py``), with more canaries in the grader's environment (a hub's token, a
 database password), and with a scanner in each notebook's kernel that searches, before every
 question and after every cell, everything the kernel can reach: the files it can write and
@@ -12,17 +13,21 @@ channel closed: none of the canaries is found, the outside file is untouched, an
 what `make course` expects (every automatic point for a reference, zero for a blank).
 """
 import io
+import shutil
 import time
 
 import nbformat
 import pytest
 
+import tiny_course
 from autograder import selfgrade
 from autograder.course import directory as course
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO, generate_release
 from autograder.grading.host import format_table
 from canary import new_canaries, plant, report
+
+REAL = "01_likelihoods"  # the course's own assignment graded beside the tiny one
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
@@ -34,7 +39,10 @@ def graded(tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside")
     sentinel = outside / "sentinel"
     sentinel.write_text("untouched\n")
-    planted = plant(REPO, root, canaries, since=time.time() - 1, sentinel=sentinel)
+    sources = tmp_path_factory.mktemp("canary sources")
+    shutil.copytree(REPO / "source" / REAL, sources / "source" / REAL)
+    tiny_course.write_course(sources)
+    planted = plant(sources, root, canaries, since=time.time() - 1, sentinel=sentinel)
     generate_release(root)
     kept = tmp_path_factory.mktemp("autograded")
     with pytest.MonkeyPatch.context() as patch:
@@ -43,6 +51,7 @@ def graded(tmp_path_factory):
         out = io.StringIO()
         rows = selfgrade.selfgrade(root, progress=out, keep=kept)
     return {"rows": rows, "kept": kept, "planted": planted, "sentinel": sentinel, "progress": out.getvalue(),
+            "sources": sources,
             "reports": {(path.parts[-3], path.parts[-2]): report(nbformat.read(path, 4))
                         for path in kept.glob("*/*/*.ipynb")}}
 
@@ -50,13 +59,13 @@ def graded(tmp_path_factory):
 def test_every_test_cell_holds_canaries(graded):
     tests = sum(cell.cell_type == "code" and "grade_id" in cell.metadata.get("nbgrader", {})
                 and not cell.metadata.nbgrader.get("solution") and cell.metadata.nbgrader.get("grade")
-                for path in (REPO / "source").glob("*/*.ipynb") for cell in nbformat.read(path, 4).cells)
+                for path in (graded["sources"] / "source").glob("*/*.ipynb") for cell in nbformat.read(path, 4).cells)
     assert graded["planted"] == tests > 0
 
 
 def test_the_kernel_finds_no_canary(graded):
     reports = graded["reports"]
-    assert {assignment for _, assignment in reports} == set(course.assignments())
+    assert {assignment for _, assignment in reports} == {REAL, tiny_course.ASSIGNMENT}
     for (student, assignment), found in reports.items():
         assert found is not None, f"{student}'s {assignment}: the scanner never reported"
         assert found["found"] == [], f"{student}'s {assignment}: a canary in {found['found']}"
@@ -76,15 +85,16 @@ def test_the_grades_are_what_make_course_expects(graded):
     for row in rows:
         assert "graded again" not in row["status"] and "repaired" not in row["status"], row
         if row["student"] == "reference":
-            assert row["manual"] == _manual_points(row["assignment"]), "answer cells await an instructor"
+            assert row["manual"] == _manual_points(graded["sources"], row["assignment"]), \
+                "answer cells await an instructor"
     assert format_table(rows).splitlines()[0].split() == ["assignment", "notebook", "student", "score",
                                                           "max_score", "manual", "status"]
-    submissions = 2 * len(course.assignments())
+    submissions = 2 * len(course.assignments(graded["sources"]))
     assert graded["progress"].splitlines()[-1].startswith(f"selfgrade: {submissions} submissions graded in")
 
 
-def _manual_points(assignment):
+def _manual_points(sources, assignment):
     """The points of the assignment's answer cells (graded markdown)."""
-    nb = nbformat.read(next((REPO / "source" / assignment).glob("*.ipynb")), 4)
+    nb = nbformat.read(next((sources / "source" / assignment).glob("*.ipynb")), 4)
     return sum(cell.metadata.nbgrader["points"] for cell in graded_cells(nb).values()
                if cell.cell_type == "markdown" and cell.metadata.nbgrader.get("grade"))

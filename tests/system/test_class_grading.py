@@ -2,10 +2,12 @@
 workers, limits, bad submissions graded correctly with the gradebook intact,
 no silent overwrite, the report and nbgrader's feedback.
 
-One grading run of assignment 01 takes every bad submission of
-``bad_submissions.CASES`` and the class-scale inputs at once, into a gradebook
-given by URL; the tests then read what it left. Its 01 is 01 without its
-experiments (``tests/support/small_course.py``), and so are the submissions.
+One grading run of the tiny assignment (``tests/support/tiny_course.py``: no
+TensorFlow) takes every bad submission of ``bad_submissions.CASES`` and the
+class-scale inputs at once, into a gradebook given by URL; the tests then read
+what it left. A second run grades one case of each class (``ON_01``) as a
+submission of 01 without its experiments (``small_course``): TensorFlow in the
+kernel, and a likely mistake that ``bdl.diagnoses`` names in the feedback.
 """
 import contextlib
 import csv
@@ -25,14 +27,16 @@ import psutil
 import pytest
 from nbgrader.api import Gradebook
 
-from bad_submissions import CASES, NETWORK, WRONG_BRIER, _edit, check_row, own_lines
+import small_course
+import tiny_course
+from bad_submissions import CASES, NETWORK, ON_01, WRONG_BRIER, _edit, check_row, own_lines
 from bdl.diagnoses import PREFIX, all_tables
 from scan import visible_text
 import scan
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments
 from autograder.worker.guard import SKIPPED_MESSAGE
-from small_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, RELEASE, SOURCE, blank, reference, write_course
+from tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, blank, reference, write_course
 
 # Grades a class of bad submissions for real: minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
@@ -43,12 +47,12 @@ ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to lo
 LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]
 
 
-def _grade(root, db_url, *inputs, extra=()):
+def _grade(root, db_url, *inputs, extra=(), assignment=ASSIGNMENT):
     # The grading folders (bdl-grade-*) go under the class's own temporary folder, so
     # that what other tests grade at the same time is not taken for this class's.
     (root / "tmp").mkdir(exist_ok=True)
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, *map(str, inputs), "--root", str(root),
+        [sys.executable, "-m", "autograder", "grade", assignment, *map(str, inputs), "--root", str(root),
          "--db", db_url, "--csv", str(root / "grades.csv"), *LIMITS, *extra],
         capture_output=True, text=True, timeout=1500, env={**os.environ, "TMPDIR": str(root / "tmp")})
     assert result.returncode == 0, result.stderr[-3000:]
@@ -64,7 +68,7 @@ def _fingerprint(root):
 @contextlib.contextmanager
 def _answer_server(connections):
     """A server on 127.0.0.1 that hands the right brier_score to whoever connects; yields its port."""
-    answer = cells.graded_cells(nbformat.read(SOURCE, 4))["brier_score"].source.encode()
+    answer = cells.graded_cells(tiny_course.source_notebook())["brier_score"].source.encode()
     server = socket.create_server(("127.0.0.1", 0))
 
     def serve():
@@ -97,17 +101,12 @@ def course(tmp_path_factory):
     connections = []  # who reached the answer server: nobody may
     server = contextlib.ExitStack()
     NETWORK["port"] = server.enter_context(_answer_server(connections))
-    for name, (build, *_) in CASES.items():
-        notebook = build()
-        if isinstance(notebook, str):
-            (bad / f"{name}.ipynb").write_text(notebook)
-        else:
-            nbformat.write(notebook, bad / f"{name}.ipynb")
+    _write_cases(bad, CASES, tiny_course)
     # An nbgrader submitted/ tree; alice's extra files would shadow the test helpers
     # if they reached the kernel's folder.
     alice = incoming / "submitted" / "alice" / ASSIGNMENT
     (alice / "bdl").mkdir(parents=True)
-    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), alice / f"{NOTEBOOK}.ipynb")
+    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(tiny_course), alice / f"{NOTEBOOK}.ipynb")
     (alice / "bdl" / "__init__.py").write_text("")
     (alice / "bdl" / "checks.py").write_text(
         "def assert_close(*args, **kwargs):\n    pass\n\n\ndef assert_equal(*args, **kwargs):\n    pass\n")
@@ -127,11 +126,63 @@ def course(tmp_path_factory):
             "connections": connections}
 
 
+def _write_cases(folder, names, course):
+    """Each case of ``names`` as ``course``'s submission ``<name>.ipynb`` in ``folder``."""
+    for name in names:
+        notebook = CASES[name][0](course)
+        if isinstance(notebook, str):
+            (folder / f"{name}.ipynb").write_text(notebook)
+        else:
+            nbformat.write(notebook, folder / f"{name}.ipynb")
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_bad_submission_is_graded_correctly(course, name):
     row = course["rows"][name]
-    check_row(row, *CASES[name][1:])
+    check_row(row, *CASES[name][1:], NOTEBOOK)
     assert float(row["max_score"]) == MAX_SCORE, "a submission cannot change the maximum score"
+
+
+@pytest.fixture(scope="module")
+def class_of_01(tmp_path_factory):
+    """One bad submission of each class, of 01 without its experiments, graded in a course of its own."""
+    root = tmp_path_factory.mktemp("class of 01")
+    small_course.write_course(root)
+    bad = tmp_path_factory.mktemp("bad of 01")
+    _write_cases(bad, sorted(ON_01), small_course)
+    db_url = f"sqlite:///{root / 'class.db'}"
+    rows, result = _grade(root, db_url, bad, assignment=small_course.ASSIGNMENT)
+    return {"root": root, "rows": rows, "db_url": db_url}
+
+
+@pytest.mark.parametrize("name", sorted(ON_01))
+def test_bad_submission_of_01_is_graded_correctly(class_of_01, name):
+    row = class_of_01["rows"][name]
+    check_row(row, *CASES[name][1:], small_course.NOTEBOOK)
+    assert float(row["max_score"]) == small_course.MAX_SCORE, "a submission cannot change the maximum score"
+
+
+def test_a_likely_mistake_is_named_in_the_feedback_and_the_report(class_of_01):
+    """01's gaussian_nll without its constant: the feedback names the mistake under its failing test,
+    in the table's own words, and the report groups the failures by it."""
+    root, assignment, notebook = class_of_01["root"], small_course.ASSIGNMENT, small_course.NOTEBOOK
+    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", assignment, "--root", str(root),
+                               "--db", class_of_01["db_url"]], capture_output=True, text=True, timeout=600)
+    assert feedback.returncode == 0, feedback.stdout[-2000:] + feedback.stderr[-2000:]
+    page_path = root / "feedback" / "known_mistake" / assignment / f"{notebook}.html"
+    assert PREFIX + MISSING_CONSTANT in visible_text(page_path.read_text())
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page_path, ARTIFACTS / f"feedback_{assignment}_known_mistake.html")
+    result = subprocess.run([sys.executable, "-m", "autograder", "report", assignment, "--root", str(root),
+                             "--db", class_of_01["db_url"]], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    with open(root / "reports" / f"{assignment}_mistakes.csv") as handle:
+        mistakes = list(csv.DictReader(handle))
+    assert {"notebook": notebook, "cell": "gaussian_nll_tests", "mistake": MISSING_CONSTANT,
+            "submissions": "1"} in mistakes
+    assert f"1 submission (gaussian_nll): {MISSING_CONSTANT}" in result.stdout
+    figure = (root / "reports" / f"{assignment}_mistakes.png").read_bytes()
+    assert figure.startswith(b"\x89PNG") and len(figure) > 10000
 
 
 def test_cells_start_in_the_grading_folder_and_mode(course):
@@ -152,7 +203,7 @@ def test_class_inputs_are_collected_and_graded(course):
     assert (root / "submitted" / "alice" / ASSIGNMENT / "numpy.py").exists(), "collected as handed in"
     assert (root / "submitted" / "bob" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
     assert not (root / "escape.ipynb").exists() and not (root / "submitted" / "escape").exists()
-    assert "grading 01_likelihoods" in course["stderr"], "a progress bar"
+    assert f"grading {ASSIGNMENT}" in course["stderr"], "a progress bar"
 
 
 def test_no_submission_reached_the_network(course):
@@ -210,8 +261,8 @@ def test_report_writes_csv_and_histogram(course):
     assert rows["memory_bomb"]["status"].startswith("graded; graded again without cell laplace_nll "
                                                     "(exceeded the memory limit")
     # The instructor's first lines name the submissions to read before trusting their scores.
-    assert "note: read patched_helpers/likelihoods before trusting its score: review: " in result.stdout
-    assert "note: read bob/likelihoods" not in result.stdout
+    assert f"note: read patched_helpers/{NOTEBOOK} before trusting its score: review: " in result.stdout
+    assert f"note: read bob/{NOTEBOOK}" not in result.stdout
     png = (root / "reports" / f"{ASSIGNMENT}_scores.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
 
@@ -234,12 +285,12 @@ def test_feedback_is_written_per_student(course, feedback):
     # No student's feedback, passing or failing, shows a hidden test, a model answer or a graded
     # function's definition beyond the student's own and the release's stubs (tests/support/scan.py);
     # the instructor's copy keeps the hidden tests.
-    secrets = scan.secrets([SOURCE], [RELEASE])
-    given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
+    secrets = scan.secrets([tiny_course.source_path()], [tiny_course.release_path()])
+    given = {line.strip() for cell in blank().cells for line in cell.source.split("\n")}
     pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
     assert len(pages) >= 10
     for page in pages:
-        text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
+        text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name, tiny_course)
         leaked = scan.leaked_lines(text, secrets, own | given)
         assert not leaked, f"{page.parent.parent.name}'s feedback shows what it must not: {leaked[:3]}"
     failing_page = root / "feedback" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.html"
@@ -251,11 +302,6 @@ def test_feedback_is_written_per_student(course, feedback):
     assert re.search(r"# hidden tests: (failed|not run)", wrong), "its wrong brier_score is reported"
     autograded = (root / "autograded" / "redefined_helpers" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
     assert "BEGIN HIDDEN TESTS" in autograded
-    # A known mistake is named under its failing test, in the table's own words.
-    page = visible_text((root / "feedback" / "known_mistake" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
-    assert PREFIX + MISSING_CONSTANT in page
-    shutil.copyfile(root / "feedback" / "known_mistake" / ASSIGNMENT / f"{NOTEBOOK}.html",
-                    ARTIFACTS / f"feedback_{ASSIGNMENT}_known_mistake.html")
 
 
 def test_a_function_that_kills_the_kernel_costs_its_own_points_only(course, feedback):
@@ -277,10 +323,7 @@ def test_a_function_that_kills_the_kernel_costs_its_own_points_only(course, feed
 # ------------------------------------------- after grading: hand grades, item analysis, LMS files, guide
 
 # Hand grades as formgrader writes them into the gradebook (points per manual cell).
-HAND_GRADES = {"bob": {"derivation_gaussian": 2, "derivation_laplace": 1.5, "derivation_categorical": 2,
-                       "discussion_adversarial": 1, "discussion_laplace": 2},
-               "alice": {"derivation_gaussian": 1, "derivation_laplace": 0, "derivation_categorical": 2,
-                         "discussion_adversarial": 2, "discussion_laplace": 0.5}}
+HAND_GRADES = {"bob": {"discussion_scores": 1.5}, "alice": {"discussion_scores": 0.5}}
 CANVAS_ASSIGNMENT_ID = "4242"
 
 
@@ -343,7 +386,7 @@ def test_item_analysis_of_the_graded_class(course, reported):
             assert sum(int(row[f"count_{rank}"] or 0) for rank in (1, 2, 3)) <= lost
     # The known failures, with the assertion's message: most of the class handed in WRONG_BRIER.
     brier = items["brier_score_tests"]
-    assert brier["message_1"].startswith("the Brier score of two examples with one-hot labels does not match")
+    assert brier["message_1"].startswith("the Brier score of two examples does not match")
     assert int(brier["count_1"]) >= 5, brier
     # Every lost test cell has its reason: all the groups (the CSV keeps three) add up to the losses.
     with Gradebook(course["db_url"]) as gradebook:
@@ -359,15 +402,8 @@ def test_item_analysis_of_the_graded_class(course, reported):
     assert messages["NotImplementedError: not answered (the release's stub raises it)"] == 1  # carol's blank
     assert messages["cell missing from the submission (awaiting a grade by hand)"] >= 1  # empty_notebook
     assert messages["not graded (error: not a notebook (the file is not JSON))"] == 1  # invalid_json
-    # The failures grouped by the mistake noted under them, in the CSV and first in the terminal.
-    assert rows["gaussian_nll_tests"]["mistakes"][MISSING_CONSTANT] == 1
-    with open(reported["reports"] / f"{ASSIGNMENT}_mistakes.csv") as handle:
-        mistakes = list(csv.DictReader(handle))
-    assert {"notebook": NOTEBOOK, "cell": "gaussian_nll_tests", "mistake": MISSING_CONSTANT,
-            "submissions": "1"} in mistakes
-    assert f"1 submission (gaussian_nll): {MISSING_CONSTANT}" in reported["stdout"]
-    figure = (reported["reports"] / f"{ASSIGNMENT}_mistakes.png").read_bytes()
-    assert figure.startswith(b"\x89PNG") and len(figure) > 10000
+    # The tiny assignment's tests name no likely mistake (01's do: test_a_likely_mistake_is_named_...).
+    assert not rows["gaussian_nll_tests"]["mistakes"]
     # The hand grades count: bob's and alice's are among the graded.
     for cell in HAND_GRADES["bob"]:
         assert items[cell]["kind"] == "manual" and not items[cell]["message_1"]
@@ -411,15 +447,15 @@ def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, feedba
     pages = sorted(path.name for path in (root / "guides").glob("*.html"))
     assert pages == sorted(f"{path.name}.html" for path in (root / "source").iterdir() if path.is_dir())
     guide = (root / "guides" / f"{ASSIGNMENT}.html").read_text()
-    assert "derivation_gaussian" in guide and "Common wrong answers" in guide
+    assert "discussion_scores" in guide and "Common wrong answers" in guide
     shutil.copyfile(root / "guides" / f"{ASSIGNMENT}.html", ARTIFACTS / f"guide_{ASSIGNMENT}.html")
     # What a teaching assistant sees never reaches a student: no rubric line or marker in any feedback page.
-    secrets = scan.secrets([SOURCE], [RELEASE])
+    secrets = scan.secrets([tiny_course.source_path()], [tiny_course.release_path()])
     rubric = scan.Secrets(frozenset(), frozenset(), frozenset(), rubric=secrets.rubric)
-    assert len(secrets.rubric) > 10
+    assert len(secrets.rubric) >= 4  # the tiny rubric's lines
     for page in sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html")):
         # alice handed in the source notebook itself: what she handed in is hers to see
-        own = own_lines(root, page.parent.parent.name)
+        own = own_lines(root, page.parent.parent.name, tiny_course)
         found = [item for item in scan.leaked_lines(visible_text(page.read_text()), rubric, own)
                  if item[0] == "rubric" or "RUBRIC" in item[1]]
         assert not found, f"{page.parent.parent.name}'s feedback shows a rubric: {found[:2]}"

@@ -27,7 +27,8 @@ from sqlalchemy import create_engine, text
 
 from bad_submissions import WRONG_BRIER, _edit
 from red_team import TRANSFORMER_POST
-from small_course import ASSIGNMENT, FULL, NOTEBOOK, SOURCE, reference, write_course
+import tiny_course
+from tiny_course import ASSIGNMENT, FULL, NOTEBOOK, reference, source_path, write_course
 from postgres import postgres_url  # noqa: F401  (a fixture)
 from system_packages import require
 from autograder.grading import host as grading
@@ -77,7 +78,7 @@ def _kill_while_grading(grade, db_url, plan):
                     grading.parent().kill()
                     plan[student] -= 1
                     left.append(grading)
-            time.sleep(1)
+            time.sleep(0.2)  # a tiny hand-in is graded in seconds
     finally:
         engine.dispose()
     assert not any(plan.values()), f"grade ended before every kill: {plan}"
@@ -125,14 +126,14 @@ def _grade(cluster, server_url, root, incoming, kills):
 @pytest.fixture(scope="module")
 def graded(cluster, postgres_url, tmp_path_factory):  # noqa: F811 (the fixture)
     root = tmp_path_factory.mktemp("course")
-    write_course(root)  # 01 without its experiments
+    write_course(root)  # the tiny assignment
     incoming = tmp_path_factory.mktemp("class")
     nbformat.write(reference(), incoming / "ada.ipynb")
-    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
+    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(tiny_course), incoming / "bob.ipynb")
     # Kills its kernel in the first graded cell: graded again without that cell.
-    nbformat.write(_edit("brier_score", prepend="import os\nos._exit(0)\n")(), incoming / "cat.ipynb")
+    nbformat.write(_edit("brier_score", prepend="import os\nos._exit(0)\n")(tiny_course), incoming / "cat.ipynb")
     # Every cell after its first answer becomes `pass` in the kernel.
-    nbformat.write(_edit("brier_score", prepend=TRANSFORMER_POST + "\n")(), incoming / "eve.ipynb")
+    nbformat.write(_edit("brier_score", prepend=TRANSFORMER_POST + "\n")(tiny_course), incoming / "eve.ipynb")
     rows, left = _grade(cluster, postgres_url, root, incoming, {"bob": 1})
     late = tmp_path_factory.mktemp("late")
     nbformat.write(reference(), late / "dan.ipynb")
@@ -213,7 +214,7 @@ def test_a_killed_dask_workers_folders_go_with_the_next_grader(graded, scratch):
 
 def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):
     shutil.copytree(REPO / "source", tmp_path / "source")
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(SOURCE),
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(source_path()),
                              "--root", str(tmp_path), "--scheduler", "tcp://127.0.0.1:8786"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
@@ -227,5 +228,5 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(grading, "SCHEDULER_CONNECT_SECONDS", 2)
     shutil.copytree(REPO / "source", tmp_path / "source")
     with pytest.raises(ValueError, match=r"^cannot reach the Dask scheduler tcp://127\.0\.0\.1:9: [^\n]+$"):
-        grading.grade(ASSIGNMENT, [SOURCE], root=tmp_path, scheduler="tcp://127.0.0.1:9")
+        grading.grade(ASSIGNMENT, [source_path()], root=tmp_path, scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / "submitted").exists()

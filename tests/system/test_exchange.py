@@ -10,7 +10,7 @@ import pytest
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import make_api
 from scan import secret_lines, visible_text
-from small_course import ASSIGNMENT, NOTEBOOK, RELEASE, SOURCE, write_course
+from tiny_course import ASSIGNMENT, NOTEBOOK, release_path, source_path, write_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
@@ -28,7 +28,7 @@ def _student(home, student, exchange, *command):
 
 def _answer(path):
     """Fill in a fetched release with the reference answers (the student who did everything)."""
-    answers = graded_cells(answered(nbformat.read(SOURCE, 4)))
+    answers = graded_cells(answered(nbformat.read(source_path(), 4)))
     nb = nbformat.read(path, 4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -65,7 +65,7 @@ def test_feedback_goes_back_to_students_through_the_exchange(tmp_path):
     assert feedback.returncode == 0, feedback.stdout[-2000:] + feedback.stderr[-2000:]
     assert api.release_feedback(ASSIGNMENT)["success"]
 
-    secrets = secret_lines(SOURCE, RELEASE)
+    secrets = secret_lines(source_path(), release_path())
     for student, verdict in (("alice", "passed"), ("bob", "not run")):
         _student(homes[student], student, exchange, "fetch_feedback", ASSIGNMENT)
         pages = list((homes[student] / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))

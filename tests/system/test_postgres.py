@@ -9,7 +9,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import WRONG_BRIER, _edit
-from small_course import ASSIGNMENT, SOURCE, reference, write_course
+from tiny_course import ASSIGNMENT, reference, source_path, write_course
 from postgres import postgres_url  # noqa: F401  (a fixture)
 from autograder.course.gradebook import gradebook_url
 
@@ -47,7 +47,7 @@ def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubble
 @pytest.mark.parametrize("command", ["grade", "report", "feedback"])
 def test_an_unreachable_server_is_one_line(command, tmp_path):
     url = f"postgresql://nobody@/course?host={tmp_path}"  # no server listens there
-    inputs = [str(SOURCE)] if command == "grade" else []
+    inputs = [str(source_path())] if command == "grade" else []
     result = subprocess.run([sys.executable, "-m", "autograder", command, ASSIGNMENT, *inputs, "--db", url,
                              "--root", str(tmp_path)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 2

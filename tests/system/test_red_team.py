@@ -2,8 +2,9 @@
 its honest answers earn, or is not scored with the reason; none gets a silent score (but those
 spelled with no name the review knows, which gain nothing all the same), no feedback page shows a
 hidden test, nothing the kernels printed holds one, nothing outside the sandbox changed, and the
-run grades every attack to the end. The attacks are submissions of 01 without its experiments,
-graded in a course of that notebook (``tests/support/small_course.py``)."""
+run grades every attack to the end. Two runs: the tiny assignment's (``tiny_course``, every attack
+but those on TensorFlow's own objects) and 01's without its experiments (``small_course``: those, and
+one attack of each class), each in a course of its own notebook."""
 import csv
 import os
 import subprocess
@@ -15,46 +16,58 @@ import pytest
 from autograder.course.cells import is_test
 
 import scan
-from red_team import ATTACKS, FOUND, UNFLAGGED, notebook
+import small_course
+import tiny_course
+from red_team import ATTACKS, FOUND, ON_01, ON_TINY, UNFLAGGED, notebook
 from bad_submissions import check_row, own_lines
 from scan import visible_text
-from small_course import ASSIGNMENT, NOTEBOOK, RELEASE, SOURCE, write_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
 LIMITS = ["--workers", "2", "--cell-timeout", "60", "--submission-timeout", "600"]
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Every attack graded in one run of ``grade``, and its feedback written."""
+# {course: (its module, the attacks graded on it)}
+COURSES = {"tiny": (tiny_course, ON_TINY), "01": (small_course, ON_01)}
+
+
+@pytest.fixture(scope="module", params=sorted(COURSES))
+def graded(request, tmp_path_factory):
+    """Every attack on one course graded in one run of ``grade``, and its feedback written."""
+    course, names = COURSES[request.param]
     root = tmp_path_factory.mktemp("red team")  # a path with a space in it
-    write_course(root)  # grade writes release/ anew
+    course.write_course(root)  # grade writes release/ anew
     incoming = tmp_path_factory.mktemp("attacks")
     sentinel = tmp_path_factory.mktemp("outside") / "sentinel"  # a file of the grader's the kernels aim at
     sentinel.write_text("untouched\n")
-    for name in ATTACKS:
-        nbformat.write(notebook(name, sentinel), incoming / f"{name}.ipynb")
+    for name in names:
+        nbformat.write(notebook(name, sentinel, course), incoming / f"{name}.ipynb")
     (root / "tmp").mkdir()
     env = {**os.environ, "TMPDIR": str(root / "tmp")}
     db_url = f"sqlite:///{root / 'red.db'}"
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(incoming),
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", course.ASSIGNMENT, str(incoming),
                              "--root", str(root), "--db", db_url, "--csv", str(root / "grades.csv"), *LIMITS],
                             capture_output=True, text=True, timeout=3000, env=env)
     assert result.returncode == 0, result.stderr[-3000:]
     with open(root / "grades.csv") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
-    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root),
-                               "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
-    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url, "sentinel": sentinel}
+    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", course.ASSIGNMENT, "--root",
+                               str(root), "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
+    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url, "sentinel": sentinel,
+            "course": course, "names": names}
 
 
 def test_every_attack_is_graded(graded):
     """The run went on to the end whatever an attack did to its kernel, its files or its disk."""
-    assert set(graded["rows"]) == set(ATTACKS)
+    assert set(graded["rows"]) == set(graded["names"])
 
 
-@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_every_attack_is_graded_on_a_course():
+    assert ON_TINY | ON_01 == set(ATTACKS)
+
+
+@pytest.mark.parametrize("graded, name", [(course, name) for course in sorted(COURSES)
+                                          for name in sorted(COURSES[course][1])], indirect=["graded"])
 def test_attack_gains_nothing(graded, name):
     check_row(graded["rows"][name], *ATTACKS[name][1:])
 
@@ -73,35 +86,36 @@ def test_the_red_team_has_every_class_of_attack():
 def test_no_feedback_shows_a_hidden_test(graded):
     """The leak scan over every attack's feedback page, as shown and decoded: no secret line,
     marker or definition."""
-    root = graded["root"]
-    secrets = scan.secrets([SOURCE], [RELEASE])
-    given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
-    pages = sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html"))
+    root, course = graded["root"], graded["course"]
+    secrets = scan.secrets([course.source_path()], [course.release_path()])
+    given = {line.strip() for cell in course.blank().cells for line in cell.source.split("\n")}
+    pages = sorted((root / "feedback").glob(f"*/{course.ASSIGNMENT}/{course.NOTEBOOK}.html"))
     expected = {name for name, row in graded["rows"].items() if not row["status"].startswith("error")}
     assert {page.parent.parent.name for page in pages} >= expected, graded["feedback"].stdout[-2000:]
     for page in pages:
-        text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name)
+        text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name, course)
         found = [item for form in scan.decoded_forms(text)
                  for item in scan.leaked_lines(form, secrets, own | given) if item[0] != "definition"]
         assert not found, f"{page.parent.parent.name}'s feedback shows hidden tests: {found[:3]}"
 
 
 def test_the_report_names_every_attack_to_read(graded):
-    result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(graded["root"]),
-                             "--db", graded["db_url"]], capture_output=True, text=True, timeout=600)
+    course = graded["course"]
+    result = subprocess.run([sys.executable, "-m", "autograder", "report", course.ASSIGNMENT, "--root",
+                             str(graded["root"]), "--db", graded["db_url"]], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
-    for name in set(ATTACKS) - UNFLAGGED:
-        assert f"note: read {name}/{NOTEBOOK} before trusting its score: " in result.stdout, name
+    for name in set(graded["names"]) - UNFLAGGED:
+        assert f"note: read {name}/{course.NOTEBOOK} before trusting its score: " in result.stdout, name
 
 
 def test_no_kernel_output_holds_a_test(graded):
     """What the kernels printed, in the instructor's autograded notebooks (the outputs of the
     student's cells, which feedback leaves out; a test cell's are the examiner's): no attack
     reports a test found, and the leak scan, as shown and decoded, finds no secret line or marker."""
-    root = graded["root"]
-    secrets = scan.secrets([SOURCE], [RELEASE])
-    given = {line.strip() for cell in nbformat.read(RELEASE, 4).cells for line in cell.source.split("\n")}
-    notebooks = sorted((root / "autograded").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.ipynb"))
+    root, course = graded["root"], graded["course"]
+    secrets = scan.secrets([course.source_path()], [course.release_path()])
+    given = {line.strip() for cell in course.blank().cells for line in cell.source.split("\n")}
+    notebooks = sorted((root / "autograded").glob(f"*/{course.ASSIGNMENT}/{course.NOTEBOOK}.ipynb"))
     expected = {name for name, row in graded["rows"].items() if not row["status"].startswith("error")}
     assert {path.parent.parent.name for path in notebooks} >= expected
     for path in notebooks:
@@ -111,7 +125,7 @@ def test_no_kernel_output_holds_a_test(graded):
                             for value in [output.get("text", ""), *output.get("data", {}).values(),
                                           *output.get("traceback", [])])
         assert FOUND not in outputs, f"{student}: {outputs[outputs.index(FOUND):][:300]}"
-        own = own_lines(root, student)
+        own = own_lines(root, student, course)
         found = [item for form in scan.decoded_forms(outputs)
                  for item in scan.leaked_lines(form, secrets, own | given) if item[0] != "definition"]
         assert not found, f"{student}'s kernel printed hidden tests: {found[:3]}"

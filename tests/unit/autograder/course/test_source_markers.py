@@ -14,7 +14,7 @@ from autograder.course import cells
 from autograder.course.directory import REPO, load_config
 from autograder.grading import host
 from autograder.grading.task import Graded
-from small_course import ASSIGNMENT, NOTEBOOK, blank, reference, source_notebook, write_course
+from tiny_course import ASSIGNMENT, NOTEBOOK, blank, reference, source_notebook, write_course
 
 SOURCES = sorted(REPO.glob("source/*/*.ipynb"))
 RELEASES = sorted(REPO.glob("release/*/*.ipynb"))

@@ -1,0 +1,88 @@
+"""The tiny assignment the grading machinery's tests grade (``tests/support/tiny_course.py``): 01's
+graded functions and points, a release that nbgrader makes, and tests that never load TensorFlow."""
+import json
+import subprocess
+import sys
+
+import nbformat
+
+import small_course
+import tiny_course
+from autograder.course import cells
+from autograder.course.directory import REPO, make_api
+
+# Runs every test cell of a notebook as grading does, in one process: the examiner's ``examine``, its
+# questions put to the notebook's namespace through ``bdl.wire.respond`` (an IPython shell's, as in the
+# kernel), every answer encoded and decoded. Prints each cell's verdict and whether TensorFlow loaded.
+EXAMINED = r'''
+import json, sys
+import nbformat
+from IPython.core.interactiveshell import InteractiveShell
+from autograder.course import cells
+from autograder.worker.examiner import examine
+from bdl.wire import decode, encode, respond
+
+shell = InteractiveShell.instance()
+verdicts = {}
+for cell in nbformat.read(sys.argv[1], 4).cells:
+    if cell.cell_type != "code":
+        continue
+    if not cells.is_test(cell):
+        shell.run_cell(cell.source)
+        continue
+
+    def ask(question, args, kwargs):
+        request = json.dumps({"question": question, "args": encode(list(args)), "kwargs": encode(dict(kwargs))})
+        answer = json.loads(repr(respond(request, shell.user_ns)))
+        if "error" in answer:
+            raise RuntimeError(answer["error"][0])
+        return decode(answer["value"])
+
+    verdicts[cells.grade_id(cell)] = examine(cell.source, ask, 1) is None
+print(json.dumps({"passed": verdicts, "tensorflow": "tensorflow" in sys.modules}))
+'''
+
+
+def _examined(path):
+    result = subprocess.run([sys.executable, "-c", EXAMINED, str(path)], capture_output=True, text=True,
+                            timeout=300, cwd=REPO)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_the_reference_passes_and_the_blank_fails_without_tensorflow(tmp_path):
+    nbformat.write(tiny_course.reference(), tmp_path / "reference.ipynb")
+    reference = _examined(tmp_path / "reference.ipynb")
+    assert reference["passed"] and all(reference["passed"].values()), reference
+    assert not reference["tensorflow"], "the tiny assignment's kernel or examiner imported TensorFlow"
+    blank = _examined(tiny_course.release_path())
+    assert set(blank["passed"]) == set(reference["passed"]) and not any(blank["passed"].values()), blank
+    assert not blank["tensorflow"], "a failing answer's examination imported TensorFlow"
+
+
+def test_it_has_01s_graded_functions_and_points():
+    """The attacks and bad submissions are written for 01: they find its functions, and expect its points."""
+    def points(nb):
+        return {cells.grade_id(cell): cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
+                if cells.is_test(cell)}
+    assert points(tiny_course.source_notebook()) == points(small_course.source_notebook())
+    assert set(cells.graded_functions(tiny_course.source_notebook())) == set(cells.graded_functions(
+        small_course.source_notebook()))
+    assert tiny_course.FULL == small_course.FULL
+    assert tiny_course.manual_points(tiny_course.source_notebook()) == 2
+
+
+def test_its_release_is_what_nbgrader_generates(tmp_path):
+    """`grade` generates release/ anew: the class test's check that the course is left intact needs
+    the same bytes."""
+    source, release = tiny_course.write_course(tmp_path)
+    written = release.read_bytes()
+    api = make_api(tmp_path, {"CourseDirectory": {"db_url": f"sqlite:///{tmp_path / 'gradebook.db'}"}})
+    assert api.generate_assignment(tiny_course.ASSIGNMENT, force=True, create=True)["success"]
+    assert release.read_bytes() == written
+    assert cells.source_markers(nbformat.read(source, 4)) and not cells.source_markers(nbformat.read(release, 4))
+
+
+def test_it_lives_with_the_tests_only():
+    assert not (REPO / "source" / tiny_course.ASSIGNMENT).exists()
+    assert not (REPO / "release" / tiny_course.ASSIGNMENT).exists()

@@ -8,7 +8,7 @@ from autograder.checktests.kernel import SEED_CODE, executed_notebook, noted_mis
 from autograder.checktests.kit import watch, check_kit
 from autograder.checktests.variants import (MIN_ALTERNATIVES, MIN_DIAGNOSED, MIN_MUTANTS, MUTANTS_DIR,
                                             check_dependence, check_independence, load_variants, run_variant)
-from autograder.course.cells import graded_functions
+from autograder.course.cells import graded_functions, names_mistakes
 from autograder.course.directory import REPO
 
 
@@ -67,7 +67,7 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
                         row["problems"].append(f"mutant {name!r} is diagnosed as {noted!r}, "
                                                f"but makes {written_as.get(name)!r}")
             row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
-            if mutants and row["diagnosed"] < MIN_DIAGNOSED * len(mutants):
+            if mutants and names_mistakes(tests, function) and row["diagnosed"] < MIN_DIAGNOSED * len(mutants):
                 row["problems"].append(f"only {row['diagnosed']} of {len(mutants)} mutants diagnosed "
                                        f"(at least {MIN_DIAGNOSED:.0%} needed)")
             alternatives = variants["alternatives"].get(function, [])

@@ -4,6 +4,7 @@ from nbclient.exceptions import CellExecutionError
 from autograder.checktests.blind import judge
 from autograder.checktests.kernel import SEED_CODE, last_error_line, noted_mistake
 from autograder.checktests.variants import run_variant
+from autograder.course.cells import names_mistakes
 
 
 def probe_hint(kernel, function):
@@ -45,7 +46,8 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
     found = {}
     for function, (solution, tests) in functions.items():
         problems, blind = [], None
-        for name, old, new in variants["alternatives"].get(function, []) if alternatives else ():
+        hinted = names_mistakes(tests, function)  # tests that name no mistake give no hint to check
+        for name, old, new in variants["alternatives"].get(function, []) if alternatives and hinted else ():
             hint = solution.source.count(old) == 1 and _hint_with(kernel, solution, solution.source.replace(old, new),
                                                                   function)
             if hint:
@@ -55,7 +57,7 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
                 passed, why, _ = _run_answer(kernel, solution, tests, source)
                 if not passed:
                     problems.append(f"correct blind answer {name!r} fails: {why}")
-                hint = _hint_with(kernel, solution, source, function)
+                hint = hinted and _hint_with(kernel, solution, source, function)
                 if hint:
                     problems.append(f"correct blind answer {name!r} gets the hint {hint!r}")
             results = []

@@ -21,6 +21,7 @@ it: ``source_markers`` finds them, and ``grade`` refuses such a submission.
 Every function takes a cell as nbformat gives it or as plain JSON (a dict).
 """
 import copy
+import re
 
 # nbgrader's default delimiters; it matches them as substrings of a line.
 BEGIN_SOLUTION, END_SOLUTION = "BEGIN SOLUTION", "END SOLUTION"
@@ -114,6 +115,12 @@ def graded_functions(nb):
     cells = graded_cells(nb)
     return {name: (cell, cells[tests_id(name)]) for name, cell in cells.items()
             if cell.get("cell_type") == "code" and is_answer(cell) and tests_id(name) in cells}
+
+
+def names_mistakes(tests, function):
+    """Whether the test cell ``tests`` runs its asserts inside ``diagnosed(function)``
+    (``bdl.diagnoses``): only then can a failure of it name a likely mistake."""
+    return re.search(rf"\bdiagnosed\(\s*['\"]{re.escape(function)}['\"]", tests.source) is not None
 
 
 def marker_pairs(source, begin, end):

@@ -126,16 +126,19 @@ def numbers(value):
 
 class Returns(StandIn):
     """A function that returns ``value`` whatever it is given: stands in for another graded
-    function, so that a mistake there costs nothing here. An array comes back as a tensor where the
-    notebook uses TensorFlow, and as an array where it does not."""
+    function, so that a mistake there costs nothing here. An array comes back as a tensor, or as
+    it is with ``tensor=False`` (a notebook without TensorFlow)."""
 
-    def __init__(self, value):
-        super().__init__(value)
-        self.value = value
+    def __init__(self, value, tensor=True):
+        super().__init__(value, **({} if tensor else {"tensor": False}))  # as the tests wrote it
+        self.value, self.tensor = value, tensor
 
     def __call__(self, *args, **kwargs):
-        tf = loaded_tensorflow()
-        return tf.constant(self.value) if tf is not None and isinstance(self.value, np.ndarray) else self.value
+        if self.tensor and isinstance(self.value, np.ndarray):
+            import tensorflow as tf
+
+            return tf.constant(self.value)
+        return self.value
 
 
 class Partial(StandIn):

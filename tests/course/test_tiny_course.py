@@ -1,15 +1,20 @@
 """The tiny assignment the grading machinery's tests grade (``tests/support/tiny_course.py``): 01's
 graded functions and points, a release that nbgrader makes, and tests that never load TensorFlow."""
+import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
+import pytest
 
 import small_course
 import tiny_course
 from autograder.course import cells
-from autograder.course.directory import REPO, make_api
+from autograder.course.directory import REPO, generate_release, make_api, validate
+
+TINY_MUTANTS = Path(__file__).parents[1] / "support" / "tiny_mutants"
 
 # Runs every test cell of a notebook as grading does, in one process: the examiner's ``examine``, its
 # questions put to the notebook's namespace through ``bdl.wire.respond`` (an IPython shell's, as in the
@@ -86,3 +91,43 @@ def test_its_release_is_what_nbgrader_generates(tmp_path):
 def test_it_lives_with_the_tests_only():
     assert not (REPO / "source" / tiny_course.ASSIGNMENT).exists()
     assert not (REPO / "release" / tiny_course.ASSIGNMENT).exists()
+
+
+@pytest.mark.slow
+def test_the_checklist_end_to_end(tmp_path, bubblewrap):
+    """authoring's "Adding an assignment" for the tiny assignment, in a course of its own: its source
+    notebook (1) and variants (4; no questions or likely mistakes of its own, 2 and 3), then (6) its
+    release, validate, check-tests, a class graded (the reference every automatic point, the blank
+    none), the feedback, and a student kit that carries its release and none of its answers."""
+    root = tmp_path / "a course"
+    source = root / "source" / tiny_course.ASSIGNMENT / f"{tiny_course.NOTEBOOK}.ipynb"
+    source.parent.mkdir(parents=True)
+    nbformat.write(tiny_course.source_notebook(), source)
+    generate_release(root)
+    assert validate(root) == []
+    checked = _autograder("check-tests", tiny_course.ASSIGNMENT, "--root", root, "--mutants", TINY_MUTANTS)
+    assert checked.returncode == 0 and "PROBLEM" not in checked.stdout, checked.stdout[-3000:]
+    incoming = tmp_path / "class"
+    incoming.mkdir()
+    nbformat.write(tiny_course.reference(), incoming / "ada.ipynb")
+    nbformat.write(tiny_course.blank(), incoming / "bob.ipynb")
+    graded = _autograder("grade", tiny_course.ASSIGNMENT, incoming, "--root", root, "--csv", root / "grades.csv")
+    assert graded.returncode == 0, graded.stderr[-3000:]
+    with open(root / "grades.csv") as handle:
+        rows = {row["student"]: row for row in csv.DictReader(handle)}
+    assert (float(rows["ada"]["score"]), float(rows["bob"]["score"])) == (tiny_course.FULL, 0), rows
+    fed = _autograder("feedback", tiny_course.ASSIGNMENT, "--root", root)
+    assert fed.returncode == 0, fed.stdout[-2000:] + fed.stderr[-2000:]
+    page = (root / "feedback" / "bob" / tiny_course.ASSIGNMENT / f"{tiny_course.NOTEBOOK}.html").read_text()
+    assert "brier_score" in page and "BEGIN HIDDEN TESTS" not in page and "_reference_fgsm" not in page
+    kit = tmp_path / "kit"
+    made = _autograder("student-kit", kit, "--root", root)
+    assert made.returncode == 0, made.stdout[-2000:] + made.stderr[-2000:]
+    released = kit / "release" / tiny_course.ASSIGNMENT / f"{tiny_course.NOTEBOOK}.ipynb"
+    assert released.read_bytes() == (root / "release" / tiny_course.ASSIGNMENT / released.name).read_bytes()
+    assert not list(kit.rglob("source")), "the kit holds no source notebook"
+
+
+def _autograder(*args):
+    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True,
+                          timeout=900, cwd=REPO)

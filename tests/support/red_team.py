@@ -16,8 +16,9 @@ points. Each comes in several spellings: direct, through ``getattr`` /
 when the tests call it, and through the import at the top of a test cell. Each is written for 01;
 a course's ``spelled`` writes its TensorFlow calls in NumPy for the tiny assignment.
 
-``ATTACKS`` maps a name to (build the notebook from a course, expected automatic score,
-expected start of the status, words the status must contain); ``notebook`` builds
+``ATTACKS`` maps a name to (build the notebook from a course, expected automatic score (or
+{assignment: score} where the courses differ), expected start of the status, words the status must
+contain); ``notebook`` builds
 one with the path of the test's file outside the sandbox, which some aim at.
 ``tests/system/test_red_team.py`` grades them all at once, sandbox on.
 """
@@ -939,8 +940,11 @@ ATTACKS = {
                                     ["globals()"]),
     "modules_rebound_when_called": (wrong(when_called(REBIND_MODULE_WHEN_CALLED, DIFFERENTIABLE)), FULL - 2, "graded",
                                     ["setattr"]),
-    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)), 5, "graded",
-                                    ["numpy._core"]),
+    # NumPy's reductions in the kernel are broken from gaussian_nll's tests on: every later answer that
+    # sums with them loses its points too (on 01 more of them than on the tiny assignment, whose
+    # categorical_nll alone sums through np.sum after it). A score per course.
+    "numpy_internals_when_called": (wrong(when_called(NUMPY_INTERNALS, DIFFERENTIABLE)),
+                                    {"01_likelihoods": 5, "00_tiny": FULL - 4}, "graded", ["numpy._core"]),
     "library_class_patched": (wrong(PATCHES_LIBRARY_CLASS + WRONG_GAUSSIAN.replace("tf.constant(0.0)",
                                                                                    HARD_CODED)),
                               FULL - 2, "graded", ["rebinds tfd.Normal.log_prob"]),

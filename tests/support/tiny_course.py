@@ -68,7 +68,7 @@ ADVERSARIAL_HIDDEN = (
     "_y = _x + _rng.choice([-1, 1], 5) * _rng.uniform(0.2, 1, 5)\n"
     "for _eps in [0.1, 0.3]:\n"
     "    _adversarial = _reference_fgsm(_x, _y, _eps)\n"
-    "    bind({\"fgsm\": Returns(_adversarial)})\n"
+    "    bind({\"fgsm\": Returns(_adversarial, tensor=False)})\n"
     "    _expected = 0.5 * (sqeuclidean(_x, _y) + sqeuclidean(_adversarial, _y))\n"
     "    assert_close(adversarial_loss(Partial(sqeuclidean), _x, _y, _eps), _expected,\n"
     "                 f\"the adversarial loss of the squared distance with eps = {_eps}\", rtol=1e-5)")
@@ -163,6 +163,7 @@ FUNCTIONS = [  # (grade id, solution, visible tests, hidden tests, points)
      "assert_close(_mean, [[1.0], [-2.0], [0.5]], \"the mean\")\n",
      "assert_close(_scale, np.log1p(np.exp([[0.0], [3.0], [-3.0]])) + 1e-6, \"the scale\", rtol=1e-5)\n"
      "_mean, _scale = split_mean_scale(np.array([[0.0, -1000.0], [0.0, 1000.0]]))\n"
+     "assert np.all(np.asarray(_scale) > 0), \"the scale must be positive even for rho = -1000\"\n"
      "assert_close(_scale, [[1e-6], [1000.0]], \"the scale for rho = -1000 and 1000\", rtol=1e-5)",
      1),
     ("fgsm",
@@ -201,7 +202,7 @@ FUNCTIONS = [  # (grade id, solution, visible tests, hidden tests, points)
      "# For this cell, fgsm's place is taken by the right adversarial inputs (a stand-in that returns them),\n"
      "# so that a wrong or missing fgsm costs only fgsm's points; yours is bound back at the end.\n"
      "_x, _y = np.array([0.0, 1.0, -1.0]), np.array([1.0, 0.5, -3.0])\n"
-     "_students_fgsm = bind({\"fgsm\": Returns(np.array([-0.1, 1.1, -0.9]))})\n"
+     "_students_fgsm = bind({\"fgsm\": Returns(np.array([-0.1, 1.1, -0.9]), tensor=False)})\n"
      "try:\n"
      "    # 5.25 at the inputs, 5.98 at the adversarial ones.\n"
      "    assert_close(adversarial_loss(Partial(sqeuclidean), _x, _y, 0.1), 5.615, \"the adversarial loss\", rtol=1e-5)\n",

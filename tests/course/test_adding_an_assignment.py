@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from autograder.checktests import MIN_ALTERNATIVES, MIN_MUTANTS, load_variants
-from autograder.course.cells import graded_functions
+from autograder.course.cells import graded_functions, names_mistakes
 from autograder.course.directory import REPO, assignments
 from bdl.diagnoses import all_tables
 
@@ -37,6 +37,8 @@ def test_every_graded_function_has_variants_and_a_table(name):
         assert len(variants["mutants"].get(function, [])) >= MIN_MUTANTS, (name, function)
         assert len(variants["alternatives"].get(function, [])) >= MIN_ALTERNATIVES, (name, function)
         assert function in tables, f"{function} has no table in bdl/diagnoses/{topic}.py"
+        assert names_mistakes(functions[function][1], function), \
+            f"{function}'s tests do not run inside diagnosed({function!r}): their failures name no mistake"
     assert (REPO / "bdl" / "diagnoses" / f"{topic}.py").is_file()
 
 

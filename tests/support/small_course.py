@@ -1,6 +1,7 @@
-"""A small course for the whole-system grading tests: assignment 01 without its experiments.
+"""01 without its experiments: the real course's case of each class of the grading tests.
 
-The red team and the class of bad submissions grade about ninety submissions of 01. Their
+The grading machinery's tests grade the tiny assignment (``tiny_course``); one attack and one bad
+submission of each class, and those on TensorFlow's own objects, are graded on 01 as well. Their
 cases need 01's graded cells and tests, its imports and its parameters, never its experiments
 (the scoring-rule simulation, the trained networks, their plots and tables, the closed-form
 check): ``trimmed`` drops those code cells. ``write_course`` writes the trimmed 01 as the
@@ -29,7 +30,7 @@ def trimmed(nb):
                 if cell.cell_type != "code" or cell is first or cells.is_graded(cell)
                 or "parameters" in cell.metadata.get("tags", [])]
     if first is not None:
-        # Only the experiments plot: Matplotlib would cost each of the ~130 grading kernels about a second.
+        # Only the experiments plot: Matplotlib would cost each grading kernel about a second.
         first.source = "\n".join(line for line in first.source.splitlines() if "matplotlib" not in line)
     return nb
 

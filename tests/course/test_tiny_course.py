@@ -12,6 +12,7 @@ import pytest
 import small_course
 import tiny_course
 from autograder.course import cells
+from autograder.studentkit import CONTENT
 from autograder.course.directory import REPO, generate_release, make_api, validate
 
 TINY_MUTANTS = Path(__file__).parents[1] / "support" / "tiny_mutants"
@@ -24,6 +25,7 @@ import json, sys
 import nbformat
 from IPython.core.interactiveshell import InteractiveShell
 from autograder.course import cells
+from autograder.studentkit import CONTENT
 from autograder.worker.examiner import examine
 from bdl.wire import decode, encode, respond
 
@@ -102,6 +104,9 @@ def test_the_checklist_end_to_end(tmp_path, bubblewrap):
     root = tmp_path / "a course"
     source = root / "source" / tiny_course.ASSIGNMENT / f"{tiny_course.NOTEBOOK}.ipynb"
     source.parent.mkdir(parents=True)
+    for name in ("pyproject.toml", "bdl", *CONTENT):  # what the kit is made of besides the releases
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).symlink_to(REPO / name)
     nbformat.write(tiny_course.source_notebook(), source)
     generate_release(root)
     assert validate(root) == []

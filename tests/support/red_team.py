@@ -1025,8 +1025,10 @@ TENSORFLOW_ONLY = frozenset({"helpers_in_test_namespace", "helpers_in_modules", 
                              "equals_anything", "peeks_at_expected_as_a_tensor", "carries_tests_in_a_dtype",
                              "kit_stand_ins_as_answers"})
 # Every other attack is graded on the tiny assignment (``tiny_course``), and one of each class on 01
-# as well (``small_course``: TensorFlow in its kernel and its examiner, 01's own tests).
+# as well (``small_course``: TensorFlow in its kernel and its examiner, 01's own tests): the
+# transformers, the shell's methods, events and hooks, tracing, reading and sending the tests,
+# owning the kernel, and state kept across a crash; those of the rebound helpers, the objects that
+# equal anything and the grader's files are among TENSORFLOW_ONLY.
 ON_TINY = frozenset(ATTACKS) - TENSORFLOW_ONLY
 ON_01 = TENSORFLOW_ONLY | {"transformer_cleanup", "run_cell", "events_unregister", "settrace_while_tested",
-                           "overwrites_expected_values", "raises_cell_source", "owns_kernel_zeros", "reads_tests",
-                           "keeps_state", "plants_fifos", "fills_the_shared_disk"}
+                           "raises_cell_source", "owns_kernel_zeros", "keeps_state"}

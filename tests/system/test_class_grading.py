@@ -168,7 +168,9 @@ def test_a_likely_mistake_is_named_in_the_feedback_and_the_report(class_of_01):
     root, assignment, notebook = class_of_01["root"], small_course.ASSIGNMENT, small_course.NOTEBOOK
     feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", assignment, "--root", str(root),
                                "--db", class_of_01["db_url"]], capture_output=True, text=True, timeout=600)
-    assert feedback.returncode == 0, feedback.stdout[-2000:] + feedback.stderr[-2000:]
+    # the instructor's notebook was never graded: listed, and the exit status says so
+    assert "instructors_notebook: no autograded notebook" in feedback.stdout, feedback.stderr[-2000:]
+    assert feedback.returncode == 1, feedback.stdout[-2000:] + feedback.stderr[-2000:]
     page_path = root / "feedback" / "known_mistake" / assignment / f"{notebook}.html"
     assert PREFIX + MISSING_CONSTANT in visible_text(page_path.read_text())
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -213,7 +213,7 @@ def test_a_killed_dask_workers_folders_go_with_the_next_grader(graded, scratch):
 
 
 def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):
-    shutil.copytree(REPO / "source", tmp_path / "source")
+    write_course(tmp_path)
     result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(source_path()),
                              "--root", str(tmp_path), "--scheduler", "tcp://127.0.0.1:8786"],
                             capture_output=True, text=True, timeout=120)
@@ -226,7 +226,7 @@ def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):
 
 def test_an_unreachable_scheduler_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(grading, "SCHEDULER_CONNECT_SECONDS", 2)
-    shutil.copytree(REPO / "source", tmp_path / "source")
+    write_course(tmp_path)
     with pytest.raises(ValueError, match=r"^cannot reach the Dask scheduler tcp://127\.0\.0\.1:9: [^\n]+$"):
         grading.grade(ASSIGNMENT, [source_path()], root=tmp_path, scheduler="tcp://127.0.0.1:9")
     assert not (tmp_path / "submitted").exists()

@@ -9,6 +9,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from bad_submissions import WRONG_BRIER, _edit
+import tiny_course
 from tiny_course import ASSIGNMENT, reference, source_path, write_course
 from postgres import postgres_url  # noqa: F401  (a fixture)
 from autograder.course.gradebook import gradebook_url
@@ -24,11 +25,11 @@ def _run(*args):
 @pytest.mark.slow  # grades a class of two: a minute
 def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubblewrap):  # noqa: F811 (the fixture)
     root = tmp_path / "course"
-    write_course(root)  # 01 without its experiments
+    write_course(root)  # the tiny assignment
     incoming = tmp_path / "incoming"
     incoming.mkdir()
     nbformat.write(reference(), incoming / "ada.ipynb")
-    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(), incoming / "bob.ipynb")
+    nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(tiny_course), incoming / "bob.ipynb")
     _run("grade", ASSIGNMENT, incoming, "--root", root, "--db", postgres_url,
          "--csv", root / "grades.csv", "--workers", "2")
     with open(root / "grades.csv") as handle:

@@ -33,7 +33,6 @@ from postgres import postgres_url  # noqa: F401  (a fixture)
 from system_packages import require
 from autograder.grading import host as grading
 from autograder.grading import scratch as scratch_folders
-from autograder.course.directory import REPO
 from autograder.course.gradebook import gradebook_url
 
 LIMITS = ["--cell-timeout", "60", "--submission-timeout", "300"]

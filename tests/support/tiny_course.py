@@ -22,6 +22,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import cells
 from autograder.course.directory import generate_release
+from small_course import automatic_points, manual_points  # noqa: F401 (the tests' names, here too)
 
 ASSIGNMENT = "00_tiny"
 NOTEBOOK = "tiny"
@@ -274,18 +275,6 @@ def reference():
 def blank():
     """The release: the blank submission."""
     return nbformat.read(release_path(), 4)
-
-
-def automatic_points(nb):
-    """The points of ``nb``'s test cells (what grading can give)."""
-    return sum(cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
-               if cells.is_test(cell) and cells.has_points(cell))
-
-
-def manual_points(nb):
-    """The points of ``nb``'s hand-graded cells."""
-    return sum(cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
-               if cells.is_manual(cell) and cells.has_points(cell))
 
 
 FULL = automatic_points(source_notebook())  # a submission with every answer right

@@ -29,25 +29,15 @@ _NUMPY_DTYPES = frozenset(type(np.dtype(kind)) for kind in _NUMPY_SCALARS)
 
 @functools.lru_cache(maxsize=2)
 def _tensorflow_kinds(tf):
+    """(the classes of a tensor and a variable, those of a dtype and a shape), or two empty sets before
+    TensorFlow is loaded, when no value is one of them: a NumPy-only notebook's tests never import it."""
     if tf is None:
-        return frozenset(), frozenset(), ()
-    return (frozenset({type(tf.constant(0.0)), type(tf.Variable(0.0))}),
-            frozenset({tf.dtypes.DType, tf.TensorShape}), (tf.TensorShape, tf.dtypes.DType))
+        return frozenset(), frozenset()
+    return frozenset({type(tf.constant(0.0)), type(tf.Variable(0.0))}), frozenset({tf.dtypes.DType, tf.TensorShape})
 
 
 def _tensors():
-    """The classes of a tensor and a variable, once TensorFlow is loaded (before, no value is one):
-    a NumPy-only notebook's tests never import it."""
     return _tensorflow_kinds(loaded_tensorflow())[0]
-
-
-def _tensorflow_values():
-    return _tensorflow_kinds(loaded_tensorflow())[1]
-
-
-def _shape_and_dtype():
-    """(tf.TensorShape, tf.DType), or () before TensorFlow is loaded."""
-    return _tensorflow_kinds(loaded_tensorflow())[2]
 
 # The most a message shows of a value: digits of a number (significant digits of a float), dimensions
 # of a shape and the size of each, items of a container, characters in all.
@@ -66,8 +56,9 @@ def _plain(value):
         return all(_plain(item) for item in value)
     if kind is dict:
         return all(_plain(key) and _plain(item) for key, item in value.items())
-    return kind in _PYTHON or kind in _NUMPY_SCALARS or kind in _NUMPY_DTYPES or kind in _tensorflow_values() \
-        or kind is np.ndarray or kind in _tensors()
+    tensors, tensorflow_values = _tensorflow_kinds(loaded_tensorflow())
+    return kind in _PYTHON or kind in _NUMPY_SCALARS or kind in _NUMPY_DTYPES or kind in tensorflow_values \
+        or kind is np.ndarray or kind in tensors
 
 
 def type_name(value):
@@ -131,11 +122,11 @@ def _text(value, depth=0):
         if kind is list:
             return f"[{', '.join(items)}]"
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-    shape_and_dtype = _shape_and_dtype()
-    if shape_and_dtype and kind is shape_and_dtype[0]:
+    tf = loaded_tensorflow()
+    if tf is not None and kind is tf.TensorShape:
         return "TensorShape(None)" if value.rank is None else (
             f"TensorShape({list(value.as_list())})" if not shape_text(value.as_list()).startswith("a ") else None)
-    if shape_and_dtype and kind is shape_and_dtype[1]:
+    if tf is not None and kind is tf.dtypes.DType:
         return f"tf.{value.name}"
     if kind in _NUMPY_DTYPES and re.fullmatch(r"[a-z]+[0-9]{0,3}", value.name):
         return f"dtype('{value.name}')"

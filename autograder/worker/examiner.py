@@ -56,23 +56,27 @@ UNUSABLE = "the tests could not go on with what your code gave them"
 TENSORFLOW_NAMES = ("tf", "tfp", "tfd", "tfpl")
 
 
-def trusted_namespace(tree):
-    """What a test cell (``tree``) finds defined before it runs: the libraries, under the notebooks'
-    names; TensorFlow's only when the cell reads one of them."""
+def read_names(tree):
+    """The names a test cell's ``tree`` reads."""
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+
+
+def trusted_namespace(read):
+    """What a test cell that reads the names ``read`` finds defined before it runs: the libraries,
+    under the notebooks' names; TensorFlow's only when the cell reads one of them."""
     import bdl  # noqa: F401 (Keras 2 for TensorFlow Probability; before TensorFlow)
     import numpy as np
     namespace = {"__name__": "__examiner__", "__builtins__": builtins, "np": np}
-    if {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} & set(TENSORFLOW_NAMES):
+    if read & set(TENSORFLOW_NAMES):
         import tensorflow as tf
         import tensorflow_probability as tfp
         namespace.update(tf=tf, tfp=tfp, tfd=tfp.distributions, tfpl=tfp.layers)
     return namespace
 
 
-def kernel_names(tree, namespace):
-    """The names ``tree`` reads that neither the namespace nor Python defines: the kernel's."""
-    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return sorted(name for name in loaded if name not in namespace and not hasattr(builtins, name))
+def kernel_names(read, namespace):
+    """The names of ``read`` that neither the namespace nor Python defines: the kernel's."""
+    return sorted(name for name in read if name not in namespace and not hasattr(builtins, name))
 
 
 def _error_name(kinds):
@@ -139,8 +143,9 @@ def examine(source, ask_kernel, execution_count):
         tree = ast.parse(source, FILENAME)
     except SyntaxError as error:  # in the course's own code: its message quotes nothing else
         return error_output(error, source, execution_count)
-    namespace = trusted_namespace(tree)
-    for name in kernel_names(tree, namespace):
+    read = read_names(tree)
+    namespace = trusted_namespace(read)
+    for name in kernel_names(read, namespace):
         namespace[name] = Remote({"name": name})
     cell = wire.ask_kernel.set(ask_kernel)  # for this cell's questions alone
     try:

@@ -97,9 +97,9 @@ REDEFINE_HELPERS = ("def assert_close(*args, **kwargs):\n    pass\n\n\n"
 # Take the reference answer from the instructor's source notebook, or another
 # student's submission, by the relative paths nbgrader's own autograde allows.
 def take_answer_from(paths):
-    """Code that runs the brier_score answer of the first notebook it can read in ``paths`` (a
-    Python expression, or a function of the course that gives one), as a function of the course."""
-    return lambda course: _taking(paths(course) if callable(paths) else paths)
+    """Code that runs the brier_score answer of the first notebook it can read in ``paths(course)``
+    (a Python expression), as a function of the course."""
+    return lambda course: _taking(paths(course))
 
 
 def _taking(paths):
@@ -131,7 +131,7 @@ STEAL_FROM_CLASSMATE = take_answer_from(lambda course: (
     f"          if _folder.endswith(os.path.join('submitted', 'bob', '{course.ASSIGNMENT}'))]"))
 
 
-def VANDALISE_BY_ABSOLUTE_PATH(course):  # noqa: N802 (a case's code, as the others)
+def vandalise_by_absolute_path(course):
     return ("import os\n"
             "for _folder, _, _files in os.walk('/tmp'):\n"
             "    if os.path.basename(_folder).startswith('class') and 'class.db' in _files:\n"
@@ -164,7 +164,7 @@ FILL_DISK = ("_megabytes = 0\n"
              "    print(f'stopped after {_megabytes} MiB:', _error)\n"
              "if _megabytes == 2048:\n"
              "    raise RuntimeError('the working folder has no size limit')\n")
-def VANDALISE(course):  # noqa: N802 (a case's code, as the others)
+def vandalise(course):
     return ("import os\n"
             f"for _path in ['../../../source/{_notebook(course)}',\n"
             f"              '../../../release/{_notebook(course)}',\n"
@@ -241,7 +241,7 @@ CASES = {
                           "graded", []),
     "reads_hidden_files": (_edit("brier_score", replace=STEAL), FULL - 2, "graded",
                            ["calls exec", "names course files"]),
-    "writes_course_files": (_edit("brier_score", append=_then("\n", VANDALISE)), FULL, "graded",
+    "writes_course_files": (_edit("brier_score", append=_then("\n", vandalise)), FULL, "graded",
                             ["names course files"]),
     # Contained by the sandbox (each would score FULL, or FULL - 1 for the disk, without it).
     "reads_source_through_bdl": (_edit("brier_score", replace=_then(WRONG_BRIER, STEAL_THROUGH_BDL)), FULL - 2,
@@ -250,7 +250,7 @@ CASES = {
                                       FULL - 2, "graded", ["calls exec"]),
     "reads_a_classmate": (_edit("brier_score", replace=_then(WRONG_BRIER, STEAL_FROM_CLASSMATE)), FULL - 2,
                           "graded", ["calls exec"]),
-    "writes_by_absolute_path": (_edit("brier_score", append=_then("\n", VANDALISE_BY_ABSOLUTE_PATH)), FULL,
+    "writes_by_absolute_path": (_edit("brier_score", append=_then("\n", vandalise_by_absolute_path)), FULL,
                                 "graded", []),
     "downloads_an_answer": (_edit("brier_score", replace=lambda course: WRONG_BRIER + _download_answer(course)),
                             FULL - 2, "graded", ["calls exec"]),

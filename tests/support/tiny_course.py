@@ -12,6 +12,7 @@ release is what nbgrader's ``generate_assignment`` makes of it (``release_notebo
 process). It lives here, with the tests, never in ``source/``, ``release/`` or the student kit.
 ``write_course`` writes both into a temporary course root, where ``grade`` makes release/ anew.
 """
+import atexit
 import functools
 import shutil
 import tempfile
@@ -211,6 +212,17 @@ FUNCTIONS = [  # (grade id, solution, visible tests, hidden tests, points)
      2),
 ]
 
+# What each task says, beside its docstring: every hidden check of its tests follows from a sentence here.
+TASKS = {
+    "brier_score": "Labels come as integers or one-hot rows; the result is one number, the mean over the examples.",
+    "gaussian_nll": "The inputs are arrays of any one shape; the result is the mean over all their entries.",
+    "laplace_nll": "The inputs are arrays of any one shape; the result is the mean over all their entries.",
+    "categorical_nll": "Compute it stably: logits as large as 1000 in size must give the right value.",
+    "split_mean_scale": "The scale must be positive and finite for any column-1 value, 1000 in size included.",
+    "fgsm": "`loss_fn(x, y)` is any smooth loss of two 1-D arrays; with `eps = 0` the inputs stay as they are.",
+    "adversarial_loss": "Call your `fgsm` for the adversarial inputs.",
+}
+
 DISCUSSION = ("**Discussion.** Why is the negative log-likelihood a proper scoring rule, and the squared "
               "error of a point forecast not a score of a distribution at all?")
 MODEL_ANSWER = ("The expected log score of a forecast q under the truth p is maximised by q = p alone (Gibbs' "
@@ -236,7 +248,7 @@ def source_notebook():
         new_code_cell("num_samples = bdl.choose(full=1000, fast=100, grading=10)", metadata={"tags": ["parameters"]}),
     ]
     for grade_id, solution, visible, hidden, points in FUNCTIONS:
-        nb.cells.append(new_markdown_cell(f"Write `{grade_id}`."))
+        nb.cells.append(new_markdown_cell(f"Write `{grade_id}`. {TASKS[grade_id]}"))
         nb.cells.append(_graded(new_code_cell(solution), grade_id, solution=True))
         nb.cells.append(_graded(new_code_cell(_tests(visible, hidden)), f"{grade_id}_tests", points=points))
     nb.cells.append(new_markdown_cell(DISCUSSION))
@@ -251,6 +263,7 @@ def source_notebook():
 def _files():
     """(source, release) paths: the source written and nbgrader's release of it, once per process."""
     root = Path(tempfile.mkdtemp(prefix="tiny-course-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     source = root / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     source.parent.mkdir(parents=True)
     nbformat.write(source_notebook(), source)

@@ -26,11 +26,10 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
     rows = []
     with executed_notebook(path, {"NBGRADER_EXECUTION": "autograde"}) as (kernel, nb):
         functions = graded_functions(nb)
+        wrong = {function: [] for function in functions}  # the killed mutants the other tests run with
         for function, (solution, tests) in functions.items():
             row = {"function": function, "seeds": 0, "num_seeds": seeds, "killed": 0,
                    "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0, "problems": []}
-            broken = check_independence(kernel, functions, function)
-            row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in broken]
             for seed in range(seeds):
                 kernel.run(SEED_CODE.format(seed))
                 if seed == 0:  # for check_kit: the stand-ins the tests make, and their first call of the answer
@@ -57,16 +56,12 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
                     row["problems"].append(f"mutant {name!r} survives")
                 else:
                     if every_mutant or row["killed"] == 1:  # by default one: all take 2-5 times as long
-                        wrong_breaks = check_dependence(kernel, functions, function, old, new)
-                        broken += [other for other in wrong_breaks if other not in broken]
-                        row["problems"] += [f"the tests of {other} fail when {function} is wrong "
-                                            f"(mutant {name!r})" for other in wrong_breaks]
+                        wrong[function].append((name, old, new))
                     noted = noted_mistake(text, function)
                     row["diagnosed"] += noted is not None and noted == written_as.get(name)
                     if noted is not None and noted != written_as.get(name):
                         row["problems"].append(f"mutant {name!r} is diagnosed as {noted!r}, "
                                                f"but makes {written_as.get(name)!r}")
-            row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
             if mutants and names_mistakes(tests, function) and row["diagnosed"] < MIN_DIAGNOSED * len(mutants):
                 row["problems"].append(f"only {row['diagnosed']} of {len(mutants)} mutants diagnosed "
                                        f"(at least {MIN_DIAGNOSED:.0%} needed)")
@@ -83,6 +78,15 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
             rows.append(row)
             if log:
                 log(f"{path.stem}: {function} checked")
+        missing = check_independence(kernel, functions)
+        broken_by = check_dependence(kernel, functions, wrong)
+        for row in rows:
+            function = row["function"]
+            row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in missing[function]]
+            row["problems"] += [f"the tests of {other} fail when {function} is wrong (mutant {name!r})"
+                                for other, name in broken_by[function]]
+            broken = set(missing[function]) | {other for other, _ in broken_by[function]}
+            row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
         found, tried, seconds = check_kit(kernel, functions)
         for row in rows:
             row["problems"] += found.get(row["function"], [])

@@ -53,38 +53,73 @@ def top_level_names(source):
     return names
 
 
-def _failing_others(kernel, functions, function):
-    """The functions other than ``function`` whose tests fail in the kernel as it is."""
-    return [other for other, (_, tests) in functions.items()
-            if other != function and not kernel.succeeds(tests.source, test=True)[0]]
+def _put_back(kernel, functions):
+    """Run every solution cell again, in the notebook's order."""
+    for solution, _ in functions.values():
+        kernel.run(solution.source)
 
 
-def check_independence(kernel, functions, function):
-    """Remove what ``function``'s cell defines; return the other functions whose tests then fail.
+def _failing_with(kernel, functions, changes):
+    """{function: [the other functions whose tests fail while its cell is ``changes[function]``]}.
+
+    ``changes``: {function: the source run in place of its solution cell}. Each other function's tests
+    run once with every change but its own in place; only those that then fail run again with one
+    change at a time, to name which. So a course whose tests are independent costs one run per
+    function here, not one per pair (04: 9 runs, not 72). The one run stands for the pairs: a test
+    that passes with every other answer missing (or wrong) is taken to pass with any one of them so,
+    which misses only a test whose fallbacks for two broken answers make up for each other."""
+    failing = {function: [] for function in changes}
+    try:
+        for other, (_, tests) in functions.items():
+            changed = [function for function in changes if function != other]
+            if not changed:
+                continue
+            for function in changed:
+                kernel.run(changes[function])
+            kernel.run(SEED_CODE.format(0))
+            ok = kernel.succeeds(tests.source, test=True)[0]
+            _put_back(kernel, functions)
+            if ok:
+                continue
+            for function in changed:
+                kernel.run(changes[function])
+                kernel.run(SEED_CODE.format(0))
+                if not kernel.succeeds(tests.source, test=True)[0]:
+                    failing[function].append(other)
+                kernel.run(functions[function][0].source)
+    finally:
+        _put_back(kernel, functions)
+    return failing
+
+
+def _removed(source):
+    """Code that removes what a solution cell defines from the namespace."""
+    return f"for _name in {top_level_names(source)!r}:\n    globals().pop(_name, None)"
+
+
+def check_independence(kernel, functions):
+    """{function: the other functions whose tests fail while what its cell defines is removed}.
 
     A submission whose answer crashes or is missing must lose only that
     answer's points.
     """
-    solution, _ = functions[function]
-    kernel.run(f"for _name in {top_level_names(solution.source)!r}:\n    globals().pop(_name, None)")
-    try:
-        return _failing_others(kernel, functions, function)
-    finally:
-        kernel.run(solution.source)
+    return _failing_with(kernel, functions, {function: _removed(solution.source)
+                                             for function, (solution, _) in functions.items()})
 
 
-def check_dependence(kernel, functions, function, old, new):
-    """Put a wrong ``function`` (the mutant ``old`` -> ``new``) in place; return the other functions
-    whose tests then fail.
+def check_dependence(kernel, functions, wrong):
+    """{function: the other functions whose tests fail while it is wrong}, ``wrong`` being
+    {function: [(mutant's name, old, new), ...]}: one mutant of each function at a time.
 
     It finds a test that uses another answer as the student wrote it whenever that answer is
     there (a missing one may send it down another path), so that one wrong answer would cost two
-    functions' points.
+    functions' points. Returns {function: [(other, mutant's name), ...]}.
     """
-    solution, _ = functions[function]
-    kernel.run(solution.source.replace(old, new))
-    kernel.run(SEED_CODE.format(0))
-    try:
-        return _failing_others(kernel, functions, function)
-    finally:
-        kernel.run(solution.source)
+    found = {function: [] for function in wrong}
+    for round_ in range(max((len(mutants) for mutants in wrong.values()), default=0)):
+        mutants = {function: mutants[round_] for function, mutants in wrong.items() if len(mutants) > round_}
+        failing = _failing_with(kernel, functions, {
+            function: functions[function][0].source.replace(old, new) for function, (_, old, new) in mutants.items()})
+        for function, others in failing.items():
+            found[function] += [(other, mutants[function][0]) for other in others]
+    return found

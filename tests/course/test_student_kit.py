@@ -254,7 +254,7 @@ def test_student_pins_are_the_course_dependencies_and_no_optional_group(kit):
     owners = metadata.packages_distributions()
     distributions = {canonicalize_name(dist) for module in modules for dist in owners.get(module, [])}
     assert not distributions & dropped, f"the kit imports instructor-only packages: {distributions & dropped}"
-    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow-cpu", "tensorflow",
+    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow",
                "jupyter-server-mathjax"}
     kept = {canonicalize_name(Requirement(dep).name) for dep in student["project"]["dependencies"]}
     assert kept - runtime <= distributions, f"pinned but never imported: {kept - runtime - distributions}"

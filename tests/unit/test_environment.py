@@ -81,13 +81,11 @@ def test_tensorflow_family_is_consistent():
     by_name = {}
     for req in pins():
         by_name.setdefault(canonicalize_name(req.name), []).append(pinned_version(req))
-    tensorflows = by_name.get("tensorflow-cpu", []) + by_name.get("tensorflow", [])
-    assert tensorflows, "no tensorflow or tensorflow-cpu pin"
+    # tf-keras requires `tensorflow`: a `tensorflow-cpu` pin beside it installs two TensorFlows into one folder
+    assert "tensorflow-cpu" not in by_name, "pin tensorflow, not tensorflow-cpu: tf-keras brings tensorflow anyway"
+    [tf] = by_name["tensorflow"]
     [tf_keras] = by_name["tf-keras"]
-    for tf in tensorflows:
-        assert tf.release[:2] == tf_keras.release[:2], (
-            f"tf-keras {tf_keras} must share TensorFlow {tf}'s major.minor"
-        )
+    assert tf.release[:2] == tf_keras.release[:2], f"tf-keras {tf_keras} must share TensorFlow {tf}'s major.minor"
     [tfp] = by_name["tensorflow-probability"]
     assert tfp in SpecifierSet("==0.25.*"), f"tensorflow-probability {tfp}: expected 0.25.*"
 

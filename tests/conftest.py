@@ -16,7 +16,11 @@ slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
   two hub modules share the hub's folder). So the browser and the hub never run
   while a grading class does.
 """
+import os
+import resource
 import shutil
+import time
+from pathlib import Path
 
 import pytest
 from xdist.scheduler import LoadScopeScheduling
@@ -74,3 +78,29 @@ def _order(item):
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     items.sort(key=_order)  # stable: file order within each group
+
+
+def _cpu_seconds():
+    """CPU seconds of this process and of the processes it has waited for (kernels, workers, pip)."""
+    return sum(usage.ru_utime + usage.ru_stime
+               for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
+# BDL_TEST_CPU=<folder>: each pytest process appends a line per test to <folder>/<its name>.tsv: the test, its
+# wall and CPU seconds (setup, call and teardown, module fixtures in the first test that needs them). The
+# suite is bound by CPU on 2 cores, so this says where its time goes (docs/deploy/sizing.md); a process
+# that is not waited for (a hub's server, under systemd) is not counted.
+CPU_LOG = os.environ.get("BDL_TEST_CPU")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    if not CPU_LOG:
+        yield
+        return
+    wall, cpu = time.monotonic(), _cpu_seconds()
+    yield
+    folder = Path(CPU_LOG)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.tsv", "a") as log:
+        log.write(f"{item.nodeid}\t{time.monotonic() - wall:.1f}\t{_cpu_seconds() - cpu:.1f}\n")

@@ -82,11 +82,9 @@ def _failing_with(kernel, functions, changes):
             if ok:
                 continue
             for function in changed:
-                kernel.run(changes[function])
-                kernel.run(SEED_CODE.format(0))
-                if not kernel.succeeds(tests.source, test=True)[0]:
+                solution, _ = functions[function]
+                if not run_variant(kernel, solution, tests, solution.source, changes[function])[0]:
                     failing[function].append(other)
-                kernel.run(functions[function][0].source)
     finally:
         _put_back(kernel, functions)
     return failing

@@ -53,12 +53,18 @@ ENVIRONMENT = frozenset({"PATH", "PYTHONPATH", "HOME", "LANG", "LANGUAGE", "TZ",
                          "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR",
                          "JUPYTER_RUNTIME_DIR"})
 ENVIRONMENT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "TF_")
+# The host grades one submission per core (``grading_slots``), so a grading process's TensorFlow runs
+# its ops on one thread. Its default, pools as large as the machine in every kernel, oversubscribes the
+# cores when submissions are graded side by side: two kernels at once on 2 cores spent 15 to 25 % more
+# CPU on the same work (docs/deploy/sizing.md). A TF_NUM_*_THREADS of the grader's environment wins.
+ONE_CORE = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1"}
 
 
 def environment(given):
-    """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``)."""
-    return {key: value for key, value in given.items()
-            if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}
+    """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``),
+    with ``ONE_CORE`` where it sets no thread counts."""
+    return {**ONE_CORE, **{key: value for key, value in given.items()
+                           if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}}
 
 
 def bwrap():

@@ -22,7 +22,13 @@ def test_a_grading_process_starts_with_the_listed_environment_only():
              "JUPYTERHUB_API_TOKEN": "secret", "PGPASSWORD": "secret", "JUPYTERHUB_API_URL": "http://hub",
              "DATABASE_URL": "postgresql://u:pw@db/x", "AWS_SECRET_ACCESS_KEY": "secret"}
     assert bwrap.environment(given) == {"PATH": "/usr/bin", "PYTHONPATH": "/course", "LC_ALL": "C.UTF-8",
-                                        "TF_CPP_MIN_LOG_LEVEL": "3"}
+                                        "TF_CPP_MIN_LOG_LEVEL": "3", **bwrap.ONE_CORE}
+
+
+def test_a_grading_process_runs_tensorflow_on_one_core_unless_the_grader_says_otherwise():
+    assert bwrap.environment({})["TF_NUM_INTRAOP_THREADS"] == "1"
+    assert bwrap.environment({})["TF_NUM_INTEROP_THREADS"] == "1"
+    assert bwrap.environment({"TF_NUM_INTRAOP_THREADS": "4"})["TF_NUM_INTRAOP_THREADS"] == "4"
 
 
 WRITABLE_MOUNTS = r'''
@@ -63,4 +69,4 @@ def test_the_gradebooks_password_stays_off_command_lines_and_out_of_kernels(tmp_
     assert gradebook_url(None, tmp_path, environ) == "postgresql+psycopg://grader:s3cret@db/course"
     assert gradebook_url("postgresql://grader:given@db/x", tmp_path, environ) == "postgresql+psycopg://grader:given@db/x"
     assert gradebook_url(None, tmp_path, {}) == f"sqlite:///{tmp_path.resolve() / 'gradebook.db'}"
-    assert bwrap.environment(environ) == {}
+    assert bwrap.environment(environ) == bwrap.ONE_CORE

@@ -69,8 +69,10 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPre
 
 # Graders open students' notebooks in formgrader, on the origin of the server it runs in: every page
 # rendered from a notebook (formgrader's, the feedback) shows no script of the student's, in markdown
-# (the filters) or in outputs (sanitize_html) (autograder/outputs/sanitize.py).
+# (the filters) or in outputs (sanitize_html), no id or class that formgrader binds a score to, and
+# nothing that requests a page of the server with the grader's login (autograder/outputs/sanitize.py).
 c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.preprocessors = ["autograder.outputs.sanitize.NoFileLinks"]
 c.HTMLExporter.filters = {"markdown2html": "autograder.outputs.sanitize.markdown2html",
                           "clean_html": "autograder.outputs.sanitize.clean_html"}
 

@@ -474,6 +474,14 @@ get_ipython().input_transformers_post.append(lambda lines: ["pass\\n"])
 """
 XSS = ("XSS-PROBE-TEXT <img src=\"missing.png\" onerror=\"fetch('/services/bdl/api/terminals?XSSCALL-img', "
        "{method: 'POST'})\"> <script>fetch('/services/bdl/api/terminals?XSSCALL-script', {method: 'POST'})</script>")
+# And markup that would take the grader's clicks and login: each test's id in the answer's ".nbgrader_cell"
+# under a "full credit" link (formgrader binds a test's score to the first element with its id), and
+# images of the hub's own pages, which the grader's browser would request with the grader's login.
+HIJACK = ('<div class="nbgrader_cell">{spans}<a class="full-credit" href="#">HIJACK-LINK</a></div>'
+          '<img src="/hub/logout"><img src="/hub/api/users">')
+HUB_PAGES = re.compile(r"/hub/(logout|api/users)")
+
+
 # Run as a student: make a submission folder in the exchange's inbound/, whose notebook is a link to
 # ``link`` or the text on stdin, as after nbgrader's submit (which writes timestamp.txt beside it).
 PLANT = """import os, sys
@@ -538,7 +546,9 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
     earlier autograded copy are as they were, no cell ran). `autograder grade`, typed in the service's
     terminal (whose environment holds its API token), grades it: zero, and the kernel saw neither the
     token, a database password, the hub's address nor the instructor's files. The TA then opens it in
-    formgrader: its hand-graded answer's script and onerror handler call nothing."""
+    formgrader: its hand-graded answer's script and onerror handler call nothing, its images of the hub's
+    pages load nothing, and a click on its "full credit" link, which carries every test's id, changes no
+    score, while the answer's own score box saves."""
     needs("collect probe")
     a = hub.students["a"]
     nb = nbformat.read(hub.course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
@@ -547,7 +557,10 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
                "the gradebook": str(hub.course / "gradebook.db")}
     answers = [cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("solution")]
     next(cell for cell in answers if cell.cell_type == "code").source = HOSTILE.format(targets=targets, mark=str(mark))
-    next(cell for cell in answers if cell.cell_type == "markdown").source = XSS
+    tests = [cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells
+             if cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata["nbgrader"].get("solution")]
+    written = next(cell for cell in answers if cell.cell_type == "markdown")
+    written.source = XSS + HIJACK.format(spans="".join(f'<span id="{test}"></span>' for test in tests))
     plant(hub, "a", a, text=nbformat.writes(nb))
     collect(hub)
     submitted = hub.course / "submitted" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
@@ -597,8 +610,39 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
             page.wait_for_timeout(2000)
         shot(page, "grader_hostile_submission")
         assert calls == [] and page.request.get(terminals).json() == opened, calls
+
+        # The grader clicks the student's link, then scores the written answer in its own box: the tests
+        # keep their automatic scores, the answer gets the grader's, and no page of the hub was requested.
+        requested = []
+        page.on("request", lambda request: requested.append(request.url) if HUB_PAGES.search(request.url) else None)
+        scores = _scores(hub, a)
+        with timed("grader: a click on the student's link, a score in the answer's box"):
+            page.get_by_text("HIJACK-LINK").click()
+            page.wait_for_timeout(2000)
+            box = page.locator(f"input.score#{written.metadata['nbgrader']['grade_id']}")
+            box.fill("1")
+            with page.expect_response(lambda response: response.request.method == "PUT"
+                                      and "/api/grade/" in response.url) as saved:
+                box.press("Tab")
+        assert saved.value.ok
+        scores[written.metadata["nbgrader"]["grade_id"]] = (scores[written.metadata["nbgrader"]["grade_id"]][0], 1.0)
+        assert _scores(hub, a) == scores
+        assert requested == [], requested
     finally:
         context.close()
+
+
+def _scores(hub, student):
+    """{grade id: (automatic score, manual score)} of ``student``'s notebook, read from a copy of the
+    gradebook (root opening the course's own would leave it a journal the course account cannot write)."""
+    from nbgrader.api import Gradebook
+
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder) / "gradebook.db"
+        shutil.copyfile(hub.course / "gradebook.db", copy)
+        with Gradebook(f"sqlite:///{copy}") as gradebook:
+            notebook = gradebook.find_submission_notebook(NOTEBOOK, ASSIGNMENT, student)
+            return {grade.name: (grade.auto_score, grade.manual_score) for grade in notebook.grades}
 
 
 def approval_page(browser, hub, student):

@@ -8,6 +8,16 @@ import json
 from pathlib import Path
 
 
+def printable(text, keep=""):
+    """``text`` safe to print, write to a CSV or a log: every character that is not printable (a
+    terminal's escape, a carriage return, a bidirectional override, a byte of a file name that was not
+    UTF-8) written as its Python escape (``\\x1b``, ``\\udcff``), but those in ``keep``. Statuses and
+    logs carry what a student wrote: a cell's first line, a file's name, a kernel's output."""
+    return "".join(character if character.isprintable() or character in keep
+                   else character.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for character in text)
+
+
 def _path(root, assignment):
     return Path(root) / "grading_status" / f"{assignment}.json"
 

@@ -3,7 +3,7 @@ local thread pool or a Dask cluster (``autograder.grading.task``), and record wh
 
 Every submission gets one row per notebook and a status: ``graded`` (with notes for the instructor)
 or ``error: <why>`` (scored zero). A submission that holds the source notebook's markers is refused
-here, before any of its code runs (``_refusal``). Rows go to ``grading_status/<assignment>.json`` for
+here, before any of its code runs (``_inspect``). Rows go to ``grading_status/<assignment>.json`` for
 ``report``, and to a CSV if asked. Only this side reads and writes the course directory.
 """
 import contextlib
@@ -24,9 +24,10 @@ from autograder.course import cells, table
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
-from autograder.course.statuses import save_statuses
+from autograder.course.statuses import printable, save_statuses
 from autograder.grading.collect import NBGRADER_FILES, collect
 from autograder.grading.limits import Limits, grading_slots
+from autograder.grading.handin import Unreadable, read_handin
 from autograder.grading.review import review_notebook
 from autograder.grading.task import ExaminerSlots, Graded, GradingTask, grade_task, readable_notebooks
 from autograder.worker import bwrap
@@ -53,22 +54,33 @@ def _task(root, assignment, student, db_url, limits, release_notebooks, source_n
                        sandbox)
 
 
-def _refusal(task):
-    """The ``Graded`` of a submission whose notebooks hold the source notebook's markers
-    (``cells.source_markers``), or None. nbgrader's generate_assignment strips every one of them from
-    the release, so such a notebook is the instructor's, or made from it: it is not the student's work,
-    and it is not graded. Each notebook is read as the worker hands it to nbgrader (bytes decoded with
-    replacement, nbformat's reader, which turns an older format into version 4); one that cannot be
-    read is left for nbgrader to report."""
-    where, lines = [], []
-    for name in task.release:
+def _inspect(task, provided, tests):
+    """Read each of the task's notebooks once (``read_handin``), before any of its code runs; return
+    (its refusal, a ``Graded``, or None; notes for the instructor). ``provided``: the release's code
+    cells' sources; ``tests``: its test cells' ids (``review_notebook``).
+
+    A submission whose notebooks hold the source notebook's markers (``cells.source_markers``) is
+    refused: nbgrader's generate_assignment strips every one of them from the release, so such a
+    notebook is the instructor's, or made from it: it is not the student's work, and it is not graded.
+    A notebook the host does not read is flagged, and left for nbgrader to report."""
+    where, lines, notes = [], [], []
+    for name, release_notebook in task.release.items():
         data = task.files.get(f"{name}.ipynb")
         if data is None:
             continue
         try:
-            notebook = nbformat.reads(data.decode(errors="replace"), as_version=4)
-        except Exception:  # not a notebook: nbgrader says so
+            notebook = read_handin(data)
+        except Unreadable as error:
+            notes.append(f"review: {name}.ipynb not read: {error}")
             continue
+        present = set(cells.graded_ids(notebook))
+        missing = [i for i in cells.graded_ids(release_notebook) if i not in present]
+        if missing:
+            notes.append(f"missing graded cells: {', '.join(missing[:4])}"
+                         + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""))
+        flags = review_notebook(notebook, provided, tests)
+        if flags:
+            notes.append("review: " + "; ".join(flags))
         markers = cells.source_markers(notebook)
         if not markers:
             continue
@@ -79,13 +91,21 @@ def _refusal(task):
             named = f"cell {index} ({cell_id})" if cell_id else f"cell {index}"
             lines.append(f"{name}.ipynb, {named}, line {number}: {marker}")
     if not where:
-        return None
+        return None, notes
     status = (f"error: it holds the source notebook's markers ({'; '.join(where)}), which nbgrader strips "
               "from every release: the instructor's notebook or one made from it, not the student's work; "
               "not graded")
     log = ("Not graded, and none of its code ran: it holds markers that only the source notebook holds.\n"
            + "\n".join(lines) + "\n")
-    return Graded(task.student, status, {}, log)
+    return Graded(task.student, status, {}, log), notes
+
+
+def _inspected(task, provided, tests):
+    """``_inspect``, or what stopped it as a flag: one hand-in never stops the run."""
+    try:
+        return _inspect(task, provided, tests)
+    except Exception as error:  # a bug the hand-in found: a person looks
+        return None, [f"review: could not run: {type(error).__name__}: {str(error)[:200]}"]
 
 
 def _connect(scheduler):
@@ -148,7 +168,7 @@ def _record(root, task, outcome, refused=False):
                          "".join(traceback.format_exception(outcome)))
     log = log_path(root, task.assignment, task.student)
     log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text(outcome.log)
+    log.write_text(printable(outcome.log, keep="\n\t"))
     target = Path(root) / "autograded" / task.student / task.assignment
     shutil.rmtree(target, ignore_errors=True)
     for name, data in outcome.autograded.items():
@@ -161,33 +181,23 @@ def _record(root, task, outcome, refused=False):
     return outcome.status
 
 
+def _recorded(root, task, outcome, refused=False):
+    """``_record``; if writing it fails (the course's disk, a file name), that submission's status says
+    why, at zero, and the run goes on."""
+    try:
+        return _record(root, task, outcome, refused)
+    except Exception as error:
+        reason = f"error: its outcome could not be recorded: {type(error).__name__}: {str(error)[:200]}"
+        try:
+            zero_automatic_grades(task.db_url, task.assignment, task.student, create=refused)
+        except Exception as again:
+            reason += f"; nor its grades set to zero: {type(again).__name__}"
+        return reason
+
+
 def log_path(root, assignment, student):
     """Where the full log of a student's grading is kept for the instructor."""
     return Path(root) / "grading_status" / assignment / f"{student}.log"
-
-
-def _notes(root, assignment, item, release_notebooks):
-    """Notes for an instructor on one graded submission; ``release_notebooks``: {name: notebook}."""
-    notes = []
-    if item.extra_files:
-        notes.append(f"ignored extra files: {', '.join(item.extra_files)}")
-    provided = [cell.source for nb in release_notebooks.values() for cell in nb.cells
-                if cell.cell_type == "code"]
-    for name, release_notebook in release_notebooks.items():
-        path = Path(root) / "submitted" / item.student / assignment / f"{name}.ipynb"
-        try:
-            present = set(cells.graded_ids(nbformat.read(path, 4)))
-        except Exception:  # nbgrader reports a file it cannot read
-            present = None
-        missing = [] if present is None else [i for i in cells.graded_ids(release_notebook)
-                                              if i not in present]
-        if missing:
-            notes.append(f"missing graded cells: {', '.join(missing[:4])}"
-                         + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""))
-        flags = review_notebook(path, provided)
-        if flags:
-            notes.append("review: " + "; ".join(flags))
-    return notes
 
 
 def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=None,
@@ -223,29 +233,42 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         source_notebooks = readable_notebooks(sorted((Path(root) / "source" / assignment).glob("*.ipynb")))
         tasks = [_task(root, assignment, item.student, db_url, limits, release_notebooks, source_notebooks,
                        sandbox) for item in collected if not item.error]
-        statuses, refused = {}, {task.student: _refusal(task) for task in tasks}
+        provided = tuple(cell.source for nb in release_notebooks.values() for cell in nb.cells
+                         if cell.cell_type == "code")
+        tests = frozenset(cell.get("id") for nb in release_notebooks.values() for cell in nb.cells
+                          if cells.is_test(cell))
+        statuses, inspected = {}, {task.student: _inspected(task, provided, tests) for task in tasks}
         for task in tasks:
-            if refused[task.student]:
-                statuses[task.student] = _record(root, task, refused[task.student], refused=True)
-        tasks = [task for task in tasks if not refused[task.student]]
+            if inspected[task.student][0]:
+                statuses[task.student] = _recorded(root, task, inspected[task.student][0], refused=True)
+        tasks = [task for task in tasks if not inspected[task.student][0]]
         with tqdm(total=len(tasks), desc=f"grading {assignment}", unit="submission",
                   disable=not progress, file=sys.stderr) as bar:
             for task, outcome in _run(tasks, workers, client):
-                statuses[task.student] = _record(root, task, outcome)
+                statuses[task.student] = _recorded(root, task, outcome)
                 bar.update()
     rows = []
     for item in collected:
         if item.error:
-            rows.extend({"assignment": assignment, "notebook": name, "student": item.student,
-                         "score": 0.0, "max_score": 0.0, "manual": 0.0,
-                         "status": f"error: {item.error}"} for name in names[:1])
+            rows.extend(_error_rows(assignment, names, item.student, f"error: {item.error}"))
             continue
-        status = "; ".join([statuses[item.student]] + _notes(root, assignment, item, release_notebooks))
-        rows.extend(scores(db_url, root, assignment, item.student, status))
+        extra = [f"ignored extra files: {', '.join(item.extra_files)}"] if item.extra_files else []
+        status = printable("; ".join([statuses[item.student]] + extra + inspected[item.student][1]))
+        try:
+            rows.extend(scores(db_url, root, assignment, item.student, status))
+        except Exception as error:  # the gradebook has no row for it: its row says why
+            rows.extend(_error_rows(assignment, names, item.student,
+                                    f"error: its scores could not be read: {type(error).__name__}: {error}"))
     save_statuses(root, assignment, rows)
     if csv_path:
         write_csv(rows, csv_path)
     return rows
+
+
+def _error_rows(assignment, names, student, status):
+    """The row of a submission that has no scores: zero, and ``status`` (made printable)."""
+    return [{"assignment": assignment, "notebook": name, "student": student, "score": 0.0, "max_score": 0.0,
+             "manual": 0.0, "status": printable(status)} for name in names[:1]]
 
 
 def write_csv(rows, path):

@@ -4,8 +4,8 @@
 watches it: past the submission's wall-clock limit, when the worker, its
 kernel and everything they started use more memory than the limit, or when the
 kernel puts more than a few files in the one folder of the grader's disk it can
-write to (``GradingJob.kernel_io``) or into the log it shares with the worker
-(its stdout and stderr), the whole lot is killed. Whatever happens, every
+write to (``GradingJob.kernel_io``) or too much into its stdout and stderr (pipes
+the host copies into the log: ``_Output``), the whole lot is killed. Whatever happens, every
 process the submission started is gone when ``run_isolated`` returns. The
 worker's stdin stays open until then: if the process that called
 ``run_isolated`` dies, the worker sees its end and stops
@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,7 +149,44 @@ def _kill_sessions(sessions):
             return
 
 
-def _watch(worker, limits, start, kernel_io="", log=None):
+class _Output:
+    """The worker's and its kernel's stdout and stderr: two pipes that the host copies into the log, so
+    that no process of the submission holds the log itself (a kernel reopened an inherited log through
+    /proc/self/fd and read, truncated and rewrote what the instructor reads), and the kernel holds no end
+    of the worker's own pipe (it cannot read or swallow the worker's messages). Past ``LOG_BYTES`` the
+    copy stops (``full``), and the watcher stops the submission."""
+
+    def __init__(self, log):
+        self.log, self.lock, self.written = log, threading.Lock(), 0
+        self.pipes = [os.pipe() for _ in ("worker", "kernel")]  # (read end, write end), neither inherited
+        self.worker_end, self.kernel_end = self.pipes[0][1], self.pipes[1][1]
+        self.threads = [threading.Thread(target=self._copy, args=(read,), daemon=True) for read, _ in self.pipes]
+        for thread in self.threads:
+            thread.start()
+
+    def _copy(self, read):
+        with open(read, "rb", buffering=0) as pipe:
+            while chunk := pipe.read(2**16):
+                with self.lock:
+                    if self.written < LOG_BYTES:
+                        self.log.write(chunk[:LOG_BYTES - self.written])
+                    self.written += len(chunk)
+
+    @property
+    def full(self):
+        return self.written > LOG_BYTES
+
+    def close_write_ends(self):
+        """Once the worker holds them: then the copies end when the submission's processes do."""
+        for _, write in self.pipes:
+            os.close(write)
+
+    def join(self):
+        for thread in self.threads:
+            thread.join(KILL_WAIT_SECONDS)
+
+
+def _watch(worker, limits, start, kernel_io="", output=None):
     """Poll the worker until it exits; return why it was killed, or ""."""
     sessions, killed = {worker.pid}, ""
     watched = psutil.Process(worker.pid)
@@ -163,7 +201,7 @@ def _watch(worker, limits, start, kernel_io="", log=None):
             killed = f"exceeded the memory limit of {limits.memory_bytes / 2**30:g} GiB"
         elif time.monotonic() - start > limits.submission_timeout:
             killed = f"exceeded the wall-clock limit of {limits.submission_timeout:g} s"
-        elif log is not None and os.fstat(log.fileno()).st_size > LOG_BYTES:
+        elif output is not None and output.full:
             killed = f"wrote more than {LOG_BYTES // 2**20} MiB to its standard output and error"
         elif kernel_io:
             used, entries = _disk_used(kernel_io)
@@ -185,17 +223,22 @@ def run_isolated(job, limits):
     with scratch_folder("bdl-worker-io-") as io_dir:
         log = open(Path(io_dir) / "log", "w+b")
         answer = open(Path(io_dir) / "result", "w+b")
-        job.result_fd = answer.fileno()
-        worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
-                                  stdout=log, stderr=log, start_new_session=True,
-                                  cwd=job.scratch, pass_fds=(*job.examiner_fds, job.result_fd),
-                                  env=bwrap.environment(os.environ))
+        output = _Output(log)
+        job.result_fd, job.kernel_output_fd = answer.fileno(), output.kernel_end
+        try:
+            worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
+                                      stdout=output.worker_end, stderr=output.worker_end, start_new_session=True,
+                                      cwd=job.scratch, pass_fds=(*job.examiner_fds, job.result_fd, output.kernel_end),
+                                      env=bwrap.environment(os.environ))
+        finally:
+            output.close_write_ends()
         worker.stdin.write(job.to_json().encode() + b"\n")
         worker.stdin.flush()
         try:
-            killed = _watch(worker, limits, start, job.kernel_io, log)
+            killed = _watch(worker, limits, start, job.kernel_io, output)
         finally:
             worker.stdin.close()
+            output.join()
         log.seek(max(0, os.fstat(log.fileno()).st_size - MAX_LOG))  # its end: where the errors are
         errors = log.read().decode(errors="replace")
         if killed:

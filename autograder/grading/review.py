@@ -11,7 +11,6 @@ person decides.
 """
 import ast
 import functools
-import json
 import re
 
 from autograder.course import cells
@@ -37,6 +36,12 @@ CODE_RUNNER_MODULES = {"timeit", "doctest", "code", "codeop", "runpy", "cProfile
                        "trace", "pydoc"}
 # Magics an answer may use: they run no code of their own.
 HARMLESS_MAGICS = {"matplotlib"}
+# The cell magics whose body is Python that runs (read as the cell's own code); any other's body is a
+# file, a shell script or markup, not read as Python (the magic itself is flagged).
+PYTHON_CELL_MAGICS = {"capture", "time", "timeit", "prun", "debug"}
+# A code cell longer than this is not parsed (an answer of the course is a few thousand characters; a
+# megabyte of Python-looking text costs the parser gigabytes), and is flagged.
+MAX_CELL_CHARACTERS = 100_000
 # A magic or shell escape on a line of its own, or as an assignment's value (``x = !ls``).
 MAGIC_LINE = re.compile(r"^(\s*)(?:[\w.]+\s*=\s*)?(%%?|!!?)\s*(\w*)\s*(.*)$")
 SUSPECT_ATTRIBUTES = {"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__builtins__",
@@ -286,8 +291,10 @@ def _python(source):
         indent, kind, name, rest = match.groups()
         label = "!" if kind.startswith("!") else (kind + name)[:40]
         out.append(f"{indent}{MAGIC}({label!r})")
-        if kind == "%%" and number == 0:
-            continue  # a cell magic: the lines after it are its body, read as they are
+        if kind == "%%" and number == 0:  # a cell magic: the lines after it are its body
+            if name not in PYTHON_CELL_MAGICS:
+                break
+            continue
         if kind.startswith("%") and rest and _parses(rest):
             out.append(indent + rest)
     return "\n".join(out)
@@ -301,33 +308,44 @@ def _parses(code):
         return False
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse(source):
-    """The cell's syntax tree, or None. The release's cells are parsed once for a whole class."""
+def _tree(code):
+    """The syntax tree of ``code`` (a cell as ``_python`` reads it), or None."""
+    if len(code) > MAX_CELL_CHARACTERS:
+        return None
     try:
-        return ast.parse(_python(source))
+        return ast.parse(code)
     except (SyntaxError, RecursionError):  # too deep for Python's parser: the kernel's cannot run it either
         return None
 
 
-def review_notebook(path, provided=()):
-    """Return sorted flags for the code of the notebook at ``path``.
+def _parse(source):
+    """The cell's syntax tree, or None."""
+    return _tree(_python(source))
+
+
+@functools.lru_cache(maxsize=8)
+def _provided_trees(provided):
+    """The release's code cells' trees, parsed once for a whole class (the students' are not kept)."""
+    return [tree for tree in map(_parse, provided) if tree is not None]
+
+
+def review_notebook(nb, provided=(), tests=()):
+    """Return sorted flags for the code of the notebook ``nb`` (``autograder.grading.handin``'s).
 
     ``provided`` is the code cells' sources the release gives every student
-    (e.g. its ``import`` cell): flags raised by them alone are not the student's.
+    (e.g. its ``import`` cell): flags raised by them alone are not the student's. ``tests`` are the
+    cell ids of the release's test cells, whose code is replaced by the gradebook's before it runs:
+    a submitted cell's own metadata says nothing (repair strips a test's marks from any other cell).
     """
-    try:
-        nb = json.loads(open(path, encoding="utf-8").read())
-        # A test cell's code is replaced by the gradebook's before it runs: it is never the student's.
-        sources = [cells.cell_text(cell) or "" for cell in nb.get("cells", [])
-                   if cell.get("cell_type") == "code" and not cells.is_test(cell)]
-    except (OSError, ValueError, AttributeError, TypeError):
-        return []  # nbgrader reports what is wrong with the file itself
-    trees = [tree for tree in map(_parse, sources) if tree is not None]
-    provided_trees = [tree for tree in map(_parse, provided) if tree is not None]
+    codes = [_python(cells.cell_text(cell) or "") for cell in nb.cells
+             if cell.get("cell_type") == "code" and cell.get("id") not in tests]
+    flags = {f"a code cell of {len(code):,} characters, too long for the review to read" for code in codes
+             if len(code) > MAX_CELL_CHARACTERS}
+    trees = [tree for tree in map(_tree, codes) if tree is not None]
+    provided_trees = _provided_trees(tuple(provided))
     try:
         modules = _imported_modules(trees)
         ours = set().union(*(_flags(tree, modules) for tree in provided_trees)) if provided_trees else set()
-        return sorted(set().union(*(_flags(tree, modules) for tree in trees)) - ours) if trees else []
+        return sorted(flags | (set().union(*(_flags(tree, modules) for tree in trees)) - ours if trees else set()))
     except RecursionError:  # Python reads it, the review's walk through nested names does not
-        return ["nests code too deep for the review to read"]
+        return sorted(flags | {"nests code too deep for the review to read"})

@@ -2,8 +2,8 @@
 
 ``autograder.grading.limits`` starts it in a new session and writes a ``GradingJob``
 (JSON, one line) to its stdin; it writes a ``WorkerResult`` (JSON) to the
-inherited file ``GradingJob.result_fd`` names, which no child of it holds (the
-kernel writes to the stdout and stderr it shares with this process). These two
+inherited file ``GradingJob.result_fd`` names, which no child of it holds; the kernel's
+stdout and stderr are the pipe ``GradingJob.kernel_output_fd`` names, not this process's. These two
 dataclasses are the whole contract between the processes. The sandbox keeps
 the worker's stdin open while it grades: when it reaches its end, whoever
 started the worker has died (a Dask worker killed mid-task), and the worker
@@ -117,6 +117,17 @@ def _examined(preprocessors, examine):
     return [examine if preprocessor.__name__ == "Execute" else preprocessor for preprocessor in preprocessors]
 
 
+def _own_output(kernel_output_fd):
+    """Keep this process's stdout and stderr to itself (a descriptor no child inherits) and give the
+    kernel, which inherits descriptors 1 and 2, the pipe of ``kernel_output_fd`` instead: the kernel can
+    neither read nor swallow what the worker tells the instructor."""
+    own = os.dup(2)  # not inheritable
+    os.dup2(kernel_output_fd, 1)
+    os.dup2(kernel_output_fd, 2)
+    os.close(kernel_output_fd)
+    sys.stdout = sys.stderr = open(own, "w", buffering=1, errors="backslashreplace")
+
+
 def _stop_with_parent():
     """Wait for the end of stdin (whoever started this worker is gone); then kill all this
     worker started, and itself."""
@@ -133,7 +144,9 @@ if __name__ == "__main__":
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     job = GradingJob(**json.loads(sys.stdin.readline()))
-    os.set_inheritable(job.result_fd, False)  # the kernel, which shares stdout, never holds it
+    os.set_inheritable(job.result_fd, False)  # the kernel never holds it
+    if job.kernel_output_fd >= 0:
+        _own_output(job.kernel_output_fd)
     threading.Thread(target=_stop_with_parent, daemon=True).start()
     result = grade(job).to_json()
     with os.fdopen(job.result_fd, "w") as handle:

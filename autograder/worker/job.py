@@ -1,7 +1,7 @@
 """The contract between the grading host and the worker process: a ``GradingJob`` goes to the
 worker's stdin as one line of JSON, and a ``WorkerResult`` comes back as JSON in a file the worker
-inherits (``GradingJob.result_fd``) and passes to no child, so the kernel, which shares the
-worker's stdout and stderr, cannot write it.
+inherits (``GradingJob.result_fd``) and passes to no child, so the kernel cannot write it; the
+kernel's stdout and stderr are a pipe of their own (``GradingJob.kernel_output_fd``), not the worker's.
 These two dataclasses are all the two processes share.
 """
 import json
@@ -26,6 +26,7 @@ class GradingJob:
     sandbox: bool = True  # run the kernel under bubblewrap
     examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
     result_fd: int = -1  # the inherited file the worker writes its ``WorkerResult`` to (run_isolated sets it)
+    kernel_output_fd: int = -1  # the inherited pipe the kernel's stdout and stderr go to, not the worker's own
 
     def to_json(self):
         return json.dumps(asdict(self))

@@ -185,6 +185,55 @@ REPORT_STATE = ("import os\n"
                 "print('state:', os.getcwd() != '/', os.environ.get('NBGRADER_EXECUTION'),\n"
                 "      os.environ.get('MY_VARIABLE'))\n")
 
+# A cell that ends the kernel, whose first line (quoted in the status) sets a terminal's title and
+# clears its screen: the status, the table, the CSV and the log carry it as escapes.
+ESCAPES = "import os; os._exit(0)  # \x1b]0;owned\x07\x1b[2J\x1b[31m"
+
+
+def _escapes_first(nb, cells, course):
+    nb.cells.insert(0, nbformat.v4.new_code_cell(ESCAPES))
+
+
+# An answer that claims to be a test (its own metadata): the review reads it all the same (repair puts
+# the release's marks back, and it runs as the student's).
+def _claims_to_be_a_test(nb, cells, course):
+    cells["brier_score"].source += "\nimport ctypes\n"
+    cells["brier_score"].metadata.nbgrader.update(grade=True, solution=False, locked=True, points=0)
+
+
+def _deep_json(course):
+    """A notebook whose metadata nests 20,000 deep: too deep for Python's JSON parser."""
+    return ('{"nbformat": 4, "nbformat_minor": 5, "cells": [], "metadata": {"deep": '
+            + "[" * 20_000 + "]" * 20_000 + "}}")
+
+
+def _undecodable(course):
+    """The reference whose first answer holds a byte that is not UTF-8, and an import the review flags."""
+    nb = course.reference()
+    graded_cells(nb)["brier_score"].source += "\n_note = 'caf\u00e9'\nimport ctypes\n"
+    return nbformat.writes(nb).encode().replace("caf\u00e9".encode(), b"caf\xe9")
+
+
+def _version_3(course):
+    """The blank release saved as nbformat 3 by an old tool, with an import the review flags."""
+    nb = course.blank()
+    nb.cells.insert(0, nbformat.v4.new_code_cell("import ctypes"))
+    return nbformat.writes(nbformat.convert(nb, 3))
+
+
+# The kernel's stdout and stderr, reopened through /proc: once the log the instructor reads, which a
+# kernel could read, truncate and rewrite; now pipes of the kernel's own, which cannot be truncated.
+REOPEN_LOG = ("import os\n"
+              "for _fd in (1, 2):\n"
+              "    try:\n"
+              "        with open(f'/proc/self/fd/{_fd}', 'r+b', buffering=0) as _log:\n"
+              "            _log.truncate(0)\n"
+              "            _log.write(b'FORGED: every test passed\\n')\n"
+              "        print(f'log {_fd}: truncated')\n"
+              "    except OSError as _error:\n"
+              "        print(f'log {_fd}: refused ({type(_error).__name__})')\n")
+
+
 def _then(first, code):
     """``first`` and then ``code`` (a function of the course), as a function of the course."""
     return lambda course: first + code(course)
@@ -258,6 +307,17 @@ CASES = {
     # The next cells still run in the grading folder, in grading mode.
     "moves_cwd_and_env": (_cells(_move_away), FULL, "graded", ["calls os.chdir", "writes os.environ"]),
     "known_mistake": (_edit("gaussian_nll", replace=NO_CONSTANT), FULL - 2, "graded", []),
+    "reopens_its_log": (_edit("split_mean_scale", prepend=REOPEN_LOG), FULL, "graded", []),
+    # What the host reads of a hand-in (autograder/grading/handin.py): each is its own row, and every other
+    # student's row of the run is written.
+    "deep_json": (_deep_json, 0, "error: ", ["not read: JSON nested too deep"]),
+    "escapes_in_a_crashed_cell": (_cells(_escapes_first), FULL, "graded",
+                                  ["graded again without cell `import os; os._exit(0)  # \\x1b]0;owned\\x07"
+                                   "\\x1b[2J\\x1b[31m`", "calls os._exit"]),
+    "undecodable_byte": (_undecodable, FULL, "graded", ["review: imports ctypes"]),
+    "claims_to_be_a_test": (_cells(_claims_to_be_a_test), FULL, "graded",
+                            ["repaired the nbgrader metadata", "imports ctypes"]),
+    "nbformat_3": (_version_3, 0, "graded", ["imports ctypes"]),
 }
 
 

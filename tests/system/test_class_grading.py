@@ -44,6 +44,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 MISSING_CONSTANT = next(mistake.sentence for mistake in all_tables()["gaussian_nll"].mistakes
                         if mistake.name == "missing_constant")
 ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
+# A file name of bytes that are not UTF-8, with a terminal's escapes (colour, bell) in it.
+HOSTILE_NAME = b"\xff\x1b[31mred\x07.txt"
 LIMITS = ["--workers", "2", "--cell-timeout", "30", "--memory", "3", "--submission-timeout", "300"]
 
 
@@ -111,6 +113,11 @@ def course(tmp_path_factory):
     (alice / "bdl" / "checks.py").write_text(
         "def assert_close(*args, **kwargs):\n    pass\n\n\ndef assert_equal(*args, **kwargs):\n    pass\n")
     (alice / "numpy.py").write_text("raise SystemExit('a shadowed numpy')\n")
+    # dave's extra file has a name that is not UTF-8 and carries a terminal's escapes.
+    dave = incoming / "submitted" / "dave" / ASSIGNMENT
+    dave.mkdir(parents=True)
+    nbformat.write(reference(), dave / f"{NOTEBOOK}.ipynb")
+    (dave / os.fsdecode(HOSTILE_NAME)).write_text("notes\n")
     # A zip as a learning-management system exports it: one folder of notebooks.
     with zipfile.ZipFile(incoming / "export.zip", "w") as archive:
         archive.writestr("export/bob.ipynb", nbformat.writes(reference()))
@@ -130,7 +137,9 @@ def _write_cases(folder, names, course):
     """Each case of ``names`` as ``course``'s submission ``<name>.ipynb`` in ``folder``."""
     for name in names:
         notebook = CASES[name][0](course)
-        if isinstance(notebook, str):
+        if isinstance(notebook, bytes):
+            (folder / f"{name}.ipynb").write_bytes(notebook)
+        elif isinstance(notebook, str):
             (folder / f"{name}.ipynb").write_text(notebook)
         else:
             nbformat.write(notebook, folder / f"{name}.ipynb")
@@ -195,6 +204,14 @@ def test_cells_start_in_the_grading_folder_and_mode(course):
     assert "state: True autograde None" in text
 
 
+def test_a_kernel_cannot_truncate_or_rewrite_the_log(course):
+    """reopens_its_log reopened its stdout and stderr through /proc and truncated them: pipes, not the log."""
+    autograded = course["root"] / "autograded" / "reopens_its_log" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    text = "".join(output.get("text", "") for cell in nbformat.read(autograded, 4).cells
+                   if cell.cell_type == "code" for output in cell.outputs)
+    assert "log 1: refused" in text and "log 2: refused" in text, text
+
+
 def test_class_inputs_are_collected_and_graded(course):
     rows, root = course["rows"], course["root"]
     assert float(rows["bob"]["score"]) == FULL and rows["bob"]["status"] == "graded"
@@ -208,6 +225,18 @@ def test_class_inputs_are_collected_and_graded(course):
     assert f"grading {ASSIGNMENT}" in course["stderr"], "a progress bar"
 
 
+def test_a_hostile_file_name_is_its_own_row_and_written_as_escapes(course):
+    """dave's extra file's name is not UTF-8 and holds escapes: once it cost every row of the run (the CSV
+    held only its header). The table, the CSV and the status file carry no control character at all."""
+    assert float(course["rows"]["dave"]["score"]) == FULL
+    assert "ignored extra files: \\udcff\\x1b[31mred\\x07.txt" in course["rows"]["dave"]["status"]
+    statuses = (course["root"] / "grading_status" / f"{ASSIGNMENT}.json").read_text()
+    for where, text in (("the table", course["stdout"]), ("the CSV", (course["root"] / "grades.csv").read_text()),
+                        ("the statuses", statuses)):
+        controls = sorted({hex(ord(c)) for c in text.replace("\r\n", "\n") if not c.isprintable() and c != "\n"})
+        assert not controls, f"{where} holds {controls}"
+
+
 def test_no_submission_reached_the_network(course):
     assert course["connections"] == [], "a grading kernel connected to a server on 127.0.0.1"
 
@@ -216,7 +245,7 @@ def test_gradebook_and_course_are_intact(course):
     root = course["root"]
     assert _fingerprint(root) == course["before"], "source/ and release/ are unchanged"
     assert not (root / "gradebook.db").exists(), "the gradebook is the one the URL names"
-    expected = set(CASES) | {"alice", "bob", "carol"}
+    expected = set(CASES) | {"alice", "bob", "carol", "dave"}
     with Gradebook(course["db_url"]) as gradebook:
         assert {student.id for student in gradebook.students} == expected
         assert gradebook.find_assignment(ASSIGNMENT).max_score == MAX_SCORE

@@ -3,17 +3,26 @@ import sys
 
 
 def _watched(code, tmp_path, kernel_io="", log=None):
-    """Why the watchdog killed a process running ``code`` (it would otherwise sleep a minute)."""
+    """Why the watchdog killed a process running ``code`` (it would otherwise sleep a minute); its stdout
+    goes to ``log`` through the host's pipes, as a worker's does, if a log is given."""
     import subprocess
     import time
 
     from autograder.grading import limits
 
-    process = subprocess.Popen([sys.executable, "-c", code + "\nimport time\ntime.sleep(60)"],
-                               stdout=log, start_new_session=True)
+    output = limits._Output(log) if log else None
+    try:
+        process = subprocess.Popen([sys.executable, "-c", code + "\nimport time\ntime.sleep(60)"],
+                                   stdout=output.worker_end if output else None, start_new_session=True)
+    finally:
+        if output:
+            output.close_write_ends()
     started = time.monotonic()
-    killed = limits._watch(process, limits.Limits(), started, kernel_io, log)
+    killed = limits._watch(process, limits.Limits(), started, kernel_io, output)
     assert time.monotonic() - started < 30 and process.poll() is not None
+    if output:
+        output.join()
+        assert log.tell() == limits.LOG_BYTES, "the log stops at its bound"
     return killed
 
 

@@ -8,7 +8,20 @@ import pytest
 from autograder.checktests import load_variants
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO, assignments
+from autograder.course.cells import is_test
+from autograder.grading.handin import read_handin
 from autograder.grading.review import review_notebook
+
+
+def review(path, provided=(), tests=()):
+    """The review of the notebook file at ``path``, read as the host reads a hand-in."""
+    return review_notebook(read_handin(path.read_bytes()), tuple(provided), tests)
+
+
+def release_tests(assignment):
+    """The cell ids of the release's test cells."""
+    return frozenset(cell.get("id") for path in (REPO / "release" / assignment).glob("*.ipynb")
+                     for cell in nbformat.read(path, 4).cells if is_test(cell))
 
 
 @pytest.mark.parametrize("assignment", assignments())
@@ -16,7 +29,7 @@ def test_reference_solutions_raise_no_review_flags(assignment):
     release = [cell.source for path in (REPO / "release" / assignment).glob("*.ipynb")
                for cell in nbformat.read(path, 4).cells if cell.cell_type == "code"]
     for path in (REPO / "source" / assignment).glob("*.ipynb"):
-        assert review_notebook(path, release) == []
+        assert review(path, release, release_tests(assignment)) == []
 
 
 @pytest.mark.parametrize("assignment", assignments())
@@ -33,7 +46,7 @@ def test_correct_alternatives_raise_no_review_flags(assignment, tmp_path):
             cell = graded_cells(nb)[function]
             cell.source = cell.source.replace(old, new)
             nbformat.write(nb, tmp_path / "nb.ipynb")
-            flags = review_notebook(tmp_path / "nb.ipynb", release)
+            flags = review(tmp_path / "nb.ipynb", release, release_tests(assignment))
             if flags:
                 flagged[f"{function}: {name}"] = flags
     assert flagged == {}
@@ -81,7 +94,7 @@ def test_correct_alternatives_raise_no_review_flags(assignment, tmp_path):
 def test_review_flags_suspicious_code(tmp_path, code, flag):
     """Each flag names what it found (``tests/support/red_team.py`` has these in full attacks)."""
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
-    flags = review_notebook(tmp_path / "nb.ipynb")
+    flags = review(tmp_path / "nb.ipynb")
     assert any(found.startswith(flag) for found in flags), flags
 
 
@@ -92,7 +105,7 @@ def test_review_reads_a_cell_whose_source_list_holds_a_non_string(tmp_path):
                 "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                            "source": ["import ctypes\n", 1]}]}
     (tmp_path / "nb.ipynb").write_text(json.dumps(notebook))
-    assert "imports ctypes" in review_notebook(tmp_path / "nb.ipynb")
+    assert "imports ctypes" in review(tmp_path / "nb.ipynb")
 
 
 @pytest.mark.parametrize("code, flag", [
@@ -129,7 +142,7 @@ def test_review_flags_every_reach_into_the_answering_machinery(tmp_path, code, f
     """``bdl.wire.respond`` answers the examiner's questions in the kernel: a submission that reaches it, or
     rebinds what a module holds, is read by a person, whatever spelling it hides the names in."""
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
-    flags = review_notebook(tmp_path / "nb.ipynb")
+    flags = review(tmp_path / "nb.ipynb")
     assert any(found.startswith(flag) for found in flags), flags
 
 
@@ -142,15 +155,74 @@ def test_review_reads_the_words_of_honest_prose_as_prose(tmp_path):
     deep = "x = " + " + ".join(["'a'"] * 3000)
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code), nbformat.v4.new_code_cell(deep)]),
                    tmp_path / "nb.ipynb")
-    assert review_notebook(tmp_path / "nb.ipynb") == []
+    assert review(tmp_path / "nb.ipynb") == []
 
 
 def test_review_flags_code_nested_too_deep_for_it_to_read(tmp_path):
     code = "import sys\nsetattr(sys.modules" + "[0]" * 2000 + ", 'x', 1)"
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(code)]), tmp_path / "nb.ipynb")
-    assert review_notebook(tmp_path / "nb.ipynb") == ["nests code too deep for the review to read"]
+    assert review(tmp_path / "nb.ipynb") == ["nests code too deep for the review to read"]
 
 def test_a_harmless_magic_is_not_flagged(tmp_path):
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%matplotlib inline\nx = 1")]),
                    tmp_path / "nb.ipynb")
-    assert review_notebook(tmp_path / "nb.ipynb") == []
+    assert review(tmp_path / "nb.ipynb") == []
+
+
+def _raw(cells, version=4):
+    """A notebook's bytes, as a student may write them (plain JSON)."""
+    return json.dumps({"nbformat": version, "nbformat_minor": 5, "metadata": {}, "cells": cells}).encode()
+
+
+def _code(source, **nbgrader):
+    return {"cell_type": "code", "id": f"c{len(source)}", "metadata": {"nbgrader": nbgrader} if nbgrader else {},
+            "outputs": [], "execution_count": None, "source": source}
+
+
+def test_the_review_reads_what_the_kernel_runs_whatever_the_bytes_and_metadata_say():
+    """An invalid UTF-8 byte, a cell whose own metadata calls it a test, an nbformat 3 notebook: each once
+    turned the review off. Only the release's test cells (by id) are left out; repair strips a test's
+    marks from any other cell, which then runs as the student's."""
+    takeover = "get_ipython().input_transformers_post.append(lambda lines: ['pass\\n'])"
+    undecodable = _raw([_code(f"s = 'caf\udce9'\n{takeover}")]).replace(b"\\udce9", b"\xe9")
+    assert b"\xe9" in undecodable
+    claims_test = _raw([_code(takeover, grade=True, solution=False, grade_id="my_tests", points=1)])
+    released_test = _raw([_code(takeover, grade=True, solution=False, grade_id="f_tests", points=1)])
+    version_3 = json.dumps({"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [
+        {"cell_type": "code", "input": takeover, "outputs": [], "language": "python", "metadata": {}}]}]}).encode()
+    for data in (undecodable, claims_test, version_3):
+        assert "uses get_ipython" in review_notebook(read_handin(data)), data[:80]
+    assert review_notebook(read_handin(released_test), tests={f"c{len(takeover)}"}) == []
+
+
+def test_a_cell_magic_is_read_as_what_its_body_is_and_a_huge_cell_is_flagged_not_parsed():
+    """A cell magic's body is Python only for the magics that run it; megabytes of Python-looking text
+    once cost the host gigabytes to parse (a 3 MB tuple: 2.2 GB)."""
+    import tracemalloc
+
+    body = "(" + "1, " * 1_000_000 + ")\n"
+    tracemalloc.start()
+    try:
+        written = review_notebook(read_handin(_raw([_code("%%writefile data.py\nimport ctypes\n" + body)])))
+        captured = review_notebook(read_handin(_raw([_code("%%capture\nimport ctypes\n" + body)])))
+        short = review_notebook(read_handin(_raw([_code("%%capture\nimport ctypes\n")])))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert written == ["uses the magic %%writefile"]
+    assert len(captured) == 1 and captured[0].endswith("characters, too long for the review to read")
+    assert "imports ctypes" in short
+    assert peak < 200 * 2**20, f"the review took {peak / 2**20:.0f} MiB"
+
+
+@pytest.mark.parametrize("data, why", [
+    (b'{"nbformat": 4, "cells": ' + b"[" * 20000 + b"]" * 20000 + b"}", "nested too deep"),
+    (b'{"nbformat": 4, "cells": [' + b"{}," * 1_000_000 + b"{}]}", "JSON values or more"),
+    (b"\x89PNG\r\n", "not JSON"),
+    (b'{"cells": []}', "no nbformat version"),
+])
+def test_the_host_reads_a_hand_in_within_bounds_or_says_why_not(data, why):
+    from autograder.grading.handin import Unreadable
+
+    with pytest.raises(Unreadable, match=why):
+        read_handin(data)

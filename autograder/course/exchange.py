@@ -8,7 +8,15 @@ folder under a classmate's name. Here a folder counts only when it belongs to th
 (or to the account collecting, where students and instructor share one account), and it is copied
 without following any link: a link, a FIFO or any other file that is not a regular file or folder
 refuses the whole submission, with an error naming it.
+
+A submission's time is the exchange's too, not the student's: nbgrader takes it from the folder's
+name and keeps the ``timestamp.txt`` inside, both the student's to write (an earlier time than the
+real one, once a deadline counts). Here it is the folder's status-change time (``st_ctime``), which
+its owner can move later, by changing the folder, but never earlier; it picks each student's latest
+folder and is written into the collected ``timestamp.txt``. A folder whose name is not nbgrader's
+``<student>+<assignment>+<time>+<random>`` is refused alone, where nbgrader stops the whole collect.
 """
+import datetime
 import fnmatch
 import os
 import shutil
@@ -34,11 +42,34 @@ def owner_name(uid):
         return f"uid {uid}"
 
 
+def exchange_time(path):
+    """When the folder ``path`` last changed, as nbgrader keeps times (UTC, no time zone)."""
+    changed = os.lstat(path).st_ctime
+    return datetime.datetime.fromtimestamp(changed, datetime.timezone.utc).replace(tzinfo=None)
+
+
 class OwnedCollect(ExchangeCollect):
-    """``ExchangeCollect`` for folders their students own, copied without following links."""
+    """``ExchangeCollect`` for folders their students own, copied without following links, at the
+    exchange's time."""
+
+    def _path_to_record(self, path):
+        name = os.path.basename(path)
+        try:
+            record = super()._path_to_record(path)
+            record["invalid"] = ""
+        except Exception:  # nbgrader's fail(), or a time it cannot parse: this folder alone is refused
+            record = {"username": name.split("+")[0], "filename": name,
+                      "invalid": "has a name that is not <student>+<assignment>+<time>+<random>"}
+        try:
+            record["timestamp"] = exchange_time(path)
+        except OSError as error:
+            record["timestamp"], record["invalid"] = datetime.datetime.min, f"cannot be read ({error.strerror})"
+        return record
 
     def _belongs(self, record):
         """Why ``record``'s folder is not its student's, or ""."""
+        if record.get("invalid"):
+            return record["invalid"]
         path = os.path.join(self.inbound_path, record["filename"])
         try:
             status = os.lstat(path)
@@ -69,11 +100,16 @@ class OwnedCollect(ExchangeCollect):
         super().copy_files()
 
     def do_copy(self, src, dest, log=None):
+        record = next(record for record in self.src_records
+                      if os.path.join(self.inbound_path, record["filename"]) == src)
         try:
             copy_tree(src, dest, self.coursedir.ignore, self.coursedir.max_file_size * 1000)
         except RefusedSubmission as refused:  # changed since it was checked
             self.log.error("not collected: %s", refused)
             shutil.rmtree(dest, ignore_errors=True)
+            return
+        with open(os.path.join(dest, "timestamp.txt"), "w") as handle:  # the exchange's, not the student's
+            handle.write(record["timestamp"].strftime("%Y-%m-%d %H:%M:%S.%f UTC"))
 
 
 def _not_plain(path):

@@ -159,10 +159,10 @@ def _failure(error):
     return f"grading stopped: {type(error).__name__}: {reason}".rstrip(": ")
 
 
-def _record(root, task, outcome, refused=False):
+def _record(root, task, outcome):
     """Write what came of a task into the course: its autograded folder, and zero in the gradebook
-    when it failed (so nothing half-graded is left; a submission ``refused`` before grading is added
-    to it, at zero); return its status."""
+    when it failed (so nothing half-graded is left; a submission that nbgrader never reached, refused
+    or stopped before grading, is added to it, at zero); return its status."""
     if isinstance(outcome, BaseException):
         outcome = Graded(task.student, "error: " + _failure(outcome), {},
                          "".join(traceback.format_exception(outcome)))
@@ -176,20 +176,20 @@ def _record(root, task, outcome, refused=False):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     if outcome.status.startswith("error"):
-        zero_automatic_grades(task.db_url, task.assignment, task.student, create=refused)
+        zero_automatic_grades(task.db_url, task.assignment, task.student, create=True)
         return f"{outcome.status} (log: {log.relative_to(root)})"
     return outcome.status
 
 
-def _recorded(root, task, outcome, refused=False):
+def _recorded(root, task, outcome):
     """``_record``; if writing it fails (the course's disk, a file name), that submission's status says
     why, at zero, and the run goes on."""
     try:
-        return _record(root, task, outcome, refused)
+        return _record(root, task, outcome)
     except Exception as error:
         reason = f"error: its outcome could not be recorded: {type(error).__name__}: {str(error)[:200]}"
         try:
-            zero_automatic_grades(task.db_url, task.assignment, task.student, create=refused)
+            zero_automatic_grades(task.db_url, task.assignment, task.student, create=True)
         except Exception as again:
             reason += f"; nor its grades set to zero: {type(again).__name__}"
         return reason
@@ -240,7 +240,7 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         statuses, inspected = {}, {task.student: _inspected(task, provided, tests) for task in tasks}
         for task in tasks:
             if inspected[task.student][0]:
-                statuses[task.student] = _recorded(root, task, inspected[task.student][0], refused=True)
+                statuses[task.student] = _recorded(root, task, inspected[task.student][0])
         tasks = [task for task in tasks if not inspected[task.student][0]]
         with tqdm(total=len(tasks), desc=f"grading {assignment}", unit="submission",
                   disable=not progress, file=sys.stderr) as bar:

@@ -22,7 +22,7 @@ def repair_notebook(text, release_notebook):
         cells = nb["cells"]
         expected = {cell["id"]: nbgrader_metadata(cell) for cell in release_notebook["cells"]
                     if "id" in cell and nbgrader_metadata(cell) is not None}
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return text, 0
     repaired, seen = 0, set()
     for cell in cells:

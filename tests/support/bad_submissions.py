@@ -215,8 +215,8 @@ def _undecodable(course):
 
 
 def _version_3(course):
-    """The blank release saved as nbformat 3 by an old tool, with an import the review flags."""
-    nb = course.blank()
+    """The reference saved as nbformat 3 by an old tool, with an import the review flags."""
+    nb = course.reference()
     nb.cells.insert(0, nbformat.v4.new_code_cell("import ctypes"))
     return nbformat.writes(nbformat.convert(nb, 3))
 
@@ -340,7 +340,8 @@ def own_lines(root, student, course):
     to see (a student who hands in another assignment's notebook handed in its test cells)."""
     tests = {grade_id(cell) for cell in course.blank().cells if is_test(cell)}
     try:
-        nb = nbformat.read(root / "submitted" / student / course.ASSIGNMENT / f"{course.NOTEBOOK}.ipynb", 4)
+        path = root / "submitted" / student / course.ASSIGNMENT / f"{course.NOTEBOOK}.ipynb"
+        nb = nbformat.reads(path.read_bytes().decode(errors="replace"), 4)  # as the grader reads it
     except Exception:  # not a notebook: nothing of its own to show
         return set()
     return {line.strip() for cell in nb.cells if grade_id(cell) not in tests

@@ -76,3 +76,32 @@ def test_a_folder_swapped_for_a_link_mid_copy_is_not_walked_through(tmp_path, mo
     monkeypatch.setattr(exchange.os, "scandir", scandir)
     exchange.copy_tree(str(student), str(tmp_path / "copy"))
     assert (tmp_path / "copy" / "work" / "data" / "answers.txt").read_text() == "mine\n"
+
+
+def test_a_submission_is_timed_by_the_exchange_not_by_its_student(tmp_path):
+    """A folder's name and its timestamp.txt are the student's to write: an earlier time would pass a
+    deadline. Collect times each folder by its status change, which its owner cannot move earlier:
+    of alice's two folders it takes the one made last, whatever their names say, and writes that time;
+    a folder whose name is no time is refused alone."""
+    import datetime
+
+    from nbgrader.utils import parse_utc
+
+    root, exchange = tmp_path / "course", tmp_path / "exchange"
+    write_course(root)
+    inbound = exchange / "bdl" / "inbound"
+    inbound.mkdir(parents=True)
+    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    _submission(inbound, "alice", "25", b'{"first": 1}')  # named later, made first
+    last = _submission(inbound, "alice", "20", b'{"last": 1}')
+    (last / "timestamp.txt").write_text("2000-01-01 00:00:00.000000 UTC")
+    (inbound / f"bob+{ASSIGNMENT}+not a time+abc").mkdir()
+    _submission(inbound, "carol", "20", b'{"carol": 1}')
+
+    result = make_api(root, {"Exchange": {"root": str(exchange)}}).collect(ASSIGNMENT)
+    alice = root / "submitted" / "alice" / ASSIGNMENT
+    assert (alice / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"last": 1}'
+    stamp = parse_utc((alice / "timestamp.txt").read_text())
+    assert before - datetime.timedelta(seconds=1) <= stamp <= datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert (root / "submitted" / "carol" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists(), "one bad name stops no one"
+    assert "has a name that is not <student>+<assignment>+<time>+<random>" in result["log"]

@@ -80,8 +80,9 @@ def _why_lost(grade, messages, status):
     if grade.manual_score is not None:
         return "score set by hand in formgrader"
     if messages is None:
-        # Without the student's own log file, so that one reason groups every student it hit.
-        reason = re.sub(r" \(log: [^)]*\)", "", status)
+        # Without the student's own log file and the notes after it (a review's flags), so that one reason
+        # groups every student it hit.
+        reason = status.split(" (log: ")[0]
         return f"not graded ({reason})" if status.startswith("error") else "no autograded notebook"
     if grade.name not in messages:
         return "cell missing from the submission" + (" (awaiting a grade by hand)" if grade.needs_manual_grade

@@ -317,7 +317,7 @@ CASES = {
     "undecodable_byte": (_undecodable, FULL, "graded", ["review: imports ctypes"]),
     "claims_to_be_a_test": (_cells(_claims_to_be_a_test), FULL, "graded",
                             ["repaired the nbgrader metadata", "imports ctypes"]),
-    "nbformat_3": (_version_3, 0, "graded", ["imports ctypes"]),
+    "nbformat_3": (_version_3, FULL, "graded", ["imports ctypes"]),
 }
 
 

@@ -16,10 +16,15 @@ ATTACK = ("An answer with $a < b$ and **bold**.\n\n"
           "| x | y |\n|---|---|\n| 1 | 2 |\n")
 
 
-def _notebook():
-    graded = nbformat.v4.new_markdown_cell(ATTACK, metadata={"nbgrader": {
+def _answer(text):
+    """A hand-graded markdown answer holding ``text``."""
+    return nbformat.v4.new_markdown_cell(text, metadata={"nbgrader": {
         "grade": True, "solution": True, "grade_id": "q1", "points": 2, "locked": False, "schema_version": 3,
         "score": 1, "comment": ""}})
+
+
+def _notebook():
+    graded = _answer(ATTACK)
     code = nbformat.v4.new_code_cell("display(HTML(...))", outputs=[nbformat.v4.new_output(
         "display_data", data={"text/html": "<table><tr><td>1</td></tr></table><img src=x onerror=alert(2)>"
                                            "<script>alert(3)</script>",
@@ -36,12 +41,18 @@ RESOURCES = {"formgrade": {"assignment_id": "01", "notebook_id": "n", "submissio
              "feedback": {"nbgrader": {"notebook": "n", "score": 1, "max_score": 2, "late_penalty": 0}}}
 
 
-@pytest.mark.parametrize("template", ["formgrade", "feedback"])
-def test_no_script_of_the_students_reaches_a_page(template):
+def _page(notebook, template):
+    """The page ``template`` (formgrader's submission view, or the feedback) of ``notebook``, rendered
+    with the course's config."""
     config = load_config(REPO)
     config.HTMLExporter.template_name = template
     config.HTMLExporter.extra_template_paths = [str(NBGRADER_CSS)]
-    html, _ = HTMLExporter(config=config).from_notebook_node(_notebook(), resources=RESOURCES[template])
+    return HTMLExporter(config=config).from_notebook_node(notebook, resources=RESOURCES[template])[0]
+
+
+@pytest.mark.parametrize("template", ["formgrade", "feedback"])
+def test_no_script_of_the_students_reaches_a_page(template):
+    html = _page(_notebook(), template)
     for script in ("onerror=", "onload=", "href=\"javascript:", "<script>fetch", "<script>alert", "alert(4)",
                    "<img src=\"x\""):  # the template's own scripts are the only ones left
         assert script not in html, script
@@ -60,9 +71,7 @@ HIJACK = ('<div class="nbgrader_cell" id="hijack"><span id="test_gaussian_nll" n
 
 
 def _hostile_notebook():
-    graded = nbformat.v4.new_markdown_cell(HIJACK, metadata={"nbgrader": {
-        "grade": True, "solution": True, "grade_id": "q1", "points": 2, "locked": False, "schema_version": 3,
-        "score": 1, "comment": ""}})
+    graded = _answer(HIJACK)
     plot = nbformat.v4.new_output("display_data", data={"image/png": "iVBORw0KGgo=", "image/svg+xml": "<svg/>"},
                                   metadata={"filenames": {"image/png": "/hub/logout"}})
     html = nbformat.v4.new_output("display_data", data={"text/html": HIJACK})
@@ -72,10 +81,7 @@ def _hostile_notebook():
 
 @pytest.mark.parametrize("template", ["formgrade", "feedback"])
 def test_a_students_markup_takes_no_grader_click_and_loads_no_page_of_the_server(template):
-    config = load_config(REPO)
-    config.HTMLExporter.template_name = template
-    config.HTMLExporter.extra_template_paths = [str(NBGRADER_CSS)]
-    html, _ = HTMLExporter(config=config).from_notebook_node(_hostile_notebook(), resources=RESOURCES[template])
+    html = _page(_hostile_notebook(), template)
     for bound in ('id="test_gaussian_nll', 'name="test_gaussian_nll', 'id="hijack"', 'class="full-credit btn"',
                   'class="score tabbable">10', 'class="nbgrader_cell" id'):  # the page's own elements have these too
         assert bound not in html, bound

@@ -8,7 +8,7 @@ slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
 - Each case of the per-assignment tests listed in ``ONE_SCOPE_EACH`` is a scope
   of its own, so two assignments' check-tests can run at once.
 - The modules of ``ONE_WORKER`` are one scope: one worker runs them one after
-  the other, from the start, while the other takes everything else. They load
+  the other, from the start, while the others take everything else. They load
   the machine most and wait on it against timeouts: the grading classes (the
   red team and the class of bad submissions, dozens of submissions two kernels
   at a time, each cell against its timeout) and the browser and hub classes (a

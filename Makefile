@@ -19,11 +19,10 @@ course: $(VENV)/.installed data release
 	@echo "make course: grading each assignment's reference solution and blank release (minutes; a line as each is done)"
 	$(PY) -m autograder selfgrade
 
-# Three pytest workers on 2 cores: much of the suite waits on subprocesses and kernels,
-# and a kernel's TensorFlow runs on one thread (tests/conftest.py), so with two
-# workers a third of the cores sat idle. A notebook's cells, and a test module's
+# Two pytest workers: much of the suite waits on subprocesses and kernels, so
+# two overlap well even on 2 cores. A notebook's cells, and a test module's
 # shared fixtures, stay on one worker (loadscope); tests/conftest.py puts long work first.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 2
 PARALLEL := -n $(TEST_WORKERS) --dist loadscope --no-loadscope-reorder
 # More pytest arguments, e.g. PYTEST_ARGS='-m "not root and not browser"' (all but the
 # hub, which needs root, and the tests that drive Chromium), or a tier: PYTEST_ARGS=tests/unit.

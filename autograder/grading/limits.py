@@ -1,7 +1,7 @@
 """Run the grading worker for one submission within limits, and leave nothing running.
 
-``run_isolated`` starts ``python -m autograder.worker`` in a new session and
-watches it: past the submission's wall-clock limit, when the worker, its
+``run_isolated`` starts a grading worker (``autograder.worker``, forked by
+``autograder.worker.launcher``) in a new session and watches it: past the submission's wall-clock limit, when the worker, its
 kernel and everything they started use more memory than the limit, or when the
 kernel puts more than a few files in the one folder of the grader's disk it can
 write to (``GradingJob.kernel_io``) or too much into its stdout and stderr (pipes
@@ -14,8 +14,6 @@ own, whose descriptor it keeps from the kernel.
 """
 import os
 import re
-import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -24,7 +22,7 @@ from pathlib import Path
 import psutil
 
 from autograder.grading.scratch import scratch_folder
-from autograder.worker import bwrap
+from autograder.worker import bwrap, launcher
 from autograder.worker.job import MAX_LOG, WorkerResult
 
 POLL_SECONDS = 0.2
@@ -226,10 +224,8 @@ def run_isolated(job, limits):
         output = _Output(log)
         job.result_fd, job.kernel_output_fd = answer.fileno(), output.kernel_end
         try:
-            worker = subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
-                                      stdout=output.worker_end, stderr=output.worker_end, start_new_session=True,
-                                      cwd=job.scratch, pass_fds=(*job.examiner_fds, job.result_fd, output.kernel_end),
-                                      env=bwrap.environment(os.environ))
+            worker = launcher.start(job.scratch, bwrap.environment(os.environ), output.worker_end,
+                                    (*job.examiner_fds, job.result_fd, output.kernel_end))
         finally:
             output.close_write_ends()
         worker.stdin.write(job.to_json().encode() + b"\n")

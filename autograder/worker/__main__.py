@@ -1,6 +1,7 @@
 """The grading worker: ``python -m autograder.worker`` autogrades one submission.
 
-``autograder.grading.limits`` starts it in a new session and writes a ``GradingJob``
+``autograder.grading.limits`` starts it in a new session (forked by ``autograder.worker.launcher``, which
+has imported it once) and writes a ``GradingJob``
 (JSON, one line) to its stdin; it writes a ``WorkerResult`` (JSON) to the
 inherited file ``GradingJob.result_fd`` names, which no child of it holds; the kernel's
 stdout and stderr are the pipe ``GradingJob.kernel_output_fd`` names, not this process's. These two
@@ -140,7 +141,8 @@ def _stop_with_parent():
     os._exit(1)
 
 
-if __name__ == "__main__":
+def main():
+    """Grade the job on stdin (``autograder.worker.launcher`` runs this in a fork, as a fresh process would)."""
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     job = GradingJob(**json.loads(sys.stdin.readline()))
@@ -151,3 +153,7 @@ if __name__ == "__main__":
     result = grade(job).to_json()
     with os.fdopen(job.result_fd, "w") as handle:
         handle.write(result)
+
+
+if __name__ == "__main__":
+    main()

@@ -39,17 +39,24 @@ LIMITS = ["--cell-timeout", "60", "--submission-timeout", "300"]
 
 
 def _grading_process(student, killed):
-    """The grading worker (``python -m autograder.worker``) of ``student`` that a Dask worker of this
-    test's cluster runs, or None."""
+    """The grading worker of ``student`` that a Dask worker of this test's cluster runs (forked by the
+    Dask worker's launcher, ``autograder.worker.launcher``), or None."""
+    launcher = "autograder.worker.launcher"
     for process in psutil.Process().children(recursive=True):
         try:
-            if process.pid not in killed and "autograder.worker" in process.cmdline() \
+            if process.pid not in killed and launcher in process.cmdline() \
+                    and launcher in process.parent().cmdline() \
                     and (Path(process.cwd()) / "submitted" / student).is_dir() \
-                    and process.parent().ppid() == os.getpid():  # Dask worker <- its nanny, in this process
+                    and _dask_worker(process).ppid() == os.getpid():  # Dask worker <- its nanny, in this process
                 return process
         except psutil.Error:
             pass
     return None
+
+
+def _dask_worker(grading):
+    """The Dask worker that ``grading`` (a worker its launcher forked) grades for."""
+    return grading.parent().parent()
 
 
 def _started(engine, student):
@@ -74,7 +81,7 @@ def _kill_while_grading(grade, db_url, plan):
             for student in [student for student, times in plan.items() if times]:
                 grading = _grading_process(student, {process.pid for process in left})
                 if grading and _started(engine, student):
-                    grading.parent().kill()
+                    _dask_worker(grading).kill()
                     plan[student] -= 1
                     left.append(grading)
             time.sleep(0.2)  # a tiny hand-in is graded in seconds

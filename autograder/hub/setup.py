@@ -40,7 +40,6 @@ from autograder.hub.machine import check_machine
 from autograder.hub.private import dummy_password, private_file, service_token
 from autograder.hub.process import run
 from autograder.hub.settings import DEFAULT_DIR, HubError, default, stored_settings, updated
-from autograder.hub.spawner import NO_LIMITS, limits_unavailable
 from autograder.worker import bwrap
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
@@ -140,6 +139,7 @@ def instructor_login(settings):
 
 def set_up(settings, data_dir=None, log=print):
     """Everything but starting the hub; return the config file's path."""
+    from autograder.hub.spawner import NO_LIMITS, limits_unavailable  # JupyterHub's: not for every command
     check_machine(settings)
     reason = limits_unavailable() if settings.limits else None
     if reason:

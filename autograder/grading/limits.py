@@ -133,7 +133,9 @@ def _kill_sessions(sessions):
         victims = []
         for process in psutil.process_iter():
             try:
-                if os.getsid(process.pid) in sessions and process.pid != os.getpid():
+                # A zombie has ended: only its parent (or init, which may take a second) can reap it.
+                if os.getsid(process.pid) in sessions and process.pid != os.getpid() \
+                        and process.status() != psutil.STATUS_ZOMBIE:
                     victims.append(process)
             except (OSError, psutil.Error):
                 pass

@@ -73,6 +73,8 @@ def noted(text):
     Only one of the tables' own sentences is ever returned, whatever else the text says (an
     error's message is the raiser's to choose), so nothing but course text passes through."""
     words = _words(text)
+    if _words(PREFIX) not in words:  # no note at all: the tables (and TensorFlow, which they load) are not needed
+        return None
     found = [(words.find(_words(known)), known) for known in sentences() if _words(known) in words]
     return min(found)[1][len(PREFIX):] if found else None
 

@@ -2,7 +2,9 @@
 
 The share of the mutant catalogue each table names is measured by check-tests
 (tests/course/test_assignment_tests.py); here, the mechanism and its guarantees."""
+import json
 import re
+import subprocess
 import sys
 import traceback
 
@@ -70,6 +72,18 @@ def test_no_note_without_a_failure_or_without_a_match():
     with pytest.raises(KeyboardInterrupt):  # only errors: an interrupt goes through untouched
         with diagnosed("gaussian_nll", {"gaussian_nll": no_constant}):
             raise KeyboardInterrupt
+
+
+def test_an_error_with_no_note_is_read_without_loading_tensorflow():
+    # The feedback and the report read every failing test's error: most carry no note, and loading the
+    # tables for them (TensorFlow, 5 to 7 s of CPU) would cost each command that much.
+    code = ("import json, sys\nfrom bdl.diagnoses import noted\n"
+            "found = noted('Traceback\\nAssertionError: the Brier score of a certain right answer should be 0')\n"
+            "print(json.dumps([found, 'tensorflow' in sys.modules]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout.splitlines()[-1]) == [None, False]
+    with_note = f"AssertionError: some check\n{note(sentence('gaussian_nll', 'scale_as_variance'))}"
+    assert noted(with_note) == sentence("gaussian_nll", "scale_as_variance")
 
 
 def test_the_answer_runs_quietly_and_cannot_break_the_diagnosis(capsys):

@@ -89,8 +89,17 @@ class Launcher:
         try:
             request = json.dumps({"cwd": str(cwd), "env": dict(env), "targets": [0, 1, 2, *pass_fds]}).encode()
             with self.lock:
-                self._running(env)
-                socket.send_fds(self.control, [request], [launcher.fileno(), stdin_read, stdout, stdout, *pass_fds])
+                for attempt in range(2):  # a launcher that died since its last worker is started again
+                    self._running(env)
+                    try:
+                        socket.send_fds(self.control, [request],
+                                        [launcher.fileno(), stdin_read, stdout, stdout, *pass_fds])
+                        break
+                    except OSError:
+                        if attempt:
+                            raise
+                        self.process.kill()
+                        self.process.wait()
             return Worker(host, open(stdin_write, "wb"))
         except BaseException:
             host.close()

@@ -74,3 +74,14 @@ def test_the_launcher_ends_with_its_host(launcher, tmp_path):
     worker.wait()
     launcher.control.close()  # as when the host dies
     assert process.wait(10) == 0
+
+
+def test_a_launcher_that_died_is_started_again(launcher, tmp_path):
+    first = launcher.start(tmp_path, {"PATH": os.environ["PATH"]}, sys.stderr.fileno(), ())
+    first.stdin.close()
+    first.wait()
+    launcher.process.kill()
+    launcher.process.wait()
+    worker = launcher.start(tmp_path, {"PATH": os.environ["PATH"]}, sys.stderr.fileno(), ())
+    worker.stdin.close()
+    assert worker.wait() == 1  # it ran, and found no job on its stdin

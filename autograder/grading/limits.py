@@ -1,8 +1,9 @@
 """Run the grading worker for one submission within limits, and leave nothing running.
 
 ``run_isolated`` starts a grading worker (``autograder.worker``, forked by
-``autograder.worker.launcher``) in a new session and watches it: past the submission's wall-clock limit, when the worker, its
-kernel and everything they started use more memory than the limit, or when the
+``autograder.worker.launcher``) in a new session and watches it: past the
+submission's wall-clock limit, when the worker, its kernel and everything they
+started use more memory than the limit, or when the
 kernel puts more than a few files in the one folder of the grader's disk it can
 write to (``GradingJob.kernel_io``) or too much into its stdout and stderr (pipes
 the host copies into the log: ``_Output``), the whole lot is killed. Whatever happens, every

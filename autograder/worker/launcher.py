@@ -154,12 +154,11 @@ def serve(control):
     running = {}  # {pid: the host's socket for that worker}
     while True:
         ready, _, _ = select.select([control, wake_read], [], [])
-        while True:
-            try:
-                if not os.read(wake_read, 512):
-                    break
-            except BlockingIOError:
-                break
+        try:
+            while os.read(wake_read, 512):  # empty the wake-up pipe (one byte per signal)
+                pass
+        except BlockingIOError:
+            pass
         _reap(running)
         if control in ready:
             try:

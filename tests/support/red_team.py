@@ -665,9 +665,12 @@ def fgsm(loss_fn, x, y, eps):
 '''
 KEEP_OPEN_CRASH = r'''
 def adversarial_loss(loss_fn, x, y, eps):
-    pieces = []
+    # Whatever it meets (a venv installed a minute ago, so all "new": 20,000 files to parse, and a
+    # MemoryError in the kernel's limit), it crashes its kernel within 20 s, as an attacker under
+    # the cell's timeout would.
+    pieces, start = [], time.time()
     for folder, folders, names in os.walk("/"):
-        if folder in ("/proc", "/sys", "/dev"):
+        if folder in ("/proc", "/sys", "/dev") or time.time() - start > 20:
             folders[:] = []
             continue
         for name in names:
@@ -678,7 +681,7 @@ def adversarial_loss(loss_fn, x, y, eps):
                 with open(path, errors="replace") as handle:
                     text = handle.read()
                 tree = ast.parse(text)
-            except (OSError, SyntaxError, ValueError):
+            except Exception:
                 continue
             pieces += [textwrap.dedent(ast.get_source_segment(text, node, padded=True)) for node in ast.walk(tree)
                        if isinstance(node, ast.FunctionDef) and node.name.startswith("_")]
@@ -686,7 +689,7 @@ def adversarial_loss(loss_fn, x, y, eps):
         try:
             with open(os.path.join(folder, "_kept.py"), "w") as handle:
                 handle.write("\n# ----\n".join(pieces))
-        except OSError:
+        except Exception:
             pass
     os._exit(1)
 '''
@@ -712,7 +715,7 @@ def adversarial_loss(loss_fn, x, y, eps):
             try:
                 text = pathlib.Path(name).read_text(errors="replace")
                 tree = ast.parse(text)
-            except (OSError, SyntaxError, ValueError):
+            except Exception:
                 continue
             for node in ast.walk(tree):
                 if isinstance(node, ast.FunctionDef) and node.name.startswith("_reference") and "fgsm" in node.name:

@@ -96,7 +96,8 @@ def _cpu_seconds():
 # BDL_TEST_CPU=<folder>: each pytest process appends a line per test to <folder>/<its name>.tsv: the test, its
 # wall and CPU seconds (setup, call and teardown, module fixtures in the first test that needs them). The
 # suite is bound by CPU on 2 cores, so this says where its time goes (docs/deploy/sizing.md); a process
-# that is not waited for (a hub's server, under systemd; a grading kernel, whose sandbox init reaps) is not counted.
+# that is not waited for (a hub's server, under systemd; a grading kernel, whose sandbox init reaps) is
+# not counted.
 CPU_LOG = os.environ.get("BDL_TEST_CPU")
 
 

@@ -665,9 +665,9 @@ def fgsm(loss_fn, x, y, eps):
 '''
 KEEP_OPEN_CRASH = r'''
 def adversarial_loss(loss_fn, x, y, eps):
-    # Whatever it meets (a venv installed a minute ago, so all "new": 20,000 files to parse, and a
-    # MemoryError in the kernel's limit), it crashes its kernel within 20 s, as an attacker under
-    # the cell's timeout would.
+    # It stops walking after 20 s and swallows any error, so that it always reaches its crash, as an
+    # attacker under the cell's timeout would: graded a minute after a venv's install, every file of
+    # the venv is "new" (20,000 to parse), and the cell used to fail before the crash.
     pieces, start = [], time.time()
     for folder, folders, names in os.walk("/"):
         if folder in ("/proc", "/sys", "/dev") or time.time() - start > 20:

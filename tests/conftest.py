@@ -16,6 +16,7 @@ slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
   two hub modules share the hub's folder). So the browser and the hub never run
   while a grading class does.
 """
+import atexit
 import os
 import resource
 import shutil
@@ -87,18 +88,53 @@ def pytest_collection_modifyitems(items):
     items.sort(key=_order)  # stable: file order within each group
 
 
-def _cpu_seconds():
+def _rusage_seconds():
     """CPU seconds of this process and of the processes it has waited for (kernels, workers, pip)."""
     return sum(usage.ru_utime + usage.ru_stime
                for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
+# Where a cgroup of this process's own can be made (as root): v1's cpuacct, or v2's; how to read its CPU seconds.
+CGROUPS = ((Path("/sys/fs/cgroup/cpuacct"), "cpuacct.usage", lambda text: int(text) / 1e9),
+           (Path("/sys/fs/cgroup"), "cpu.stat", lambda text: int(text.split()[1]) / 1e6))  # "usage_usec N" first
+
+
+def _own_cgroup():
+    """A reader of the CPU seconds of a cgroup this process moves into, so that a test counts every process
+    it started, those it never waits for included (a grading kernel's sandbox, which init reaps; the hub's
+    servers); None where none can be made (not root, no such cgroup file system)."""
+    for root, usage, parse in CGROUPS:
+        group = root / f"bdl-test-{os.getpid()}"
+        if not (root / usage).exists():
+            continue
+        try:
+            group.mkdir(exist_ok=True)
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+            parse((group / usage).read_text())
+        except (OSError, ValueError, IndexError):
+            continue
+        atexit.register(_leave, root, group)
+        return lambda: parse((group / usage).read_text())
+    return None
+
+
+def _leave(root, group):
+    """Back to the parent cgroup, and this one removed (unless a process it holds still runs)."""
+    try:
+        (root / "cgroup.procs").write_text(str(os.getpid()))
+        group.rmdir()
+    except OSError:
+        pass
+
+
 # BDL_TEST_CPU=<folder>: each pytest process appends a line per test to <folder>/<its name>.tsv: the test, its
 # wall and CPU seconds (setup, call and teardown, module fixtures in the first test that needs them). The
-# suite is bound by CPU on 2 cores, so this says where its time goes (docs/deploy/sizing.md); a process
-# that is not waited for (a hub's server, under systemd; a grading kernel, whose sandbox init reaps) is
-# not counted.
+# suite is bound by CPU on 2 cores, so this says where its time goes (docs/deploy/sizing.md). As root, each
+# pytest process runs in a cgroup of its own, whose CPU counts every process a test started; elsewhere, a
+# process that is not waited for (a hub's server, under systemd; a grading kernel, whose sandbox init reaps)
+# is not counted.
 CPU_LOG = os.environ.get("BDL_TEST_CPU")
+_cpu_seconds = (CPU_LOG and _own_cgroup()) or _rusage_seconds
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -30,6 +30,6 @@ alternative, a correct blind answer, or a blind wrong answer it does not fit) is
 """
 from autograder.checktests.checks import check_notebook, check_tests  # noqa: F401 (the package's own names)
 from autograder.checktests.cli import add_parser  # noqa: F401
-from autograder.checktests.kernel import NOTEBOOK_CELL_TIMEOUT, noted_mistake  # noqa: F401
+from autograder.checktests.kernel import NOTEBOOK_CELL_TIMEOUT  # noqa: F401
 from autograder.checktests.variants import (MIN_ALTERNATIVES, MIN_DIAGNOSED, MIN_MUTANTS, MUTANTS_DIR,  # noqa: F401
                                             load_variants)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from autograder.checktests.blind import load_blind
 from autograder.checktests.hints import check_hints
-from autograder.checktests.kernel import SEED_CODE, executed_notebook, noted_mistake
+from autograder.checktests.kernel import SEED_CODE, executed_notebook
 from autograder.checktests.kit import watch, check_kit
 from autograder.checktests.variants import (MIN_ALTERNATIVES, MIN_DIAGNOSED, MIN_MUTANTS, MUTANTS_DIR,
                                             check_dependence, check_independence, load_variants, run_variant)
@@ -57,7 +57,7 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
                 else:
                     if every_mutant or row["killed"] == 1:  # by default one: all take 2-5 times as long
                         wrong[function].append((name, old, new))
-                    noted = noted_mistake(text, function)
+                    noted = kernel.noted_mistake(text, function)
                     row["diagnosed"] += noted is not None and noted == written_as.get(name)
                     if noted is not None and noted != written_as.get(name):
                         row["problems"].append(f"mutant {name!r} is diagnosed as {noted!r}, "

@@ -2,7 +2,7 @@
 from nbclient.exceptions import CellExecutionError
 
 from autograder.checktests.blind import judge
-from autograder.checktests.kernel import SEED_CODE, last_error_line, noted_mistake
+from autograder.checktests.kernel import SEED_CODE, last_error_line
 from autograder.checktests.variants import run_variant
 from autograder.course.cells import names_mistakes
 
@@ -10,14 +10,14 @@ from autograder.course.cells import names_mistakes
 def probe_hint(kernel, function):
     """The mistake ``function``'s recognisers name for the answer the kernel holds now, as a failing test
     of it would name it in its feedback (asked from the examiner), or None."""
-    from bdl.diagnoses import all_tables  # its recognisers load TensorFlow: only here, not for every command
-    table = all_tables().get(function)
-    if table is None:
+    # The tables' recognisers load TensorFlow: the kernel, which has it, reads them.
+    name = kernel.value(f"getattr(__import__('bdl.diagnoses', fromlist=['_']).all_tables().get({function!r}), 'name', None)")
+    if name is None:
         return None
     kernel.run(SEED_CODE.format(0))
-    source = (f"from bdl.diagnoses import diagnosed\n{table.name}\n"
+    source = (f"from bdl.diagnoses import diagnosed\n{name}\n"
               f"with diagnosed({function!r}):\n    raise AssertionError('a probe of the hints')")
-    return noted_mistake(kernel.outcome(source, test=True)[2], function)
+    return kernel.noted_mistake(kernel.outcome(source, test=True)[2], function)
 
 
 def _hint_with(kernel, solution, source, function):
@@ -63,7 +63,7 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
             results = []
             for name, _mistake, source in catalogue["answers"].get(function, []):
                 passed, why, text = _run_answer(kernel, solution, tests, source)
-                results.append((name, bool(passed), None if passed else noted_mistake(text, function), why))
+                results.append((name, bool(passed), None if passed else kernel.noted_mistake(text, function), why))
             blind = judge(function, results, catalogue["right"].get(function, {}))
             problems += blind.pop("problems")
         found[function] = {"problems": problems, "blind": blind}

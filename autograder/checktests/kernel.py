@@ -1,6 +1,7 @@
 """The solution notebook run once in a live kernel, as when graded (the guard and the examiner), and
 more code run in it; what a failing test's error says."""
 import contextlib
+import json
 import os
 from pathlib import Path
 
@@ -39,6 +40,20 @@ class NotebookKernel:
             cells.pop()
         return cell.outputs
 
+    def value(self, expression):
+        """The JSON value of ``expression``, evaluated in the kernel; no name of its namespace changes."""
+        outputs = self.run(f"print('\\n' + __import__('json').dumps({expression}))")
+        text = "".join(output.text for output in outputs if output.output_type == "stream" and output.name == "stdout")
+        return json.loads(text.rstrip("\n").rpartition("\n")[2])  # the last line: a warning may print before it
+
+    def noted_mistake(self, text, function):
+        """``bdl.diagnoses.noted_mistake``, asked of this kernel: it has TensorFlow, which the tables'
+        recognisers load, loaded already, where this process would spend seconds of CPU loading it."""
+        from bdl.diagnoses import has_note
+        if not has_note(text):  # most failures: no question to ask
+            return None
+        return self.value(f"__import__('bdl.diagnoses', fromlist=['_']).noted_mistake({text!r}, {function!r})")
+
     def succeeds(self, source, test=False):
         """Return (True, "") if ``source`` runs cleanly and silently, else (False, why)."""
         return self.outcome(source, test)[:2]
@@ -70,14 +85,6 @@ def last_error_line(text):
         if line.strip() and not in_note:
             lines.append(line)
     return lines[-1] if lines else text
-
-
-def noted_mistake(text, function):
-    """The name of the mistake of ``function``'s table that an error's text notes, or None."""
-    from bdl.diagnoses import all_tables, noted  # its recognisers load TensorFlow: only here, not for every command
-    sentence, table = noted(text), all_tables().get(function)
-    return next((mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
-                f"a mistake of another function: {sentence}" if sentence else None)
 
 
 @contextlib.contextmanager

@@ -62,8 +62,25 @@ def note(sentence):
                                    break_on_hyphens=False, break_long_words=False))
 
 
+def noted_mistake(text, function):
+    """The name of the mistake of ``function``'s table (by grade id) that an error's ``text`` notes, or
+    None (check-tests counts the mutants diagnosed so)."""
+    sentence = noted(text)
+    if sentence is None:
+        return None
+    table = all_tables().get(function)
+    return next((mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
+                f"a mistake of another function: {sentence}")
+
+
 def _words(text):
     return " ".join(_ANSI.sub("", text).split())
+
+
+def has_note(text):
+    """Whether an error's ``text`` holds a note at all (``noted`` says which), found without the tables
+    (and TensorFlow, which they load)."""
+    return _words(PREFIX) in _words(text)
 
 
 def noted(text):
@@ -72,9 +89,9 @@ def noted(text):
 
     Only one of the tables' own sentences is ever returned, whatever else the text says (an
     error's message is the raiser's to choose), so nothing but course text passes through."""
-    words = _words(text)
-    if _words(PREFIX) not in words:  # no note at all: the tables (and TensorFlow, which they load) are not needed
+    if not has_note(text):
         return None
+    words = _words(text)
     found = [(words.find(_words(known)), known) for known in sentences() if _words(known) in words]
     return min(found)[1][len(PREFIX):] if found else None
 

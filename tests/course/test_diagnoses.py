@@ -13,11 +13,10 @@ import pytest
 
 import bdl  # noqa: F401 (before TensorFlow: Keras 2)
 import tensorflow as tf
-from autograder.checktests import noted_mistake
 from autograder.course.directory import REPO
 from autograder.course.leaks import course_secrets, leaked_lines
 from bdl.checks import assert_close
-from bdl.diagnoses import NOTE_WIDTH, PREFIX, all_tables, diagnose, diagnosed, note, noted, sentences
+from bdl.diagnoses import NOTE_WIDTH, PREFIX, all_tables, diagnose, diagnosed, note, noted, noted_mistake, sentences
 from bdl.diagnoses.likelihoods import GAUSSIAN
 
 

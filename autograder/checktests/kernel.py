@@ -48,7 +48,7 @@ class NotebookKernel:
 
     def noted_mistake(self, text, function):
         """``bdl.diagnoses.noted_mistake``, asked of this kernel: it has TensorFlow, which the tables'
-        recognisers load, loaded already, where this process would spend seconds of CPU loading it."""
+        recognisers load, loaded already, where this process would spend about 3 s of CPU loading it."""
         from bdl.diagnoses import has_note
         if not has_note(text):  # most failures: no question to ask
             return None

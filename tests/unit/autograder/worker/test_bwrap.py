@@ -73,7 +73,7 @@ def test_the_gradebooks_password_stays_off_command_lines_and_out_of_kernels(tmp_
 
 
 def test_the_kernel_starts_without_ipykernels_debugger(tmp_path, bubblewrap):
-    """debugpy's folder is empty in the sandbox, so ipykernel finds no debugger (about 0.3 s of CPU less
+    """debugpy's folder is empty in the sandbox, so ipykernel finds no debugger (about 0.1 s of CPU less
     in every grading kernel) while the grader's own environment keeps it."""
     import subprocess
 

@@ -249,13 +249,14 @@ def test_student_pins_are_the_course_dependencies_and_no_optional_group(kit):
     assert pip == student["project"]["dependencies"] + ["-e ."]
     # Nothing students run imports a package of an optional group, and every kept one is imported or
     # is what the notebooks run in (JupyterLab, nbgrader's Validate, Keras 2 for TFP, the
-    # Jupyter server's MathJax for the feedback pages).
+    # Jupyter server's MathJax for the feedback pages, the version of TensorFlow's ml_dtypes that
+    # imports quickly).
     modules = _imported_modules(kit)
     owners = metadata.packages_distributions()
     distributions = {canonicalize_name(dist) for module in modules for dist in owners.get(module, [])}
     assert not distributions & dropped, f"the kit imports instructor-only packages: {distributions & dropped}"
     runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow",
-               "jupyter-server-mathjax"}
+               "jupyter-server-mathjax", "ml-dtypes"}
     kept = {canonicalize_name(Requirement(dep).name) for dep in student["project"]["dependencies"]}
     assert kept - runtime <= distributions, f"pinned but never imported: {kept - runtime - distributions}"
 

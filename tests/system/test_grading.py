@@ -88,12 +88,17 @@ def graded(scratch, tmp_path_factory, bubblewrap):
     folder.mkdir(parents=True)
     nbformat.write(answered(nbformat.read(SOURCE, 4)), folder / f"{NOTEBOOK}.ipynb")
     shutil.copyfile(RELEASE, incoming / "blank.ipynb")
-    # A wrong function and one that crashes are graded on 02, 03 and 05 below, and on the tiny
-    # assignment and 01 in test_class_grading: each 04 hand-in is about 25 s of CPU.
+    # Runs, but trains on the wrong loss.
+    _one_wrong_function(incoming / "wrong_nll.ipynb", "nll",
+                        "return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)")
+    # Crashes: the Bayesian model and everything after it cannot be built.
+    _one_wrong_function(incoming / "crashing_prior.ipynb", "get_prior",
+                        "n = kernel_size + bias_size", "n = kernel_size + bias_size + undefined_name")
     _original_idiom(incoming / "original_idiom.ipynb")
     (incoming / "broken.ipynb").write_text('{"cells": [ this is not json')
     paths = [incoming / name for name in
-             ("submitted", "blank.ipynb", "original_idiom.ipynb", "broken.ipynb", "missing.ipynb")]
+             ("submitted", "blank.ipynb", "wrong_nll.ipynb", "crashing_prior.ipynb", "original_idiom.ipynb",
+              "broken.ipynb", "missing.ipynb")]
     result = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, *map(str, paths),
          "--root", str(scratch), "--csv", str(scratch / "grades.csv")],
@@ -129,6 +134,15 @@ def test_blank_release_gets_zero(graded):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("submission, function", [("wrong_nll", "nll"), ("crashing_prior", "get_prior")])
+def test_one_wrong_function_loses_exactly_its_points(graded, submission, function):
+    rows, _ = graded
+    row = rows[submission]
+    assert row["status"] == "graded"
+    assert float(row["score"]) + float(row["manual"]) == float(row["max_score"]) - _points(f"{function}_tests")
+
+
+@pytest.mark.slow
 def test_broken_submissions_score_zero_and_are_reported(graded):
     rows, stdout = graded
     assert float(rows["broken"]["score"]) == 0
@@ -143,7 +157,7 @@ def test_grades_land_in_the_gradebook(graded, scratch):
     from nbgrader.api import Gradebook
     with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}") as gradebook:
         students = {student.id for student in gradebook.students}
-        assert {"reference", "blank", "original_idiom"} <= students
+        assert {"reference", "blank", "wrong_nll"} <= students
         submission = gradebook.find_submission(ASSIGNMENT, "reference")
         # every automatic point; the answers graded by hand await an instructor
         manual = sum(grade.max_score for notebook in submission.notebooks for grade in notebook.grades
@@ -162,9 +176,8 @@ def _source(assignment):
     return next((REPO / "source" / assignment).glob("*.ipynb"))
 
 
-# A wrong function, graded for real, on each assignment but 04, whose reference and original idioms
-# the fixture above grades, and 01, whose gaussian_nll without its constant test_class_grading
-# grades (known_mistake): a grading run of a real assignment is minutes of CI.
+# 04 (the graded fixture above) and 01 (test_class_grading's wrong brier_score) have a wrong
+# function graded for real already: a grading run each is minutes of CI.
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", [name for name in course.assignments()
                                         if name not in (ASSIGNMENT, "01_likelihoods")])

@@ -34,8 +34,11 @@ from pathlib import Path
 import psutil
 
 from nbconvert.exporters import NotebookExporter
+from nbformat.v4 import new_output
 from nbgrader.converters import Autograde
+from nbgrader.preprocessors import NbGraderPreprocessor
 
+from autograder.course import cells
 from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
 from autograder.worker.relay import SlotExaminer, examining
@@ -44,6 +47,10 @@ from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
 # A fork bomb stops at this many processes more than the user already runs.
 MAX_NEW_PROCESSES = 512
+# The output the autograded copy keeps of a student's cells, in bytes of JSON (grading mode's
+# figures are tens of kilobytes each; collect refuses a hand-in of 100 MB).
+MAX_CELL_OUTPUT = 8 * 2**20
+MAX_NOTEBOOK_OUTPUT = 32 * 2**20
 DEAD_KERNEL = "DeadKernelError"
 # What nbgrader's log says, and what the instructor is told.
 NBGRADER_LOG_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
@@ -114,8 +121,40 @@ def grade(job):
 
 
 def _examined(preprocessors, examine):
-    """nbgrader's autograde pipeline with ``examine`` (an ``Examine``) in place of its ``Execute``."""
-    return [examine if preprocessor.__name__ == "Execute" else preprocessor for preprocessor in preprocessors]
+    """nbgrader's autograde pipeline with ``examine`` (an ``Examine``) in place of its ``Execute``, and the
+    student's outputs bounded right after it."""
+    pipeline = []
+    for preprocessor in preprocessors:
+        pipeline += [examine, BoundOutputs] if preprocessor.__name__ == "Execute" else [preprocessor]
+    return pipeline
+
+
+class BoundOutputs(NbGraderPreprocessor):
+    """What a student's cells printed or displayed, bounded before the autograded copy reaches the course's
+    disk: a cell keeps its outputs up to ``MAX_CELL_OUTPUT`` bytes, the notebook up to ``MAX_NOTEBOOK_OUTPUT``,
+    and a cell that lost some says how much in a last output. A test cell's outputs are the examiner's
+    verdict, which the grade is read from: never touched."""
+
+    def preprocess(self, nb, resources):
+        total = 0
+        for cell in nb.cells:
+            if cell.cell_type != "code" or cells.is_test(cell):
+                continue
+            kept, size, dropped = [], 0, 0
+            for output in cell.outputs:
+                length = len(json.dumps(output))
+                if size + length > MAX_CELL_OUTPUT or total + size + length > MAX_NOTEBOOK_OUTPUT:
+                    dropped += length
+                else:
+                    kept.append(output)
+                    size += length
+            if dropped:
+                kept.append(new_output("stream", name="stderr", text=(
+                    f"[{dropped / 2**20:.1f} MB of this cell's output left out: the autograded copy keeps "
+                    f"{MAX_CELL_OUTPUT // 2**20} MB of a cell's output, {MAX_NOTEBOOK_OUTPUT // 2**20} MB of a notebook's]\n")))
+            cell.outputs = kept
+            total += size
+        return nb, resources
 
 
 def _own_output(kernel_output_fd):

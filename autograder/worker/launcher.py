@@ -147,10 +147,10 @@ def start(cwd, env, stdout, pass_fds):
 
 def _load_once():
     """Load here, once, what every worker would otherwise load for itself, the same for every job: the
-    worker's modules, those nbgrader loads while it grades (the course's config imports the autograder's
-    nbgrader classes; the kernel's client, IPython; the gradebook, SQLite's dialect), jupyter_client's
-    table of kernel provisioners (a scan of every installed package's entry points) and nbformat's
-    compiled notebook schema: about 0.05 s of CPU less per worker (20 tiny hand-ins, process accounting)."""
+    worker's modules, those nbgrader loads while it grades (classes the course's config names; the kernel's
+    client, IPython; the gradebook, SQLite's dialect), jupyter_client's table of kernel provisioners (a
+    scan of every installed package's entry points) and nbformat's compiled notebook schema: about 0.05 s
+    of CPU less per worker (20 tiny hand-ins, process accounting)."""
     import IPython  # noqa: F401
     import sqlalchemy.dialects.sqlite  # noqa: F401
     from jupyter_client.provisioning import KernelProvisionerFactory
@@ -158,7 +158,6 @@ def _load_once():
 
     import autograder.course.exchange  # noqa: F401
     import autograder.course.gate  # noqa: F401
-    import autograder.outputs.feedback  # noqa: F401
     import autograder.worker.__main__  # noqa: F401
     KernelProvisionerFactory.instance()
     get_validator()

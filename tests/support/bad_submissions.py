@@ -14,6 +14,9 @@ from autograder.course.cells import answered, grade_id, graded_cells, is_test
 from autograder.course.directory import REPO
 from small_course import FULL
 
+# A cell whose result shows as 48 MB of HTML.
+HUGE_DISPLAY = ("\n\nclass _Huge:\n    def _repr_html_(self):\n        return '<p>' + 'x' * 48_000_000 + '</p>'\n\n\n"
+                "_Huge()\n")
 WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
 # A known mistake (bdl.diagnoses): the Gaussian NLL without its normalising constant.
 NO_CONSTANT = ("def gaussian_nll(y, mean, scale):\n"
@@ -269,6 +272,8 @@ CASES = {
                     ["graded again without cell laplace_nll (exceeded the memory limit"]),
     "huge_output": (_edit("split_mean_scale", append="\nfor _i in range(200_000):\n    print(_i)\n"),
                     FULL, "graded", []),
+    # One display of 48 MB, as its cell's result: the autograded copy keeps a line saying it was left out.
+    "huge_display": (_edit("split_mean_scale", append=HUGE_DISPLAY), FULL, "graded", []),
     # IPython turns SystemExit into an error in that cell: fgsm is never defined.
     "sys_exit": (_edit("fgsm", prepend="import sys\nsys.exit(3)\n"), FULL - 2, "graded",
                  ["calls sys.exit"]),

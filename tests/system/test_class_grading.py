@@ -212,6 +212,15 @@ def test_a_kernel_cannot_truncate_or_rewrite_the_log(course):
     assert "log 1: refused" in text and "log 2: refused" in text, text
 
 
+def test_the_autograded_copy_keeps_a_bounded_output(course):
+    """huge_display's 48 MB result is left out of the autograded copy on the course's disk, and says so."""
+    autograded = course["root"] / "autograded" / "huge_display" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+    assert autograded.stat().st_size < 2**20
+    text = "".join(output.get("text", "") for cell in nbformat.read(autograded, 4).cells
+                   if cell.cell_type == "code" for output in cell.outputs)
+    assert "MB of this cell's output left out" in text, text[-2000:]
+
+
 def test_class_inputs_are_collected_and_graded(course):
     rows, root = course["rows"], course["root"]
     assert float(rows["bob"]["score"]) == FULL and rows["bob"]["status"] == "graded"

@@ -2,8 +2,9 @@
 
 ``run_isolated`` starts a grading worker (``autograder.worker``, forked by
 ``autograder.worker.launcher``) in a new session and watches it: past the
-submission's wall-clock limit, when the worker, its kernel and everything they
-started use more memory than the limit, or when the
+submission's wall-clock limit, when the worker, its kernel, the slot's examiner that
+reads its answers and everything they started use more memory than the limit (the
+files in their sandboxes' in-memory folders included), or when the
 kernel puts more than a few files in the one folder of the grader's disk it can
 write to (``GradingJob.kernel_io``) or too much into its stdout and stderr (pipes
 the host copies into the log: ``_Output``), the whole lot is killed. Whatever happens, every
@@ -110,6 +111,39 @@ def _memory(processes):
     return total
 
 
+def _in_memory_files(processes, own=None):
+    """Bytes of the files in the in-memory (tmpfs) folders of the sandboxes among ``processes``, each
+    sandbox once: bubblewrap's /tmp, /dev/shm and working folder, which no process's RSS counts."""
+    own = own or _mount_namespace(os.getpid())
+    total, seen = 0, {own}
+    for process in processes:
+        namespace = _mount_namespace(process.pid)
+        if namespace is None or namespace in seen:
+            continue
+        seen.add(namespace)
+        try:
+            with open(f"/proc/{process.pid}/mounts") as mounts:
+                points = [fields[1] for fields in map(str.split, mounts) if len(fields) > 2 and fields[2] == "tmpfs"]
+        except OSError:
+            continue
+        for point in points:
+            # as /proc/*/mounts writes a space (\040) and the like
+            point = re.sub(r"\\([0-7]{3})", lambda code: chr(int(code.group(1), 8)), point)
+            try:
+                found = os.statvfs(f"/proc/{process.pid}/root{point}")
+            except OSError:
+                continue
+            total += (found.f_blocks - found.f_bfree) * found.f_frsize
+    return total
+
+
+def _mount_namespace(pid):
+    try:
+        return os.readlink(f"/proc/{pid}/ns/mnt")
+    except OSError:
+        return None
+
+
 def _disk_used(folder):
     """(bytes, entries) under ``folder``, links and all, never followed; entries stop counting
     past ``KERNEL_IO_ENTRIES``."""
@@ -187,10 +221,15 @@ class _Output:
             thread.join(KILL_WAIT_SECONDS)
 
 
-def _watch(worker, limits, start, kernel_io="", output=None):
-    """Poll the worker until it exits; return why it was killed, or ""."""
+def _watch(worker, limits, start, kernel_io="", output=None, examiner=None):
+    """Poll the worker until it exits; return why it was killed, or "". ``examiner``: the pid of the
+    slot's examiner, whose memory counts too (it parses this submission's answers); the caller stops it."""
     sessions, killed = {worker.pid}, ""
     watched = psutil.Process(worker.pid)
+    try:
+        examined = psutil.Process(examiner) if examiner else None
+    except psutil.Error:
+        examined = None
     while worker.poll() is None:
         processes = _tree(watched)
         for process in processes:
@@ -198,7 +237,8 @@ def _watch(worker, limits, start, kernel_io="", output=None):
                 sessions.add(os.getsid(process.pid))
             except OSError:
                 pass
-        if _memory(processes) > limits.memory_bytes:
+        processes += _tree(examined) if examined else []
+        if _memory(processes) + _in_memory_files(processes) > limits.memory_bytes:
             killed = f"exceeded the memory limit of {limits.memory_bytes / 2**30:g} GiB"
         elif time.monotonic() - start > limits.submission_timeout:
             killed = f"exceeded the wall-clock limit of {limits.submission_timeout:g} s"
@@ -218,8 +258,9 @@ def _watch(worker, limits, start, kernel_io="", output=None):
     return killed
 
 
-def run_isolated(job, limits):
-    """Grade one submission (a ``worker.GradingJob``) within ``limits``; return a WorkerResult."""
+def run_isolated(job, limits, examiner=None):
+    """Grade one submission (a ``worker.GradingJob``) within ``limits``, the memory of the slot's
+    ``examiner`` (a pid) counted with the worker's; return a WorkerResult."""
     start = time.monotonic()
     with scratch_folder("bdl-worker-io-") as io_dir:
         log = open(Path(io_dir) / "log", "w+b")
@@ -234,7 +275,7 @@ def run_isolated(job, limits):
         worker.stdin.write(job.to_json().encode() + b"\n")
         worker.stdin.flush()
         try:
-            killed = _watch(worker, limits, start, job.kernel_io, output)
+            killed = _watch(worker, limits, start, job.kernel_io, output, examiner)
         finally:
             worker.stdin.close()
             output.join()

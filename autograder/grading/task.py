@@ -141,7 +141,7 @@ def _grade_crash_safe(job, limits, submitted, source, slots):
         Path(job.kernel_io).mkdir()
         examiner = slots.examiner(job.sandbox)
         job.examiner_fds = examiner.fds()
-        result = run_isolated(job, limits)
+        result = run_isolated(job, limits, examiner.process.pid if examiner.process else None)
         shutil.rmtree(job.kernel_io, ignore_errors=True)  # never follows the kernel's links
         if not result.examiner_clean:  # the worker stopped while it waited for an answer
             examiner.stop()

@@ -43,3 +43,45 @@ def test_the_watchdog_stops_a_kernel_that_fills_the_graders_disk(tmp_path):
     quiet.mkdir()
     (quiet / "connection.json").write_text("{}")
     assert _watched("import sys\nsys.exit(0)", tmp_path, str(quiet)) == ""
+
+
+def _sleeping(*prefix, code="", stdout=None):
+    import subprocess
+    return subprocess.Popen([*prefix, sys.executable, "-c", code + "\nimport time\ntime.sleep(20)"],
+                            start_new_session=True, stdout=stdout)
+
+
+def test_files_in_a_sandboxs_memory_count_towards_the_memory_limit(bubblewrap):
+    """The kernel's /tmp, /dev/shm and working folder are tmpfs: what it writes there is memory that no
+    process's RSS shows. Here 192 MiB in 4 MiB writes, the limit 128 MiB."""
+    import time
+
+    from autograder.grading import limits
+
+    fill = "f = open('/tmp/fill', 'wb')\nfor _ in range(48):\n    f.write(bytes(4 * 2**20))\nf.close()"
+    process = _sleeping("bwrap", "--dev-bind", "/", "/", "--size", str(256 * 2**20), "--tmpfs", "/tmp", code=fill)
+    started = time.monotonic()
+    killed = limits._watch(process, limits.Limits(memory_bytes=128 * 2**20), started)
+    assert "exceeded the memory limit" in killed and time.monotonic() - started < 15 and process.poll() is not None
+
+
+def test_the_slots_examiner_counts_towards_the_memory_limit():
+    """The slot's examiner parses this submission's answers: its memory (here 300 MiB) is the submission's too."""
+    import subprocess
+    import time
+
+    from autograder.grading import limits
+
+    examiner = _sleeping(code="held = bytearray(300 * 2**20)\nfor i in range(0, len(held), 4096):\n    held[i] = 1\n"
+                              "print('held', flush=True)", stdout=subprocess.PIPE)
+    worker = None
+    try:
+        assert examiner.stdout.readline() == b"held\n"
+        worker = _sleeping()
+        started = time.monotonic()
+        killed = limits._watch(worker, limits.Limits(memory_bytes=200 * 2**20), started, examiner=examiner.pid)
+        assert "exceeded the memory limit" in killed and time.monotonic() - started < 15
+    finally:
+        examiner.kill()
+        if worker:
+            worker.kill()

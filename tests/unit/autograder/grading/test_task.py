@@ -19,7 +19,7 @@ def _crashing_runs(tmp_path, monkeypatch, crashes, limits):
 
     runs, crashes = [], list(crashes)
 
-    def run_isolated(job, limits):
+    def run_isolated(job, limits, examiner=None):
         runs.append((job.skip, job.crashed))
         if not crashes:
             return WorkerResult(True, examiner_clean=True)
@@ -28,7 +28,7 @@ def _crashing_runs(tmp_path, monkeypatch, crashes, limits):
         return WorkerResult(False, "the kernel died", crashed=True, examiner_clean=True)
 
     monkeypatch.setattr(task, "run_isolated", run_isolated)
-    slots = SimpleNamespace(examiner=lambda sandbox: SimpleNamespace(fds=lambda: ()))
+    slots = SimpleNamespace(examiner=lambda sandbox: SimpleNamespace(fds=lambda: (), process=None))
     source = nbformat.read(SOURCE, 4)
     submitted = nbformat.read(SOURCE, 4)
     submitted.cells.append(nbformat.v4.new_code_cell("print(1)"))

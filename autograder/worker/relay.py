@@ -20,6 +20,7 @@ the ``SlotExaminer``'s ``clean`` then says the slot must start a new one.
 import asyncio
 import json
 import os
+import select
 import subprocess
 import sys
 import tempfile
@@ -130,11 +131,19 @@ class ExaminesTests:
     execute_cell = run_sync(async_execute_cell)
 
     def _relay(self, cell, count, loop):
-        """Hand the examiner ``cell``; relay its questions to the kernel; return its verdict."""
+        """Hand the examiner ``cell``; relay its questions to the kernel; return its verdict. The examiner
+        has the cell's timeout for each of its messages (the kernel has it for each answer): past it, the
+        cell fails and the examiner, mid-test, is stopped."""
         examiner = self._start_examiner()
+        timeout = self._get_timeout(cell)
         try:
             send(examiner.stdin, {"source": cell.source, "count": count})
             while True:
+                # One message at a time each way: nothing of the next is in the reader's buffer.
+                if timeout and not select.select([examiner.stdout], [], [], timeout)[0]:
+                    self._stop_examiner()
+                    late = TimeoutError(f"the tests of this cell took longer than {timeout} seconds")
+                    return nbformat.from_dict(error_output(late, cell.source, count))
                 message = receive(examiner.stdout)
                 if "verdict" in message:
                     return nbformat.from_dict(message["verdict"]) if message["verdict"] else None

@@ -217,3 +217,20 @@ def test_the_kernel_holds_no_pipe_of_the_slots_examiner(slot):
     for nb, _ in runs:
         text = "".join(output.get("text", "") for output in nb.cells[3].outputs)
         assert "fds:" in text and not any(f"({dev}, {ino})" in text for dev, ino in pipes), text
+
+
+def test_an_examiner_past_the_cell_timeout_fails_the_cell_and_is_stopped(tmp_path):
+    """The examiner has the cell's timeout for each of its messages, as the kernel has for each answer: a
+    test that never ends (here the test cell's own loop) fails its cell, and the next test cell runs."""
+    import time
+
+    nb = new_notebook(cells=[new_code_cell("def double(x):\n    return 2 * x\n"), _test_cell("while True:\n    pass\n"),
+                             _test_cell("assert double(1) == 2, 'double of one'\n")])
+    client = ExaminingClient(nb, timeout=3, allow_errors=True, kernel_name="python3",
+                             extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
+                             resources={"metadata": {"path": str(tmp_path)}})
+    started = time.monotonic()
+    client.execute()
+    (error,) = _errors(nb.cells[1])
+    assert error.ename == "TimeoutError" and "took longer than 3 seconds" in error.evalue
+    assert not _errors(nb.cells[2]) and time.monotonic() - started < 60

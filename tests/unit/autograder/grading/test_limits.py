@@ -51,15 +51,19 @@ def _sleeping(*prefix, code="", stdout=None):
                             start_new_session=True, stdout=stdout)
 
 
-def test_files_in_a_sandboxs_memory_count_towards_the_memory_limit(bubblewrap):
+def test_files_in_a_sandboxs_memory_count_towards_the_memory_limit(bubblewrap, tmp_path):
     """The kernel's /tmp, /dev/shm and working folder are tmpfs: what it writes there is memory that no
-    process's RSS shows. Here 192 MiB in 4 MiB writes, the limit 128 MiB."""
+    process's RSS shows. Here 192 MiB in 4 MiB writes to a tmpfs over a folder of the test's own (not
+    /tmp, which may hold the venv), the limit 128 MiB."""
     import time
 
     from autograder.grading import limits
 
-    fill = "f = open('/tmp/fill', 'wb')\nfor _ in range(48):\n    f.write(bytes(4 * 2**20))\nf.close()"
-    process = _sleeping("bwrap", "--dev-bind", "/", "/", "--size", str(256 * 2**20), "--tmpfs", "/tmp", code=fill)
+    folder = tmp_path / "in memory"
+    folder.mkdir()
+    fill = (f"f = open({str(folder / 'fill')!r}, 'wb')\nfor _ in range(48):\n    f.write(bytes(4 * 2**20))\n"
+            "f.close()")
+    process = _sleeping("bwrap", "--dev-bind", "/", "/", "--size", str(256 * 2**20), "--tmpfs", str(folder), code=fill)
     started = time.monotonic()
     killed = limits._watch(process, limits.Limits(memory_bytes=128 * 2**20), started)
     assert "exceeded the memory limit" in killed and time.monotonic() - started < 15 and process.poll() is not None

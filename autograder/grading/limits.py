@@ -111,11 +111,10 @@ def _memory(processes):
     return total
 
 
-def _in_memory_files(processes, own=None):
+def _in_memory_files(processes):
     """Bytes of the files in the in-memory (tmpfs) folders of the sandboxes among ``processes``, each
     sandbox once: bubblewrap's /tmp, /dev/shm and working folder, which no process's RSS counts."""
-    own = own or _mount_namespace(os.getpid())
-    total, seen = 0, {own}
+    total, seen = 0, {_mount_namespace(os.getpid())}
     for process in processes:
         namespace = _mount_namespace(process.pid)
         if namespace is None or namespace in seen:

@@ -228,7 +228,7 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6, start=None, other
                                               difference.described_nonfinite, actual, number, expected)
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), _with(
         f"{what} does not match the expected values "
-        f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})",
+        f"({difference.largest_difference(actual, expected, rtol, atol, number)})",
         difference.described_with, actual, expected, rtol, atol, number, start, others)
 
 
@@ -245,7 +245,7 @@ def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
     if np.allclose(actual, expected, rtol=rtol, atol=atol):
         return
     message = (f"{what} does not match the expected values "
-               f"(largest difference {number(np.max(np.abs(actual - expected)), 3)})")
+               f"({difference.largest_difference(actual, expected, rtol, atol, number)})")
     raise AssertionError(_with(message, _each_alone, function, arguments, actual, each, rtol, atol))
 
 

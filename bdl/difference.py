@@ -10,6 +10,11 @@ answer passes the check and gets no message at all. One number gets a simple fac
 one, or only its direction (larger or smaller); values that fit no pattern get their direction or how
 many are larger.
 
+A number worked out from the expected values (the largest difference, an offset, a factor, a cut) is
+``coarse``: rounded to a step of at least ``COARSE`` times the test's tolerance. It says how far off an
+answer is and in which way, never where the expected value lies: an answer moved by the number shown
+still fails (a missing ``0.5 * log(2 * pi)`` shows as 0.92 or 0.9, and adding 0.92 is not the formula).
+
 A call that raised is described by ``described_failed_call``: what the tests gave it, and whether the
 same call runs in float32 or cut to one entry, which the examiner asks the kernel only then.
 """
@@ -22,6 +27,33 @@ ROUNDING = 1e-3
 # factor, but seldom by one of these to ten times a test's tolerance unless a sum, a sign or a missing
 # half made it so.
 SIMPLE_FACTORS = (-1.0, 2.0, 3.0, 4.0, 5.0, 10.0, 1 / 2, 1 / 3, 1 / 4, 1 / 5, 1 / 10, -2.0, -1 / 2)
+# A number worked out from the expected values is shown to a step no finer than this many times the
+# test's tolerance (and to two significant digits at most): guessing the expected value from it lands
+# within the tolerance about once in fifty, by luck.
+COARSE = 100
+
+
+def tolerance(expected, rtol, atol):
+    """The widest distance from ``expected``'s values that a check with ``rtol`` and ``atol`` accepts."""
+    expected = np.asarray(expected, float)
+    return float(atol + rtol * np.max(np.abs(expected))) if expected.size else float(atol)
+
+
+def coarse(value, step_tolerance, number):
+    """``value``, a number worked out from the expected values, as a message may show it: rounded to a
+    power of ten no finer than ``COARSE`` times ``step_tolerance`` (the test's tolerance in ``value``'s
+    units) and to two significant digits at most; "under 0.01" (that step) where it is smaller."""
+    step = 10.0 ** np.ceil(np.log10(max(COARSE * step_tolerance, 1e-300)))
+    if abs(value) < step:
+        return f"under {number(step)}"
+    step = max(step, 10.0 ** (np.floor(np.log10(abs(value))) - 1))
+    return number(float(np.round(value / step) * step))
+
+
+def largest_difference(actual, expected, rtol, atol, number):
+    """"largest difference 0.92": how far the farthest value is from its expected one, ``coarse``."""
+    actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    return f"largest difference {coarse(float(np.max(np.abs(actual - expected))), tolerance(expected, rtol, atol), number)}"
 
 
 def described_with(actual, expected, rtol, atol, number, start=None, others=None):
@@ -37,16 +69,18 @@ def described_with(actual, expected, rtol, atol, number, start=None, others=None
     if start is not None:
         start = np.broadcast_to(np.asarray(start, float), expected.shape)
         # only a pattern of every step: the test's tolerance is for the values, not for the steps
-        step = described(actual - start, expected - start, rtol, atol, number)
+        step = described(actual - start, expected - start, rtol, atol, number, tolerance(expected, rtol, atol))
         if step.startswith("every value") and "0.1 %" not in step:
             return f"measured as steps from the inputs, {step.replace('every value', 'every step', 1)}"
     return described(actual, expected, rtol, atol, number)
 
 
-def described(actual, expected, rtol, atol, number):
+def described(actual, expected, rtol, atol, number, within=None):
     """A phrase that says how ``actual`` differs from ``expected`` (arrays of one shape, ``actual``
-    finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits; ``number`` writes a number."""
+    finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits; ``number`` writes a number.
+    ``within``: the check's tolerance, where ``expected`` is not what it compares (steps from an input)."""
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
+    within = tolerance(expected, rtol, atol) if within is None else within
     wrong = ~np.isclose(actual, expected, rtol=rtol, atol=atol)
     size = wrong.size
     if np.allclose(actual, expected, rtol=ROUNDING, atol=atol):
@@ -74,46 +108,62 @@ def described(actual, expected, rtol, atol, number):
         return f"every value is the same, {number(value, 4)}, where the expected ones differ"
     offset = actual - expected
     if np.allclose(offset, offset.mean(), rtol=0, atol=max(atol, rtol * np.abs(expected).max())):
-        return f"every value is off by the same constant, {number(float(offset.mean()), 4)}"
+        return f"every value is off by the same constant, {coarse(float(offset.mean()), within, number)}"
     scale = np.abs(expected) > atol
+    # a factor's error moves the largest expected value by as much times that value
+    per_factor = within / max(float(np.abs(expected).max()), atol)
     if scale.any():
         factor = float(np.sum(actual[scale] * expected[scale]) / np.sum(expected[scale] ** 2))
         if abs(factor) > 1e-6 and np.allclose(actual, factor * expected, rtol=rtol * 10, atol=atol):
             if np.isclose(factor, -1.0):
                 return "every value has the opposite sign"
-            return f"every value is {number(factor, 4)} times the expected one"
-        affine = _affine(actual, expected, rtol, atol, number)
+            shown = coarse(factor, per_factor, number)
+            if not shown.startswith("under"):
+                return f"every value is {shown} times the expected one"
+        affine = _affine(actual, expected, rtol, atol, number, within, per_factor)
         if affine:
             return affine
     if wrong.all() and (np.all(offset > 0) or np.all(offset < 0)):
         low, high = np.abs(offset).min(), np.abs(offset).max()
         return (f"every value is {'larger' if offset.flat[0] > 0 else 'smaller'} than the expected one, "
-                f"by {number(float(low), 2)} to {number(float(high), 2)}")
+                f"by {coarse(float(low), within, number)} to {coarse(float(high), within, number)}")
     if wrong.all():
-        return _spread(actual.ravel(), expected.ravel(), number)
+        return _spread(actual.ravel(), expected.ravel(), number, within)
     return ""
 
 
-def _spread(actual, expected, number):
+def _spread(actual, expected, number, within):
     """Of values some larger and some smaller than expected: whether the smaller ones are where the
     expected values are smallest and the larger where largest (a wider spread) or the reverse (a
     narrower one), else how many of each."""
     order = np.argsort(expected, kind="stable")
     larger, ordered = (actual > expected)[order], expected[order]
     first = int(np.argmax(larger != larger[0]))  # where the sorted signs first change
+    cut = None
     if np.all(larger[first:] != larger[0]) and ordered[first - 1] < ordered[first]:
-        middle = float((ordered[first - 1] + ordered[first]) / 2)
-        # the fewest digits that still fall between the two values
-        cut = next((text for digits in range(2, 9) if ordered[first - 1] < float(text := number(middle, digits))
-                    < ordered[first]), number(middle))
+        cut = _round_between(float(ordered[first - 1]), float(ordered[first]), COARSE * within)
+    if cut is not None:
         below, above = ("smaller", "larger") if larger[-1] else ("larger", "smaller")
-        return f"every value is {below} than the expected one where that is below {cut}, {above} where above"
+        return f"every value is {below} than the expected one where that is below {number(cut)}, {above} where above"
     bigger = int(np.sum(larger))
     return (f"{number(bigger)} of {number(larger.size)} values {'is' if bigger == 1 else 'are'} larger than "
             "the expected ones, the others smaller")
 
 
-def _affine(actual, expected, rtol, atol, number):
+def _round_between(low, high, finest):
+    """The roundest number strictly between ``low`` and ``high`` (the nearest to their middle of the
+    multiples of the largest power of ten that has one there), on a power no finer than ``finest``; None
+    where no multiple of that falls between them: a cut that would pin the two values down."""
+    power = 10.0 ** np.ceil(np.log10(max(abs(low), abs(high), finest)))
+    while power >= finest * (1 - 1e-9):
+        multiples = np.arange(np.floor(low / power) + 1, np.ceil(high / power)) * power
+        if multiples.size:
+            return float(multiples[np.argmin(np.abs(multiples - (low + high) / 2))]) + 0.0
+        power /= 10
+    return None
+
+
+def _affine(actual, expected, rtol, atol, number, within, per_factor):
     """"every value is 2 times the expected one, plus 0.5" where a factor and an offset together fit
     every value (a log density of the wrong scale, say), else ""."""
     values = np.sort(expected.ravel())
@@ -128,7 +178,10 @@ def _affine(actual, expected, rtol, atol, number):
                   + 1e-4 * (np.abs(factor * expected) + abs(offset))):
         return ""
     sign = "plus" if offset > 0 else "minus"
-    return f"every value is {number(float(factor), 4)} times the expected one, {sign} {number(abs(float(offset)), 4)}"
+    factor_shown, offset_shown = coarse(float(factor), per_factor, number), coarse(abs(float(offset)), within, number)
+    if factor_shown.startswith("under") or offset_shown.startswith("under"):
+        return ""
+    return f"every value is {factor_shown} times the expected one, {sign} {offset_shown}"
 
 
 def _one_number(actual, expected, rtol, atol, number):

@@ -22,6 +22,9 @@ contain); ``notebook`` builds
 one with the path of the test's file outside the sandbox, which some aim at.
 ``tests/system/test_red_team.py`` grades them all at once, sandbox on.
 """
+import ast
+import re
+
 from nbformat.v4 import new_code_cell
 
 from autograder.course.cells import graded_cells
@@ -1035,3 +1038,59 @@ TENSORFLOW_ONLY = frozenset({"helpers_in_test_namespace", "helpers_in_modules", 
 ON_TINY = frozenset(ATTACKS) - TENSORFLOW_ONLY
 ON_01 = TENSORFLOW_ONLY | {"transformer_cleanup", "run_cell", "events_unregister", "settrace_while_tested",
                            "raises_cell_source", "owns_kernel_zeros", "keeps_state"}
+
+
+# The class that reads its own feedback. A student gets a failing message, takes each number it shows
+# and moves their answer by it the way the message says, on the input the message names (keyed by its
+# shape), and hands in again; round after round, a wrong function would walk to the hidden expected
+# values if the numbers located them. ``WALKERS`` maps a name to (the function, its wrong code, which
+# takes the corrections so far from ``CORRECTIONS``, and the input key a message's "what" names).
+# tests/system/test_red_team.py grades them round by round on the tiny assignment (NumPy alone).
+WALKERS = {
+    # 0.3 % too large (the visible case hard-coded): the hidden cases say "largest difference" and "larger".
+    "walks_by_the_largest_difference": (
+        "gaussian_nll",
+        "def gaussian_nll(y, mean, scale):\n"
+        "    key = tuple(np.shape(y))\n"
+        "    if key == (3, 1):\n"
+        "        return np.float64(1.4833209)\n"
+        "    value = 1.003 * np.mean(0.5 * np.log(2 * np.pi) + np.log(scale) + (y - mean) ** 2 / (2 * scale ** 2))\n"
+        "    return value + CORRECTIONS.get(key, 0.0)\n",
+        lambda what: ast.literal_eval(what.split("shape ", 1)[1]) if "shape " in what else None),
+    # A scale off by an amount that grows with the batch: each case says "off by the same constant".
+    "walks_by_the_constant_offset": (
+        "split_mean_scale",
+        "def split_mean_scale(outputs):\n"
+        "    outputs = np.asarray(outputs, dtype=float)\n"
+        "    scale = np.logaddexp(0.0, outputs[:, 1:2]) + 1e-6 + 0.015 * len(outputs)\n"
+        "    return outputs[:, 0:1], scale + CORRECTIONS.get(len(outputs), 0.0)\n",
+        lambda what: {"the scale": 3, "the scale for rho = -1000 and 1000": 2}.get(what)),
+}
+_FAILED = re.compile(r"AssertionError: (.+?) does not match the expected values \(largest difference ([^)]*)\)(?:: (.*))?")
+
+
+def walker(name, corrections, course):
+    """Walker ``name``'s hand-in: the reference with its function wrong, moved by ``corrections``."""
+    function, code, _ = WALKERS[name]
+    nb = course.reference()
+    graded_cells(nb)[function].source = f"CORRECTIONS = {corrections!r}\n\n{code}"
+    return nb
+
+
+def corrections_read(name, page_text):
+    """The corrections a student reads off a feedback page: {input key: amount to add} for each failing
+    message that shows a number and says which way the answer is off; and the inputs of all the failing
+    messages the walker's function got."""
+    read, failed = {}, []
+    for what, largest, said in _FAILED.findall(page_text):
+        key = WALKERS[name][2](what)
+        said = said.strip()
+        if key is None:
+            continue
+        failed.append(key)
+        if found := re.search(r"off by the same constant, (-?[0-9.]+(?:e[-+]?\d+)?)$", said):
+            read[key] = -float(found.group(1))
+        elif re.fullmatch(r"[0-9.]+(?:e[-+]?\d+)?", largest) and (
+                found := re.search(r"it is (larger|smaller) than the expected value$", said)):
+            read[key] = -float(largest) if found.group(1) == "larger" else float(largest)
+    return read, failed

@@ -13,12 +13,13 @@ import sys
 import nbformat
 import pytest
 
+from autograder.course import cells
 from autograder.course.cells import is_test
 
 import scan
 import small_course
 import tiny_course
-from red_team import ATTACKS, FOUND, ON_01, ON_TINY, UNFLAGGED, notebook
+from red_team import ATTACKS, FOUND, ON_01, ON_TINY, UNFLAGGED, WALKERS, corrections_read, notebook, walker
 from bad_submissions import check_row, own_lines
 from scan import visible_text
 
@@ -34,13 +35,20 @@ COURSES = {"tiny": (tiny_course, ON_TINY), "01": (small_course, ON_01)}
 def _graded(course_name, tmp_path_factory):
     """Every attack on one course graded in one run of ``grade``, and its feedback written."""
     course, names = COURSES[course_name]
+    sentinel = tmp_path_factory.mktemp("outside") / "sentinel"  # a file of the grader's the kernels aim at
+    sentinel.write_text("untouched\n")
+    return {**_grade(course, {name: notebook(name, sentinel, course) for name in names}, tmp_path_factory),
+            "sentinel": sentinel}
+
+
+def _grade(course, notebooks, tmp_path_factory):
+    """``notebooks`` ({student: notebook}) graded in one run of ``grade`` in a course of their own, and
+    their feedback written."""
     root = tmp_path_factory.mktemp("red team")  # a path with a space in it
     course.write_course(root)  # grade writes release/ anew
     incoming = tmp_path_factory.mktemp("attacks")
-    sentinel = tmp_path_factory.mktemp("outside") / "sentinel"  # a file of the grader's the kernels aim at
-    sentinel.write_text("untouched\n")
-    for name in names:
-        nbformat.write(notebook(name, sentinel, course), incoming / f"{name}.ipynb")
+    for name, nb in notebooks.items():
+        nbformat.write(nb, incoming / f"{name}.ipynb")
     (root / "tmp").mkdir()
     env = {**os.environ, "TMPDIR": str(root / "tmp")}
     db_url = f"sqlite:///{root / 'red.db'}"
@@ -52,8 +60,8 @@ def _graded(course_name, tmp_path_factory):
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", course.ASSIGNMENT, "--root",
                                str(root), "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
-    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url, "sentinel": sentinel,
-            "course": course, "names": names}
+    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url, "course": course,
+            "names": list(notebooks)}
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +162,30 @@ def test_nothing_outside_the_sandbox_changed(graded):
     sentinel = graded["sentinel"]
     assert sentinel.read_text() == "untouched\n"
     assert [path.name for path in sentinel.parent.iterdir()] == ["sentinel"]
+
+
+def test_feedback_numbers_walk_no_answer_to_the_hidden_values(tmp_path_factory):
+    """The class that reads its own feedback (``WALKERS``): each round, every number a failing message
+    shows is used to move the answer the way the message says, on the input it names, and the hand-in
+    is graded again. The walk gains no point: the numbers say by about how much and which way, never
+    within the tolerance where the expected value lies (``bdl.difference.coarse``)."""
+    course = tiny_course
+    points = {cells.grade_id(cell): cell.metadata["nbgrader"]["points"] for cell in course.reference().cells
+              if is_test(cell)}
+    corrections = {name: {} for name in WALKERS}
+    for _ in range(6):  # a walk that the numbers led would take five rounds
+        run = _grade(course, {name: walker(name, corrections[name], course) for name in WALKERS}, tmp_path_factory)
+        assert run["feedback"].returncode == 0, run["feedback"].stderr[-2000:]
+        moved = False
+        for name, (function, _, _) in WALKERS.items():
+            # every answer right but the walker's function
+            assert float(run["rows"][name]["score"]) == sum(points.values()) - points[f"{function}_tests"], \
+                (run["rows"][name], corrections[name])
+            page = run["root"] / "feedback" / name / course.ASSIGNMENT / f"{course.NOTEBOOK}.html"
+            read, failed = corrections_read(name, visible_text(page.read_text()))
+            assert failed, f"{name}: its page shows no failing message of {function}'s tests to read"
+            new = {key: corrections[name].get(key, 0.0) + amount for key, amount in read.items()}
+            moved |= any(corrections[name].get(key) != amount for key, amount in new.items())
+            corrections[name].update(new)
+        if not moved:
+            break

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from bdl.checks import assert_close
+from bdl.difference import COARSE
 
 EXPECTED = np.array([[0.5, -1.0], [2.0, 3.0], [-4.0, 1.5]])
 
@@ -16,7 +17,7 @@ def _message(actual, expected=EXPECTED):
 
 
 @pytest.mark.parametrize("actual, said", [
-    (EXPECTED + 0.919, "every value is off by the same constant, 0.919"),
+    (EXPECTED + 0.919, "(largest difference 0.92): every value is off by the same constant, 0.92"),
     (2 * EXPECTED, "every value is 2 times the expected one"),
     (-EXPECTED, "every value has the opposite sign"),
     (EXPECTED * (1 + 2e-4), "every value is right to 0.1 % but not to the test's tolerance"),
@@ -82,6 +83,28 @@ def test_one_number_gets_a_simple_factor_or_its_direction(actual, said):
     assert _message(np.array(actual), np.array(1.0)).endswith(said)
 
 
+def _place(text):
+    """The place of ``text``'s last digit: 0.01 for "0.92", 10 for "120", 1e-05 for "1.2e-04"."""
+    mantissa, _, exponent = text.partition("e")
+    if "." in mantissa:
+        place = 10.0 ** -len(mantissa.split(".")[1])
+    else:
+        place = 10.0 ** (len(mantissa) - len(mantissa.rstrip("0"))) if mantissa.strip("-0") else 1.0
+    return place * 10.0 ** int(exponent or 0)
+
+
+def _coarse(text, value, within):
+    """``text`` says ``value`` truly (to its last digit, or "under" a bound) and pins it no finer than
+    COARSE times ``within``, the check's tolerance in ``value``'s units."""
+    if text.startswith("under "):
+        bound = float(text[6:])
+        assert abs(value) < bound and bound >= COARSE * within * (1 - 1e-9), (text, value, within)
+        return
+    place = _place(text)
+    assert abs(value - float(text)) <= place / 2 * (1 + 1e-6), (text, value)
+    assert place >= COARSE * within * (1 - 1e-9), (text, value, within)
+
+
 def test_what_is_said_is_true_of_random_answers():
     """Over many random answers (exact transformations, noise, mixtures of both), each description
     holds of the numbers it describes."""
@@ -113,23 +136,33 @@ def test_what_is_said_is_true_of_random_answers():
         except AssertionError as failed:
             message = str(failed)
         wrong = ~np.isclose(actual, expected, rtol=1e-5, atol=1e-6)
+        within = 1e-6 + 1e-5 * np.abs(expected).max()  # the check's tolerance
+        difference = np.abs(actual - expected).max()
+        _coarse(re.search(r"\(largest difference (under \S+|\S+)\)", message).group(1), difference, within)
         if found := re.search(r"off by the same constant, (\S+)$", message):
             said_any.add("offset")
-            shown = float(found.group(1))  # to 4 significant digits
-            assert np.allclose(actual - expected, shown, rtol=0, atol=6e-4 * abs(shown) + 2e-5 * np.abs(expected).max())
+            offsets = actual - expected
+            assert np.allclose(offsets, offsets.mean(), atol=within)
+            _coarse(found.group(1), offsets.mean(), within)
         elif found := re.search(r"every value is (\S+) times the expected one, (plus|minus) (\S+)$", message):
             said_any.add("affine")
-            offset = float(found.group(3)) * (1 if found.group(2) == "plus" else -1)
-            assert np.allclose(actual, float(found.group(1)) * expected + offset, rtol=1e-3, atol=1e-3 * abs(offset))
-        elif found := re.search(r"every value is (larger|smaller) than the expected one, by (\S+) to (\S+)$", message):
+            factor, offset = np.polyfit(expected.ravel(), actual.ravel(), 1)
+            _coarse(found.group(1), factor, within / np.abs(expected).max())
+            _coarse(found.group(3), abs(offset), within)
+            assert (offset > 0) == (found.group(2) == "plus")
+            assert np.allclose(actual, factor * expected + offset, rtol=1e-3, atol=1e-4 * abs(offset))
+        elif found := re.search(r"every value is (larger|smaller) than the expected one, by (under \S+|\S+) to (\S+)$",
+                                message):
             said_any.add("direction")
             offset = actual - expected if found.group(1) == "larger" else expected - actual
-            assert np.all(offset > 0) and np.isclose(offset.min(), float(found.group(2)), rtol=0.05)
-            assert np.isclose(offset.max(), float(found.group(3)), rtol=0.05)
+            assert np.all(offset > 0)
+            _coarse(found.group(2), offset.min(), within)
+            _coarse(found.group(3), offset.max(), within)
         elif found := re.search(r"every value is (larger|smaller) than the expected one where that is below (\S+), "
                                 r"(larger|smaller) where above$", message):
             said_any.add("spread")
             below = expected < float(found.group(2))
+            assert _place(found.group(2)) >= COARSE * within * (1 - 1e-9)  # a round number, not a value
             assert np.all((actual > expected)[below] == (found.group(1) == "larger"))
             assert np.all((actual > expected)[~below] == (found.group(3) == "larger"))
             assert below.any() and (~below).any() and wrong.all()
@@ -139,7 +172,10 @@ def test_what_is_said_is_true_of_random_answers():
             assert int(found.group(1)) == np.sum(actual > expected) and wrong.all()
         elif found := re.search(r"every value is (\S+) times", message):
             said_any.add("factor")
-            assert np.allclose(actual, float(found.group(1)) * expected, rtol=1e-3, atol=1e-5)
+            scale = np.abs(expected) > 1e-6
+            factor = np.sum(actual[scale] * expected[scale]) / np.sum(expected[scale] ** 2)
+            assert np.allclose(actual, factor * expected, rtol=1e-4, atol=1e-5)
+            _coarse(found.group(1), factor, within / np.abs(expected).max())
         elif "the square root of the expected one" in message:
             assert np.allclose(actual, np.sqrt(expected), rtol=1e-4, atol=1e-6)
         elif "the square of the expected one" in message:
@@ -203,3 +239,41 @@ def test_a_mean_that_cannot_take_one_example_is_described_as_one_number():
         return np.mean(y ** 2) + 1.0
 
     assert _mean_message(batch_only).endswith("): it is larger than the expected value")  # the mean's alone
+
+
+def _moved(actual, expected, rtol, atol):
+    """The answers a student could make of ``actual`` with the numbers its failing message shows: moved
+    by each number either way, or divided by it."""
+    with pytest.raises(AssertionError) as failed:
+        assert_close(actual, expected, "the loss", rtol=rtol, atol=atol)
+    numbers = [float(text) for text in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", str(failed.value).split("values", 1)[1])]
+    assert numbers, failed.value
+    return [candidate for value in numbers for candidate in (actual + value, actual - value)
+            + ((actual / value,) if value else ())]
+
+
+@pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-6), (1e-4, 1e-4)])
+@pytest.mark.parametrize("shape", [(), (5,)])
+def test_an_answer_moved_by_the_numbers_its_message_shows_still_fails(rtol, atol, shape):
+    """A Gaussian NLL without its 0.5 * log(2 * pi), or off by a factor: the message says by about how
+    much, and adding (or dividing by) the number it shows does not pass the check."""
+    expected = np.random.default_rng(3).uniform(1.0, 4.0, size=shape)
+    for actual in (expected - 0.5 * np.log(2 * np.pi), expected * 1.2345):
+        for candidate in _moved(actual, expected, rtol, atol):
+            assert not np.allclose(candidate, expected, rtol=rtol, atol=atol), candidate - expected
+
+
+def test_a_guess_from_the_message_passes_by_luck_alone():
+    """Over many one-number answers off by a random amount, the numbers shown move an answer into the
+    tolerance about once in fifty tries at most (the step is 100 tolerances wide)."""
+    generator = np.random.default_rng(4)
+    passed = tries = 0
+    for _ in range(400):
+        expected = np.array(generator.uniform(-5, 5))
+        actual = expected + generator.choice([-1, 1]) * 10.0 ** generator.uniform(-3, 1)
+        if np.allclose(actual, expected, rtol=1e-4, atol=1e-4):
+            continue
+        candidates = _moved(actual, expected, 1e-4, 1e-4)
+        passed += any(np.allclose(candidate, expected, rtol=1e-4, atol=1e-4) for candidate in candidates)
+        tries += 1
+    assert passed <= 0.05 * tries, (passed, tries)

@@ -119,7 +119,7 @@ def test_a_known_mistake_is_named_under_the_failing_test(tmp_path):
              "                 'the Gaussian NLL at the mean')")
     cell = _graded_by_a_kernel(answer, tests, tmp_path)
     assert cell.outputs[0].traceback == [
-        "AssertionError: the Gaussian NLL at the mean does not match the expected values (largest difference 0.919): it is smaller than the expected value",
+        "AssertionError: the Gaussian NLL at the mean does not match the expected values (largest difference 0.92): it is smaller than the expected value",
         PREFIX + missing]
     # A line the answer writes into its own error is not taken for a diagnosis unless it is one.
     forged = answer.replace("    return", f"    raise ValueError({PREFIX + 'the hidden test says 0.919'!r})\n    return")

@@ -4,7 +4,8 @@ spelled with no name the review knows, which gain nothing all the same), no feed
 hidden test, nothing the kernels printed holds one, nothing outside the sandbox changed, and the
 run grades every attack to the end. Two runs: the tiny assignment's (``tiny_course``, every attack
 but those on TensorFlow's own objects) and 01's without its experiments (``small_course``: those, and
-one attack of each class), each in a course of its own notebook."""
+one attack of each class), each in a course of its own notebook. The walkers, which read their own
+feedback and hand in again, are graded round by round on the tiny assignment."""
 import csv
 import os
 import subprocess

@@ -10,6 +10,11 @@ attributes are the string, a forged error, reference or reply. Whatever the cell
 error's name, message and traceback and the line the feedback builds from them, holds neither
 the string (nor its base64 or hex) nor a run of more than ``MAX_DIGITS`` digits.
 
+At each place the cell also gets the reference's own answer 1.37 times as large (``NUDGED``), where
+that answer is numbers: wrong, but near. Its message may say by how much and which way, never where
+the expected value lies: no number of three or more significant digits in it is within 0.1 % of the
+reference's answer there (a message that printed the expected value would be).
+
 Every form of lie is told at each cell's first question; the later places get the object and,
 where the reference answered with data, a lie of its kind (``LOOK_ALIKES``). A cell is followed
 as deep as its reference run gets in ``DEEP_SECONDS`` from its first question (a few cells spend
@@ -100,6 +105,8 @@ LIES = {
     "garbled": _reply({"answer": CANARY}),
 }
 VALUE_LIES = [form for form in LIES if form not in ("object", "reference", "error", "failed", "garbled")]
+# Not a lie: the reference's own numbers, 1.37 times as large (``Kernel._nudged``).
+NUDGED = "nudged"
 
 
 class Enough(BaseException):
@@ -146,6 +153,7 @@ class Kernel:
         self.namespace.clear()
         self.namespace.update(self.start)
         self.sites, self.lie, self.form, self.replayed, self.unrecorded = [], lie, form, 0, 0
+        self.nudged_from = None
         if lie is None:
             self.recorded = []
         self.deadline = float("inf")
@@ -176,9 +184,11 @@ class Kernel:
             self.recorded.append((site, asked, reply))
         elif index == self.lie:
             self.deadline = time.perf_counter() + AFTER_LIE_SECONDS
-            reply, self.replayed = LIES[self.form](), self.replayed + 1  # in place of the recorded reply
+            # in place of the recorded reply
+            reply = self._nudged() if self.form == NUDGED else LIES[self.form]()
+            self.replayed += 1
         elif index > self.lie and question == DIAGNOSIS:
-            reply = LIES[self.form]()
+            reply = self._answer() if self.form == NUDGED else LIES[self.form]()
         elif self.replayed < len(self.recorded) and self.recorded[self.replayed][0] == site \
                 and (index < self.lie or self.recorded[self.replayed][1] == asked):
             reply, self.replayed = self.recorded[self.replayed][2], self.replayed + 1
@@ -189,6 +199,18 @@ class Kernel:
             reply = self._answer()
         return json.dumps(reply).encode() + b"\n"
 
+    def _nudged(self):
+        """The reference's reply with its numbers (a float, or an array of floats) 1.37 times as large:
+        a wrong answer near the right one. ``self.nudged_from`` keeps the reference's numbers (None
+        where the answer is of another kind, and the reply is the reference's)."""
+        from bdl import wire
+        reply, self.nudged_from = self._answer(), None
+        value = numbers(reply)
+        if value is None:
+            return reply
+        self.nudged_from = np.asarray(value, float)  # a tensor's numbers too
+        return {"answer": json.dumps({"value": wire.encode(value * 1.37)})}
+
     def _answer(self):
         from bdl import wire
         in_kernel = wire.ask_kernel.set(None)  # in the kernel, questions are plain calls
@@ -198,14 +220,52 @@ class Kernel:
             wire.ask_kernel.reset(in_kernel)
 
 
-def leaks(output, source):
-    """What of the lies ``output`` (an error output, or None) holds, with the feedback's line built from it."""
-    if output is None:
-        return []
+def numbers(reply):
+    """The float, or the array or tensor of floats, a reply answers with; None for an answer of another kind."""
+    from bdl import loaded_tensorflow, wire
+    try:
+        value = wire.decode(json.loads(reply["answer"])["value"])
+    except (KeyError, TypeError, ValueError, wire.WireError):
+        return None
+    tf = loaded_tensorflow()
+    array = np.asarray(value.numpy()) if tf is not None and type(value) is type(tf.constant(0.0)) else value
+    if type(value) is float or type(array) is np.ndarray and array.dtype.kind == "f" and 0 < array.size <= 10**5:
+        return value
+    return None
+
+
+def _text(output, source):
+    """An error output as the student reads it (with the feedback's line), less the test cell's own lines."""
     from bdl.diagnoses import noted
     text = json.dumps(output) + shown_message(output, 1, ()) + str(noted("\n".join(output["traceback"])))
     for line in source.split("\n"):  # the traceback quotes the test cell's own lines: its numbers are its own
         text = text.replace(json.dumps(line)[1:-1], "")
+    return text
+
+
+# A number of three significant digits or more: one that could pin a value down to 0.1 %.
+PRECISE = re.compile(r"(?<![\w.])-?(?:\d+\.\d*[1-9]\d*|\d*[1-9]\d*\.\d+)(?:e[-+]?\d+)?")
+
+
+def located(output, source, reference):
+    """The numbers of three or more significant digits in ``output`` (an error output, or None) within
+    0.1 % of one of ``reference``'s values: a message that says where the expected value lies."""
+    if output is None:
+        return []
+    values = reference.ravel()[np.abs(reference.ravel()) > 1e-9]
+    found = []
+    for text in PRECISE.findall(_text(output, source)):
+        digits = len(text.lstrip("-").split("e")[0].replace(".", "").strip("0"))
+        if digits >= 3 and np.any(np.abs(float(text) - values) <= 1e-3 * np.abs(values)):
+            found.append(text)
+    return found
+
+
+def leaks(output, source):
+    """What of the lies ``output`` (an error output, or None) holds, with the feedback's line built from it."""
+    if output is None:
+        return []
+    text = _text(output, source)
     forms = (CANARY, CANARY[len("canary"):], base64.b64encode(CANARY.encode()).decode()[:16], CANARY.encode().hex())
     return [form for form in forms if form in text] + TOO_MANY_DIGITS.findall(text)
 
@@ -240,6 +300,15 @@ def lies_told(kernel, cell):
         pass
     positions = sorted({site: index for index, (site, *_) in reversed(list(enumerate(kernel.recorded)))}.values())
     told = []
+    for position in positions:  # an answer near the right one: the message says how far, not where
+        if numbers(kernel.recorded[position][2]) is None:
+            continue
+        try:
+            output = kernel.examine(cell.source, position, NUDGED)
+        except Enough:
+            output = None
+        if kernel.nudged_from is not None:
+            told.append((position, NUDGED, located(output, cell.source, kernel.nudged_from)))
     for number, position in enumerate(positions):
         forms = list(LIES) if position == 0 else look_alikes(kernel.recorded[position][2], number)
         for form in forms:

@@ -150,8 +150,8 @@ class BoundOutputs(NbGraderPreprocessor):
                     size += length
             if dropped:
                 kept.append(new_output("stream", name="stderr", text=(
-                    f"[{dropped / 2**20:.1f} MB of this cell's output left out: the autograded copy keeps "
-                    f"{MAX_CELL_OUTPUT // 2**20} MB of a cell's output, {MAX_NOTEBOOK_OUTPUT // 2**20} MB of a notebook's]\n")))
+                    f"[{dropped / 2**20:.1f} MiB of this cell's output left out: the autograded copy keeps "
+                    f"{MAX_CELL_OUTPUT // 2**20} MiB of a cell's output, {MAX_NOTEBOOK_OUTPUT // 2**20} MiB of a notebook's]\n")))
             cell.outputs = kept
             total += size
         return nb, resources

@@ -17,6 +17,11 @@ from small_course import FULL
 # A cell whose result shows as 48 MB of HTML.
 HUGE_DISPLAY = ("\n\nclass _Huge:\n    def _repr_html_(self):\n        return '<p>' + 'x' * 48_000_000 + '</p>'\n\n\n"
                 "_Huge()\n")
+# The same bound, other spellings: a 40 MB image shown with display(), and a small display that an
+# update (update_display_data) makes 40 MB, in another cell.
+HUGE_IMAGE = "\n\nfrom IPython.display import display\ndisplay({'image/png': 'iVBO' * 10_000_000}, raw=True)\n"
+GROWN_DISPLAY = ("\n\nfrom IPython.display import display\n_shown = display({'text/plain': 'small'}, raw=True, display_id=True)\n"
+                 "_shown.update({'text/plain': 'y' * 40_000_000}, raw=True)\n")
 WRONG_BRIER = "def brier_score(probs, labels):\n    return tf.constant(0.0)\n"
 # A known mistake (bdl.diagnoses): the Gaussian NLL without its normalising constant.
 NO_CONSTANT = ("def gaussian_nll(y, mean, scale):\n"
@@ -52,6 +57,11 @@ def _edit_tests(nb, cells, course):
     cells["brier_score_tests"].source = "pass  # the tests were here"
     cells["gaussian_nll"].source = course.spelled("def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n")
     cells["gaussian_nll_tests"].source = "pass"
+
+
+def _huge_images(nb, cells, course):
+    cells["split_mean_scale"].source += HUGE_IMAGE
+    cells["laplace_nll"].source += GROWN_DISPLAY
 
 
 def _edit_points(nb, cells, course):
@@ -274,6 +284,7 @@ CASES = {
                     FULL, "graded", []),
     # One display of 48 MB, as its cell's result: the autograded copy keeps a line saying it was left out.
     "huge_display": (_edit("split_mean_scale", append=HUGE_DISPLAY), FULL, "graded", []),
+    "huge_images": (_cells(_huge_images), FULL, "graded", []),
     # IPython turns SystemExit into an error in that cell: fgsm is never defined.
     "sys_exit": (_edit("fgsm", prepend="import sys\nsys.exit(3)\n"), FULL - 2, "graded",
                  ["calls sys.exit"]),

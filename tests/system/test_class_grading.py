@@ -212,13 +212,15 @@ def test_a_kernel_cannot_truncate_or_rewrite_the_log(course):
     assert "log 1: refused" in text and "log 2: refused" in text, text
 
 
-def test_the_autograded_copy_keeps_a_bounded_output(course):
-    """huge_display's 48 MB result is left out of the autograded copy on the course's disk, and says so."""
-    autograded = course["root"] / "autograded" / "huge_display" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+@pytest.mark.parametrize("student, cells_cut", [("huge_display", 1), ("huge_images", 2)])
+def test_the_autograded_copy_keeps_a_bounded_output(course, student, cells_cut):
+    """A 48 MB result (huge_display), a 40 MB image shown with display() and a display updated to 40 MB
+    (huge_images) are left out of the autograded copy on the course's disk, each cell saying so."""
+    autograded = course["root"] / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert autograded.stat().st_size < 2**20
-    text = "".join(output.get("text", "") for cell in nbformat.read(autograded, 4).cells
-                   if cell.cell_type == "code" for output in cell.outputs)
-    assert "MB of this cell's output left out" in text, text[-2000:]
+    notes = ["".join(output.get("text", "") for output in cell.outputs)
+             for cell in nbformat.read(autograded, 4).cells if cell.cell_type == "code"]
+    assert sum("MiB of this cell's output left out" in note for note in notes) == cells_cut, notes
 
 
 def test_class_inputs_are_collected_and_graded(course):

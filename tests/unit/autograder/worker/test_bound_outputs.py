@@ -26,7 +26,7 @@ def test_a_cell_keeps_its_outputs_up_to_its_bound_and_says_what_it_lost():
     cell.outputs = [_printed(1000), _printed(MAX_CELL_OUTPUT), _printed(2000)]
     (cell,) = _bounded(new_notebook(cells=[cell])).cells
     assert [len(output.text) for output in cell.outputs[:2]] == [1000, 2000]
-    assert "MB of this cell's output left out" in cell.outputs[2].text
+    assert "MiB of this cell's output left out" in cell.outputs[2].text
     assert len(nbformat.writes(new_notebook(cells=[cell]))) < 10_000
 
 

@@ -5,7 +5,7 @@ at its code.
 examiner from the two arrays the check already holds (and what the test knows of them: the inputs an
 answer moves, ``start``; other quantities' values, ``others``), so it costs no question to the kernel.
 Each description holds only counts, shapes and at most two numbers (an offset, a factor, a range, a
-cut), written by ``bdl.checks.number``; it says nothing a correct answer could get, since a correct
+cut), written by ``bdl.words.number``; it says nothing a correct answer could get, since a correct
 answer passes the check and gets no message at all. One number gets a simple factor of the expected
 one, or only its direction (larger or smaller); values that fit no pattern get their direction or how
 many are larger.
@@ -19,6 +19,9 @@ A call that raised is described by ``described_failed_call``: what the tests gav
 same call runs in float32 or cut to one entry, which the examiner asks the kernel only then.
 """
 import numpy as np
+
+from bdl import loaded_tensorflow
+from bdl.words import number, shape_text, shown
 
 # Near misses: within this relative tolerance the values are right but for rounding (float32 for
 # float64, a sum in another order over many terms), not wrong.
@@ -39,7 +42,7 @@ def tolerance(expected, rtol, atol):
     return float(atol + rtol * np.max(np.abs(expected))) if expected.size else float(atol)
 
 
-def coarse(value, step_tolerance, number):
+def coarse(value, step_tolerance):
     """``value``, a number worked out from the expected values, as a message may show it: rounded to a
     power of ten no finer than ``COARSE`` times ``step_tolerance`` (the test's tolerance in ``value``'s
     units) and to two significant digits at most; "under 0.01" (that step) where it is smaller."""
@@ -50,13 +53,13 @@ def coarse(value, step_tolerance, number):
     return number(float(np.round(value / step) * step))
 
 
-def largest_difference(actual, expected, rtol, atol, number):
+def largest_difference(actual, expected, rtol, atol):
     """"largest difference 0.92": how far the farthest value is from its expected one, ``coarse``."""
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
-    return f"largest difference {coarse(float(np.max(np.abs(actual - expected))), tolerance(expected, rtol, atol), number)}"
+    return f"largest difference {coarse(float(np.max(np.abs(actual - expected))), tolerance(expected, rtol, atol))}"
 
 
-def described_with(actual, expected, rtol, atol, number, start=None, others=None):
+def described_with(actual, expected, rtol, atol, start=None, others=None):
     """``described``, first looking for what the test knows of the check: values that are another
     quantity's (``others``, {name: its expected values}), or a step from ``start`` that differs in a
     pattern (the answer moves its input the other way, or twice as far)."""
@@ -69,15 +72,15 @@ def described_with(actual, expected, rtol, atol, number, start=None, others=None
     if start is not None:
         start = np.broadcast_to(np.asarray(start, float), expected.shape)
         # only a pattern of every step: the test's tolerance is for the values, not for the steps
-        step = described(actual - start, expected - start, rtol, atol, number, tolerance(expected, rtol, atol))
+        step = described(actual - start, expected - start, rtol, atol, tolerance(expected, rtol, atol))
         if step.startswith("every value") and "0.1 %" not in step:
             return f"measured as steps from the inputs, {step.replace('every value', 'every step', 1)}"
-    return described(actual, expected, rtol, atol, number)
+    return described(actual, expected, rtol, atol)
 
 
-def described(actual, expected, rtol, atol, number, within=None):
+def described(actual, expected, rtol, atol, within=None):
     """A phrase that says how ``actual`` differs from ``expected`` (arrays of one shape, ``actual``
-    finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits; ``number`` writes a number.
+    finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits.
     ``within``: the check's tolerance, where ``expected`` is not what it compares (steps from an input)."""
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
     within = tolerance(expected, rtol, atol) if within is None else within
@@ -93,14 +96,14 @@ def described(actual, expected, rtol, atol, number, within=None):
         if rows[0] and not rows[1:].any():
             return f"the first {item} is wrong, every later one right"
     if size == 1:  # one number is off by some constant and some factor: only a simple factor tells
-        return _one_number(float(actual.flat[0]), float(expected.flat[0]), rtol, atol, number)
+        return _one_number(float(actual.flat[0]), float(expected.flat[0]), rtol, atol)
     # a standard deviation where a variance belongs, or the reverse
     if np.all(expected >= 0) and np.allclose(actual, np.sqrt(expected), rtol=rtol * 10, atol=atol):
         return "every value is the square root of the expected one"
     if np.allclose(actual, np.square(expected), rtol=rtol * 10, atol=atol):
         return "every value is the square of the expected one"
     if wrong.sum() < size:
-        return f"{_count(int(wrong.sum()), size, number)} wrong, the others right"
+        return f"{_count(int(wrong.sum()), size)} wrong, the others right"
     varies = not np.allclose(expected, expected.flat[0], rtol=rtol, atol=atol)
     if varies and np.allclose(actual, actual.flat[0], rtol=rtol, atol=atol):
         # a constant answer: a value that never reads its input, or a reduction over the whole batch
@@ -108,7 +111,7 @@ def described(actual, expected, rtol, atol, number, within=None):
         return f"every value is the same, {number(value, 4)}, where the expected ones differ"
     offset = actual - expected
     if np.allclose(offset, offset.mean(), rtol=0, atol=max(atol, rtol * np.abs(expected).max())):
-        return f"every value is off by the same constant, {coarse(float(offset.mean()), within, number)}"
+        return f"every value is off by the same constant, {coarse(float(offset.mean()), within)}"
     scale = np.abs(expected) > atol
     # a factor's error moves the largest expected value by as much times that value
     per_factor = within / max(float(np.abs(expected).max()), atol)
@@ -117,22 +120,22 @@ def described(actual, expected, rtol, atol, number, within=None):
         if abs(factor) > 1e-6 and np.allclose(actual, factor * expected, rtol=rtol * 10, atol=atol):
             if np.isclose(factor, -1.0):
                 return "every value has the opposite sign"
-            shown = coarse(factor, per_factor, number)
-            if not shown.startswith("under"):
-                return f"every value is {shown} times the expected one"
-        affine = _affine(actual, expected, rtol, atol, number, within, per_factor)
+            factor_shown = coarse(factor, per_factor)
+            if not factor_shown.startswith("under"):
+                return f"every value is {factor_shown} times the expected one"
+        affine = _affine(actual, expected, rtol, atol, within, per_factor)
         if affine:
             return affine
     if wrong.all() and (np.all(offset > 0) or np.all(offset < 0)):
         low, high = np.abs(offset).min(), np.abs(offset).max()
         return (f"every value is {'larger' if offset.flat[0] > 0 else 'smaller'} than the expected one, "
-                f"by {coarse(float(low), within, number)} to {coarse(float(high), within, number)}")
+                f"by {coarse(float(low), within)} to {coarse(float(high), within)}")
     if wrong.all():
-        return _spread(actual.ravel(), expected.ravel(), number, within)
+        return _spread(actual.ravel(), expected.ravel(), within)
     return ""
 
 
-def _spread(actual, expected, number, within):
+def _spread(actual, expected, within):
     """Of values some larger and some smaller than expected: whether the smaller ones are where the
     expected values are smallest and the larger where largest (a wider spread) or the reverse (a
     narrower one), else how many of each."""
@@ -163,7 +166,7 @@ def _round_between(low, high, finest):
     return None
 
 
-def _affine(actual, expected, rtol, atol, number, within, per_factor):
+def _affine(actual, expected, rtol, atol, within, per_factor):
     """"every value is 2 times the expected one, plus 0.5" where a factor and an offset together fit
     every value (a log density of the wrong scale, say), else ""."""
     values = np.sort(expected.ravel())
@@ -178,13 +181,13 @@ def _affine(actual, expected, rtol, atol, number, within, per_factor):
                   + 1e-4 * (np.abs(factor * expected) + abs(offset))):
         return ""
     sign = "plus" if offset > 0 else "minus"
-    factor_shown, offset_shown = coarse(float(factor), per_factor, number), coarse(abs(float(offset)), within, number)
+    factor_shown, offset_shown = coarse(float(factor), per_factor), coarse(abs(float(offset)), within)
     if factor_shown.startswith("under") or offset_shown.startswith("under"):
         return ""
     return f"every value is {factor_shown} times the expected one, {sign} {offset_shown}"
 
 
-def _one_number(actual, expected, rtol, atol, number):
+def _one_number(actual, expected, rtol, atol):
     """How one number differs from another: a simple factor of it (2, a half, the opposite sign, ...)
     where the two agree to ten times the test's tolerance, else only which is larger."""
     if abs(expected) > atol:
@@ -197,7 +200,7 @@ def _one_number(actual, expected, rtol, atol, number):
     return f"it is {'larger' if actual > expected else 'smaller'} than the expected value"
 
 
-def described_shape(actual, expected, number, shape_text):
+def described_shape(actual, expected):
     """A phrase that says how ``actual``'s numbers relate to ``expected``'s when their shapes differ,
     or "" when no pattern fits."""
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
@@ -218,7 +221,7 @@ def described_shape(actual, expected, number, shape_text):
     return ""
 
 
-def described_nonfinite(actual, number, expected=None):
+def described_nonfinite(actual, expected=None):
     """Where ``actual`` is nan or infinite, in words: exactly where the expected value is 0 (an exact
     fit, a probability of 0, a zero gradient), if so."""
     actual = np.asarray(actual, float)
@@ -232,63 +235,63 @@ def described_nonfinite(actual, number, expected=None):
     where = ""
     if expected is not None and np.shape(expected) == actual.shape and np.array_equal(bad, np.asarray(expected) == 0):
         where = ", exactly where the expected value is 0"
-    return f"{_count(int(bad.sum()), actual.size, number)} {kinds}{where}, the others finite"
+    return f"{_count(int(bad.sum()), actual.size)} {kinds}{where}, the others finite"
 
 
-def _count(part, whole, number):
+def _count(part, whole):
     """"1 of 4 values is" or "3 of 4 values are"."""
     return f"{number(part)} of {number(whole)} values {'is' if part == 1 else 'are'}"
 
 
-def described_failed_call(args, kwargs, runs, shown):
+def described_failed_call(args, kwargs, runs, show=shown):
     """What the tests called the answer with when it raised (the dtype and shape of each input, as
-    ``shown`` writes them), and whether the same call runs in float32, or cut to one entry of the first
+    ``show`` writes them: ``bdl.words.shown``, by default), and whether the same call runs in float32, or cut to one entry of the first
     axis (one example, most often); ``runs(args, kwargs)`` puts a call to the answer again and says
     whether it returned. These calls are made only here, after the answer has failed."""
-    from bdl import loaded_tensorflow
-
-    tf = loaded_tensorflow()  # no input is a tensor before TensorFlow is loaded
-
     inputs = list(args) + list(kwargs.values())
     if not inputs:
         return ""
-    texts = [shown(value) for value in inputs[:4]] + (["..."] if len(inputs) > 4 else [])
+    texts = [show(value) for value in inputs[:4]] + (["..."] if len(inputs) > 4 else [])
     said = "with " + (texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1])
-    arrays = [value for value in inputs if _is_array(value, tf)]
+    arrays = [value for value in inputs if _is_array(value)]
 
     def changed(change):
-        new = [change(value) if _is_array(value, tf) else value for value in args]
-        return new, {key: change(value) if _is_array(value, tf) else value for key, value in kwargs.items()}
+        new = [change(value) if _is_array(value) else value for value in args]
+        return new, {key: change(value) if _is_array(value) else value for key, value in kwargs.items()}
 
-    if any(_dtype(value, tf) == "float64" for value in arrays):
-        if runs(*changed(lambda value: _cast(value, tf))):
+    if any(_dtype(value) == "float64" for value in arrays):
+        if runs(*changed(_cast)):
             return f"{said}; the same call in float32 runs"
     sizes = {value.shape[0] for value in arrays if len(value.shape) >= 1}
     if len(sizes) == 1 and arrays and all(len(value.shape) >= 1 for value in arrays):
         size = sizes.pop()
         if size > 1 and runs(*changed(lambda value: value[:1])):
             return f"{said}; the same call runs with each input cut to its first entry along the first axis"
-        if size == 1 and runs(*changed(lambda value: tf.concat([value, value], 0) if _is_tensor(value, tf)
+        if size == 1 and runs(*changed(lambda value: loaded_tensorflow().concat([value, value], 0) if _is_tensor(value)
                                        else np.concatenate([value, value]))):
             return f"{said}; the same call runs with each input's one entry along the first axis given twice"
     return said
 
 
-def _is_tensor(value, tf):
+def _is_tensor(value):
+    tf = loaded_tensorflow()  # no value is a tensor before TensorFlow is loaded
     return tf is not None and tf.is_tensor(value)
 
 
-def _is_array(value, tf):
+def _is_array(value):
     return type(value) is np.ndarray and value.dtype.kind in "biuf" or (
-        _is_tensor(value, tf) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
+        _is_tensor(value) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
 
 
-def _dtype(value, tf):
-    return value.dtype.name if _is_tensor(value, tf) else str(value.dtype)
+def _dtype(value):
+    return value.dtype.name if _is_tensor(value) else str(value.dtype)
 
 
-def _cast(value, tf):
+def _cast(value):
     """``value`` in float32 if it is float64, in its own kind (an array or a tensor)."""
-    if _dtype(value, tf) != "float64":
+    if _dtype(value) != "float64":
         return value
-    return tf.cast(value, tf.float32) if _is_tensor(value, tf) else value.astype("float32")
+    if _is_tensor(value):
+        tf = loaded_tensorflow()
+        return tf.cast(value, tf.float32)
+    return value.astype("float32")

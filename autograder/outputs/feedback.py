@@ -39,15 +39,13 @@ from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
 from autograder.worker.guard import SKIPPED_MESSAGE
+from bdl.words import speaks
 
 # A traceback's colours (items.py strips them from messages too).
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The frames of an IPython traceback: a notebook cell's, or a file's.
 CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
 FILE_FRAME = re.compile(r"^(?:File|Input) (.+?):\d+, in ")
-# The helpers whose assertions speak for the tests: bdl.checks, and the checks of bdl.questions'
-# modules (which show the kernel's answers only through bdl.checks' bounded formatters).
-SPEAKING_HELPERS = re.compile(r"(^|/)bdl/(checks\.py|questions/\w+\.py)$")
 MAX_MESSAGE = 300
 REDACTED = "[redacted]"
 
@@ -79,12 +77,12 @@ def _verdict(error, hidden, execution_count):
 
 def _tests_own_assertion(error, execution_count):
     """Whether the test cell's own code raised this AssertionError: its first frame is the cell,
-    every later one is in ``bdl.checks`` or ``bdl.questions``, none is another cell (the student's
+    every later one is in one of ``bdl.words.SPEAKING_FILES``, none is another cell (the student's
     code) or elsewhere."""
     frames = _frames(error)
     return (error.get("ename") == "AssertionError" and bool(frames)
             and frames[0][:2] == ("cell", execution_count)
-            and all(kind == "file" and SPEAKING_HELPERS.search(where) for kind, where, _ in frames[1:]))
+            and all(kind == "file" and speaks(where) for kind, where, _ in frames[1:]))
 
 
 def _identifier(text, limit=40):

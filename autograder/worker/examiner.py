@@ -12,7 +12,7 @@ in this process, and the verdict is this process's: an error output written here
 The error output is the examiner's own: its traceback names the test cell's lines and ``bdl``'s
 frames as IPython would (so the feedback tells visible from hidden), its message is the test's
 assertion (raised by the test cell or by ``bdl``'s helpers, which show an answer only through
-``bdl.checks``' bounded formatters), and an error of the student's code is named by its type
+``bdl.words``' bounded formatters), and an error of the student's code is named by its type
 only, and only when that type is Python's or TensorFlow's. Any other error (one the test's own
 code raised on an answer it could not use, whose message may quote that answer) keeps its type's
 name and says a fixed sentence. Nothing the kernel says reaches it as text.
@@ -32,6 +32,7 @@ import traceback
 
 from autograder.worker.framing import receive, send
 from bdl.wire import AnswerError
+from bdl.words import speaks
 
 FILENAME = "<test cell>"
 # The error types of the student's code a message may name (any other is "Exception").
@@ -45,8 +46,6 @@ TF_ERRORS = frozenset({
     "FailedPreconditionError", "InternalError", "InvalidArgumentError", "NotFoundError", "OpError",
     "OperatorNotAllowedInGraphError", "OutOfRangeError", "PermissionDeniedError", "ResourceExhaustedError",
     "UnauthenticatedError", "UnavailableError", "UnimplementedError", "UnknownError"})
-# The files of bdl's helpers whose frames an error output shows, as IPython would.
-HELPER_FILES = ("/checks.py", "/questions/", "/wire.py", "/diagnoses/")
 # What an error of the test's own code says: its message may quote the answer it could not use.
 UNUSABLE = "the tests could not go on with what your code gave them"
 
@@ -88,10 +87,6 @@ def _error_name(kinds):
     return "Exception"
 
 
-def _helper(filename):
-    return any(part in filename for part in HELPER_FILES) and "bdl" in filename
-
-
 def speaks_for_the_tests(error):
     """Whether ``error``'s message is the tests' own words: a question the kernel did not answer
     (``AnswerError``), or an assertion that the test cell or ``bdl``'s helpers raised."""
@@ -99,7 +94,7 @@ def speaks_for_the_tests(error):
         return True
     frames = traceback.extract_tb(error.__traceback__)
     return type(error) is AssertionError and bool(frames) and (
-        frames[-1].filename == FILENAME or _helper(frames[-1].filename))
+        frames[-1].filename == FILENAME or speaks(frames[-1].filename))
 
 
 def _notes(error):
@@ -121,7 +116,7 @@ def error_output(error, source, execution_count, own=True):
         if frame.filename == FILENAME:
             code = lines[frame.lineno - 1] if 0 < frame.lineno <= len(lines) else ""
             frames.append(f"Cell In[{execution_count}], line {frame.lineno}\n{code}")
-        elif _helper(frame.filename):
+        elif speaks(frame.filename):  # bdl's helpers, as IPython would show them
             frames.append(f"File {frame.filename}:{frame.lineno}, in {frame.name}")
     name = re.sub(r"[^A-Za-z0-9_]", "", type(error).__name__)[:40] or "Exception"
     if isinstance(error, AnswerError):
@@ -187,8 +182,8 @@ def ask_worker(question, args, kwargs, channel, describe=True):
 def _failed_call(question, args, kwargs, channel):
     """" with a float64 tensor of shape (2, 3); the same call in float32 runs": what a call that raised
     was given, and which simpler calls of it run (``bdl.difference.described_failed_call``), else ""."""
-    from bdl.checks import shown
     from bdl.difference import described_failed_call
+    from bdl.words import shown
     from bdl.wire import Remote
 
     if question == "bdl.questions:call" and args:  # the answer called: its arguments follow it

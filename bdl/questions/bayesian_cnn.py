@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from bdl.checks import listed, number
+from bdl.words import listed, number
 from bdl.questions import StandIn, class_names, question
 
 tfd, tfpl = tfp.distributions, tfp.layers

@@ -18,7 +18,7 @@ mistake is a problem (the student would be sent the wrong way), and so is a
 function whose mutants are diagnosed less often than ``MIN_DIAGNOSED``.
 
 Students get ``bdl``, so none of its callables may pass a graded function's tests: ``check_kit`` puts
-each in the function's place (``autograder.candidates`` in the kernel: every function and class of
+each in the function's place (``autograder.checktests.candidates`` in the kernel: every function and class of
 ``bdl``, and every stand-in the tests made, with their arguments) and runs the tests.
 
 A second catalogue, written blind (by someone who never read the recognisers or the mutants), lives in

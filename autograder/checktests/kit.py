@@ -1,4 +1,4 @@
-"""The sweep of ``bdl``'s callables: each in every graded function's place (``autograder.candidates`` in
+"""The sweep of ``bdl``'s callables: each in every graded function's place (``autograder.checktests.candidates`` in
 the kernel), none of which may pass its tests, as students get ``bdl``."""
 import ast
 import json
@@ -13,9 +13,9 @@ from autograder.checktests.kernel import SEED_CODE, last_error_line
 KIT_QUESTION_TIMEOUT = 60
 
 
-# The kernel's side of the kit sweep (``autograder.candidates``), named without a name of its own in the
+# The kernel's side of the kit sweep (``autograder.checktests.candidates``), named without a name of its own in the
 # notebook's namespace.
-CANDIDATES = "__import__('autograder.candidates', fromlist=['candidates'])"
+CANDIDATES = "__import__('autograder.checktests.candidates', fromlist=['candidates'])"
 
 
 def answer_name(source, function):

@@ -1,11 +1,11 @@
-"""check-tests' kit sweep, its kernel side (``autograder.candidates``) without a kernel: which of bdl's
+"""check-tests' kit sweep, its kernel side (``autograder.checktests.candidates``) without a kernel: which of bdl's
 callables it keeps for a graded function, and what it records of the stand-ins the tests make."""
 import matplotlib
 import numpy as np
 
 matplotlib.use("Agg")  # listing bdl's callables imports its figures
 
-from autograder import candidates  # noqa: E402
+from autograder.checktests import candidates  # noqa: E402
 from bdl import wire  # noqa: E402
 from bdl.questions import Returns  # noqa: E402
 
@@ -65,4 +65,4 @@ def test_a_class_is_watched_through_its_constructor_and_stays_itself():
     candidates.unwatch(namespace, "Layer")
     assert not hasattr(Layer.__init__, "watched")
     assert Layer(5).units == 5
-    assert candidates._first_calls["Layer"][:2] == ((3,), {})
+    assert candidates._sweep.first_calls["Layer"][:2] == ((3,), {})

@@ -35,11 +35,20 @@ from bdl import wire
 # Seconds a candidate may take on the screening call; one that takes longer is tried in full.
 SCREEN_SECONDS = 10
 
-_recorded = {}     # a stand-in's key -> (label, the stand-in)
-_window = None     # while recording: (the decoder it replaced, the first handle of the window)
-_first_calls = {}  # a graded name -> (args, kwargs, the result's form) of the first call the tests made of it
-_chosen = []       # the candidates of the last ``choose``
-_diagnose = None   # bdl's diagnose while ``quiet_diagnoses`` holds it back
+
+
+class _Sweep:
+    """What the sweep keeps in the kernel between check-tests' calls into it."""
+
+    def __init__(self):
+        self.recorded = {}      # a stand-in's key -> (label, the stand-in)
+        self.first_handle = None  # while recording: the first handle the window holds
+        self.first_calls = {}   # a graded name -> (args, kwargs, the result's form) of the tests' first call of it
+        self.chosen = []        # the candidates of the last ``choose``
+        self.diagnose = None    # bdl's diagnose while ``quiet_diagnoses`` holds it back
+
+
+_sweep = _Sweep()
 
 
 def _key(value):
@@ -80,34 +89,23 @@ def _label(value):
 def _record(value):
     cls = type(value)
     key = _key(value) if isinstance(value, wire.StandIn) else ("made", cls.__module__, cls.__qualname__)
-    if key not in _recorded:
-        _recorded[key] = (_label(value), value)
+    if key not in _sweep.recorded:
+        _sweep.recorded[key] = (_label(value), value)
 
 
 def start_recording():
     """From now on, keep each stand-in the kernel is sent, and each ``bdl`` object it hands back."""
-    global _window
-    if _window is not None:
+    if _sweep.first_handle is not None:
         return
-    decode = wire.decode
-
-    def recording(data, lookup=None, made=None):
-        value = decode(data, lookup, made)
-        if type(data) is dict and data.get("t") == "standin":
-            _record(value)
-        return value
-
-    _window = (decode, len(wire._handles.objects))
-    wire.decode = recording  # ``respond`` and ``decode`` itself look it up here
+    _sweep.first_handle = len(wire._handles.objects)
+    wire.on_standin = _record
 
 
 def stop_recording():
     """Stop recording; keep, too, the ``bdl`` objects the tests had made here meanwhile (``made``)."""
-    global _window
-    if _window is None:
+    if _sweep.first_handle is None:
         return
-    decode, first = _window
-    wire.decode, _window = decode, None
+    first, _sweep.first_handle, wire.on_standin = _sweep.first_handle, None, None
     for number, value in list(wire._handles.objects.items()):
         if number >= first and type(value).__module__.startswith("bdl."):
             _record(value)
@@ -130,7 +128,7 @@ def callables():
                 continue
             seen.add(id(value))
             found.append((f"{module.__name__}.{name}", value))
-    return found + list(_recorded.values())
+    return found + list(_sweep.recorded.values())
 
 
 def watch(namespace, name):
@@ -138,7 +136,7 @@ def watch(namespace, name):
     constructor (the class itself stays, its ``__init__`` is wrapped: tests look at its instances'
     classes)."""
     reference = namespace.get(name)
-    _first_calls.pop(name, None)
+    _sweep.first_calls.pop(name, None)
     if inspect.isclass(reference):
         own, init = reference.__dict__.get("__init__"), reference.__init__
 
@@ -146,7 +144,7 @@ def watch(namespace, name):
         def watched_init(self, *args, **kwargs):
             init(self, *args, **kwargs)
             if type(self) is reference and _eager():
-                _first_calls.setdefault(name, (args, kwargs, form(self)))
+                _sweep.first_calls.setdefault(name, (args, kwargs, form(self)))
 
         watched_init.watched = (reference, own)
         reference.__init__ = watched_init
@@ -154,7 +152,7 @@ def watch(namespace, name):
         def watched(*args, **kwargs):
             result = reference(*args, **kwargs)
             if _eager():  # a call inside a tf.function holds symbols, not values
-                _first_calls.setdefault(name, (args, kwargs, form(result)))
+                _sweep.first_calls.setdefault(name, (args, kwargs, form(result)))
             return result
 
         # Its name and signature, not ``__wrapped__``: AutoGraph would compile the reference's source
@@ -288,26 +286,25 @@ def choose(namespace, name, screen=True):
     reference = namespace[name]
     required = _required(reference)
     chosen = [(label, value) for label, value in callables() if value is not reference and binds(value, required)]
-    call = _first_calls.get(name)
+    call = _sweep.first_calls.get(name)
     if screen and call is not None:
         chosen = [(label, value) for label, value in chosen if looks_right(_fresh(value), call)]
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")
-    _chosen[:] = chosen
+    _sweep.chosen = chosen
     return [label for label, _ in chosen]
 
 
 def bind(namespace, name, index):
     """Put the candidate ``index`` of the last ``choose`` (a stand-in made anew) under ``name``."""
-    namespace[name] = _fresh(_chosen[index][1])
+    namespace[name] = _fresh(_sweep.chosen[index][1])
 
 
 def quiet_diagnoses(quiet=True):
     """Hold back ``bdl``'s diagnoses of a failure (or, with ``quiet=False``, let them run again): a
     candidate that fails needs no hint, and its probes cost time."""
-    global _diagnose
     import bdl.diagnoses as diagnoses
-    if quiet and _diagnose is None:
-        _diagnose, diagnoses.diagnose = diagnoses.diagnose, lambda grade_id, answer: None
-    elif not quiet and _diagnose is not None:
-        diagnoses.diagnose, _diagnose = _diagnose, None
+    if quiet and _sweep.diagnose is None:
+        _sweep.diagnose, diagnoses.diagnose = diagnoses.diagnose, lambda grade_id, answer: None
+    elif not quiet and _sweep.diagnose is not None:
+        diagnoses.diagnose, _sweep.diagnose = _sweep.diagnose, None

@@ -12,7 +12,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Where `make kit` writes the student kit (a folder and KIT.zip); THROUGH=NN: only up to assignment NN.
 KIT ?= build/student-kit
 
-.PHONY: course test test-fast lint lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots clean
+.PHONY: course test test-fast lint format lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots clean
 
 # Each step says what it does; pip and selfgrade show their progress as they go.
 course: $(VENV)/.installed data release
@@ -36,10 +36,15 @@ test: $(VENV)/.installed data
 test-fast: $(VENV)/.installed data
 	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow" $(PYTEST_ARGS)
 
-# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules; make test and make test-fast
-# run the same check (tests/unit/test_lint_python.py).
+# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules, and its layout (ruff format);
+# make test and make test-fast run the same checks (tests/unit/test_lint_python.py).
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+# Formats every Python file as `make lint` and the tests expect (ruff format).
+format: $(VENV)/.installed
+	$(PY) -m ruff format .
 
 # JupyterLab with nbgrader's extensions in the course directory; it prints the
 # URL to open, token included.

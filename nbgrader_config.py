@@ -1,4 +1,5 @@
 """nbgrader configuration for the course. The course directory is the repo root."""
+
 import os
 
 import nbgrader
@@ -73,8 +74,10 @@ c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPre
 # nothing that requests a page of the server with the grader's login (autograder/outputs/sanitize.py).
 c.HTMLExporter.sanitize_html = True
 c.HTMLExporter.preprocessors = ["autograder.outputs.sanitize.NoFileLinks"]
-c.HTMLExporter.filters = {"markdown2html": "autograder.outputs.sanitize.markdown2html",
-                          "clean_html": "autograder.outputs.sanitize.clean_html"}
+c.HTMLExporter.filters = {
+    "markdown2html": "autograder.outputs.sanitize.markdown2html",
+    "clean_html": "autograder.outputs.sanitize.clean_html",
+}
 
 # Formgrader and the feedback pages typeset math with MathJax 2, which nbgrader
 # loads from a CDN: derivations would show raw LaTeX offline.

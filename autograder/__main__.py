@@ -1,4 +1,5 @@
 """``autograder`` (or ``python -m autograder``): the instructor's commands around nbgrader."""
+
 import argparse
 import sys
 
@@ -11,8 +12,7 @@ from autograder.hub import setup as hub_setup
 from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
-COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup,
-                   hub_bench)
+COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
 
 
 def parser():

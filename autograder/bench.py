@@ -4,6 +4,7 @@ a class against plain serial ``nbgrader autograde``, or (``--compare``) a class 
 Each runs in a scratch copy of the course (``selfgrade.scratch_course``), so these pseudo-students never
 reach the real gradebook or ``submitted/``.
 """
+
 import contextlib
 import os
 import shutil
@@ -35,8 +36,10 @@ def _class_of_references(assignment, class_size, root=REPO):
     with scratch_course(root) as scratch:
         shutil.copyfile(REPO / "nbgrader_config.py", scratch / "nbgrader_config.py")
         with open(scratch / "nbgrader_config.py", "a") as config:  # the unsafe baseline, on copies of the reference
-            config.write("\nfrom nbgrader.converters import Autograde\n"
-                         "c.Autograde.exporter_class = Autograde.class_traits()['exporter_class'].default()\n")
+            config.write(
+                "\nfrom nbgrader.converters import Autograde\n"
+                "c.Autograde.exporter_class = Autograde.class_traits()['exporter_class'].default()\n"
+            )
         for number in range(class_size):
             target = scratch / "submitted" / f"student{number:02d}" / assignment
             target.mkdir(parents=True)
@@ -60,22 +63,39 @@ def bench_class(assignment, class_size, workers=None, root=REPO):
         with _class_of_references(assignment, class_size, root) as scratch:
             start = time.perf_counter()
             if tool == "nbgrader":
-                subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", assignment,
-                                "--create", "--force", "--log-level=ERROR"], cwd=scratch, check=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                rows = [row for number in range(class_size) for row in scores(
-                    default_url(scratch), scratch, assignment, f"student{number:02d}", "graded")]
+                subprocess.run(
+                    [
+                        str(Path(sys.executable).parent / "nbgrader"),
+                        "autograde",
+                        assignment,
+                        "--create",
+                        "--force",
+                        "--log-level=ERROR",
+                    ],
+                    cwd=scratch,
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                rows = [
+                    row
+                    for number in range(class_size)
+                    for row in scores(default_url(scratch), scratch, assignment, f"student{number:02d}", "graded")
+                ]
             else:
-                rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False,
-                             workers=workers)
+                rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False, workers=workers)
             seconds[tool] = time.perf_counter() - start
             _check_full_marks(rows, class_size, tool)
     return seconds
 
 
 # What ``bench --compare`` times: (name, sandbox, Dask workers: 0 for the local pool).
-SETUPS = (("local pool, no sandbox", False, 0), ("local pool, sandbox", True, 0),
-          ("LocalCluster, 1 worker", True, 1), ("LocalCluster, 2 workers", True, 2))
+SETUPS = (
+    ("local pool, no sandbox", False, 0),
+    ("local pool, sandbox", True, 0),
+    ("LocalCluster, 1 worker", True, 1),
+    ("LocalCluster, 2 workers", True, 2),
+)
 
 
 def bench_compare(assignment, class_size, workers=None, root=REPO, report=None):
@@ -84,18 +104,32 @@ def bench_compare(assignment, class_size, workers=None, root=REPO, report=None):
     processes (one thread each; started before the clock, as a real cluster is already running).
     Return [(name, seconds)]; ``report(name, seconds)`` hears of each as it ends."""
     from distributed import LocalCluster
+
     results = []
     for name, sandbox, dask_workers in SETUPS:
         with _class_of_references(assignment, class_size, root) as scratch, contextlib.ExitStack() as stack:
             scheduler = None
             if dask_workers:
-                cluster = stack.enter_context(LocalCluster(
-                    n_workers=dask_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    dashboard_address=":0"))
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=dask_workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=":0",
+                    )
+                )
                 scheduler = cluster.scheduler_address
             start = time.perf_counter()
-            rows = grade(assignment, [scratch / "submitted"], root=scratch, generate=False, workers=workers,
-                         sandbox=sandbox, scheduler=scheduler)
+            rows = grade(
+                assignment,
+                [scratch / "submitted"],
+                root=scratch,
+                generate=False,
+                workers=workers,
+                sandbox=sandbox,
+                scheduler=scheduler,
+            )
             seconds = time.perf_counter() - start
         _check_full_marks(rows, class_size, name)
         results.append((name, seconds))
@@ -107,19 +141,26 @@ def bench_compare(assignment, class_size, workers=None, root=REPO, report=None):
 def _bench_compare(args):
     """``bench --compare``: one line per setup as it ends, then the sandbox's cost per submission."""
     size, cores = args.class_size, os.cpu_count()
-    print(f"{size} copies of the {args.assignment} reference on {cores} cores; local pool: {args.workers} "
-          f"workers; load average before: {os.getloadavg()[0]:.1f}", flush=True)
+    print(
+        f"{size} copies of the {args.assignment} reference on {cores} cores; local pool: {args.workers} "
+        f"workers; load average before: {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
     print(f"{'setup':<26} {'seconds':>8} {'per minute':>11}", flush=True)
 
     def report(name, seconds):
-        print(f"{name:<26} {seconds:8.1f} {60 * size / seconds:11.2f}   "
-              f"(load average now {os.getloadavg()[0]:.1f})", flush=True)
+        print(
+            f"{name:<26} {seconds:8.1f} {60 * size / seconds:11.2f}   (load average now {os.getloadavg()[0]:.1f})",
+            flush=True,
+        )
 
     seconds = dict(bench_compare(args.assignment, size, args.workers, report=report))
     extra = seconds["local pool, sandbox"] - seconds["local pool, no sandbox"]
     busy = min(args.workers, size)  # the pool's workers that had a submission to grade
-    print(f"sandbox overhead: {extra:+.1f} s for the class; {extra * busy / size:+.1f} s of a worker's time "
-          f"per submission")
+    print(
+        f"sandbox overhead: {extra:+.1f} s for the class; {extra * busy / size:+.1f} s of a worker's time "
+        f"per submission"
+    )
     return 0
 
 
@@ -131,10 +172,11 @@ def _bench(args):
         return _bench_compare(args)
     if args.class_size:
         seconds = bench_class(args.assignment, args.class_size, args.workers)
-        for tool, label in (("nbgrader", "nbgrader autograde (serial)"),
-                            ("autograder", f"autograder grade ({args.workers} workers)")):
-            print(f"{label:<40} {seconds[tool]:7.1f} s  "
-                  f"{3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
+        for tool, label in (
+            ("nbgrader", "nbgrader autograde (serial)"),
+            ("autograder", f"autograder grade ({args.workers} workers)"),
+        ):
+            print(f"{label:<40} {seconds[tool]:7.1f} s  {3600 * args.class_size / seconds[tool]:6.0f} submissions/hour")
     else:
         seconds, rows = bench(args.assignment)
         print(format_table(rows))
@@ -145,11 +187,18 @@ def _bench(args):
 def add_parser(commands):
     bench = commands.add_parser("bench", help="time autograding one reference submission, or a class")
     bench.add_argument("assignment")
-    bench.add_argument("--class-size", type=int, default=0, metavar="N",
-                       help="time N copies of the reference: plain serial `nbgrader autograde` "
-                            "against `grade`")
+    bench.add_argument(
+        "--class-size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="time N copies of the reference: plain serial `nbgrader autograde` against `grade`",
+    )
     bench.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    bench.add_argument("--compare", action="store_true",
-                       help="grade the N copies four ways, one after the other: the local pool without and "
-                            "with the sandbox, and a Dask LocalCluster of 1 and 2 workers (needs --class-size)")
+    bench.add_argument(
+        "--compare",
+        action="store_true",
+        help="grade the N copies four ways, one after the other: the local pool without and "
+        "with the sandbox, and a Dask LocalCluster of 1 and 2 workers (needs --class-size)",
+    )
     bench.set_defaults(run=_bench)

@@ -3,6 +3,7 @@
 Both run in a scratch copy of the course, so these pseudo-students never
 reach the real gradebook or ``submitted/``.
 """
+
 import contextlib
 import os
 import shutil
@@ -73,8 +74,10 @@ def selfgrade(root=REPO, progress=True, lanes=None, keep=None):
     names = assignments(root)
     jobs = [(assignment, kind, student) for kind, student in KINDS for assignment in names]
     say = _printer(progress)
-    say(f"selfgrade: grading {len(names)} reference solutions (full marks expected) and {len(names)} blank "
-        f"releases (zero expected), {lanes} at a time; a line as each is done")
+    say(
+        f"selfgrade: grading {len(names)} reference solutions (full marks expected) and {len(names)} blank "
+        f"releases (zero expected), {lanes} at a time; a line as each is done"
+    )
     start = time.perf_counter()
     results = {}
     with scratch_course(root) as scratch:
@@ -115,6 +118,7 @@ def _printer(progress):
     def say(line):
         if progress:
             print(line, file=sys.stderr if progress is True else progress, flush=True)
+
     return say
 
 
@@ -122,11 +126,14 @@ def progress_line(row, seconds, done, total):
     """One line of selfgrade's progress: the notebook, its points (and those left to an instructor),
     how long its submission took, and "ok" or what is wrong (``selfgrade_problems``)."""
     points = f"{row['score']:g} of {row['max_score']:g} points" + (
-        f", {row['manual']:g} for an instructor" if row["manual"] else "")
+        f", {row['manual']:g} for an instructor" if row["manual"] else ""
+    )
     problems = selfgrade_problems([row])
     verdict = "ok" if not problems else "WRONG: " + problems[0].split(": ", 1)[1]
-    return (f"[{done:>{len(str(total))}}/{total}] {row['assignment'] + '/' + row['notebook']:<40} "
-            f"{row['student']:<9} {points:<36} {seconds:6.1f} s  {verdict}")
+    return (
+        f"[{done:>{len(str(total))}}/{total}] {row['assignment'] + '/' + row['notebook']:<40} "
+        f"{row['student']:<9} {points:<36} {seconds:6.1f} s  {verdict}"
+    )
 
 
 def selfgrade_problems(rows):
@@ -137,8 +144,9 @@ def selfgrade_problems(rows):
         expected = row["max_score"] if row["student"] == "reference" else 0
         if not row["status"].startswith("graded") or row["score"] + row["manual"] != expected:
             should = "every automatic point" if row["student"] == "reference" else "zero"
-            problems.append(f"{row['assignment']}/{row['notebook']}: the {row['student']} "
-                            f"should score {should} ({row['status']})")
+            problems.append(
+                f"{row['assignment']}/{row['notebook']}: the {row['student']} should score {should} ({row['status']})"
+            )
     return problems
 
 

@@ -13,6 +13,7 @@ pinned with the course's ``pyproject.toml``'s dependencies (the one source of th
 what only instructors use is in its optional groups). Nothing of ``source/``, ``tests/``, ``autograder``,
 the gradebook or the course's ``nbgrader_config.py`` (it imports autograder).
 """
+
 import json
 import shutil
 import tempfile
@@ -70,10 +71,10 @@ build-backend = "setuptools.build_meta"
 
 [project]
 name = "{KIT_NAME}"
-version = "{project['version']}"
-description = "Student kit: {project['description']}"
+version = "{project["version"]}"
+description = "Student kit: {project["description"]}"
 readme = "README.md"
-requires-python = "{project['requires-python']}"
+requires-python = "{project["requires-python"]}"
 dependencies = {_toml_list(student_requirements(pyproject))}
 
 [tool.setuptools]
@@ -187,8 +188,7 @@ def _is_kit(path):
 def _is_kit_zip(path):
     try:
         with zipfile.ZipFile(path) as archive:
-            names = [name for name in archive.namelist() if name.count("/") == 1
-                     and name.endswith("/pyproject.toml")]
+            names = [name for name in archive.namelist() if name.count("/") == 1 and name.endswith("/pyproject.toml")]
             return bool(names) and f'name = "{KIT_NAME}"' in archive.read(names[0]).decode()
     except (OSError, zipfile.BadZipFile, UnicodeDecodeError):
         return False
@@ -205,8 +205,11 @@ def _copy(source, target):
 def kit_files(folder):
     """The files of a kit folder, as sorted POSIX paths relative to it (without its ``.git``)."""
     folder = Path(folder)
-    return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*")
-                  if path.is_file() and path.relative_to(folder).parts[0] != ".git")
+    return sorted(
+        path.relative_to(folder).as_posix()
+        for path in folder.rglob("*")
+        if path.is_file() and path.relative_to(folder).parts[0] != ".git"
+    )
 
 
 def _write_zip(folder, zip_path):
@@ -256,8 +259,10 @@ def scheduled(root, through=None):
     unscheduled = [path.name for path in companions if path.name not in COMPANIONS]
     if unscheduled:
         raise ValueError(f"lecture companions without a place in studentkit.COMPANIONS: {', '.join(unscheduled)}")
-    return ([path for path in releases if path.parent.name <= last],
-            [path for path in companions if COMPANIONS[path.name] <= last.split("_")[0]])
+    return (
+        [path for path in releases if path.parent.name <= last],
+        [path for path in companions if COMPANIONS[path.name] <= last.split("_")[0]],
+    )
 
 
 def build_kit(out, root=REPO, through=None):
@@ -316,20 +321,28 @@ def build_kit(out, root=REPO, through=None):
 def _student_kit(args):
     folder, zip_path = build_kit(args.out, args.root, args.through)
     files = kit_files(folder)
-    print(f"student kit: {folder} ({len(files)} files) and {zip_path} "
-          f"({zip_path.stat().st_size / 2**20:.1f} MiB)")
+    print(f"student kit: {folder} ({len(files)} files) and {zip_path} ({zip_path.stat().st_size / 2**20:.1f} MiB)")
     # a kit without --through hands out every answer a later release gives: say so where it is made
     held = sorted({name.split("/")[1] for name in files if name.startswith("release/")})
-    print(f"assignments: {', '.join(held)}" + ("" if args.through else
-          " (the whole course; --through NN makes the kit to hand out when NN is released)"))
+    print(
+        f"assignments: {', '.join(held)}"
+        + ("" if args.through else " (the whole course; --through NN makes the kit to hand out when NN is released)")
+    )
     return 0
 
 
 def add_parser(commands):
-    kit = commands.add_parser("student-kit", help="write what students get (release notebooks, bdl, "
-                              "data recipe, pinned install files, companions) to OUT and OUT.zip")
+    kit = commands.add_parser(
+        "student-kit",
+        help="write what students get (release notebooks, bdl, "
+        "data recipe, pinned install files, companions) to OUT and OUT.zip",
+    )
     kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
     kit.add_argument("--root", default=str(REPO), help="the course directory")
-    kit.add_argument("--through", metavar="NN", help="only the assignments up to NN (say 02) and the "
-                     "lecture companions scheduled for them: what students get when NN is released")
+    kit.add_argument(
+        "--through",
+        metavar="NN",
+        help="only the assignments up to NN (say 02) and the "
+        "lecture companions scheduled for them: what students get when NN is released",
+    )
     kit.set_defaults(run=_student_kit)

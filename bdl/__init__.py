@@ -11,14 +11,17 @@ Import ``bdl`` before TensorFlow. Importing it
   (``show_warning_on_stdout``), so a correct answer that makes NumPy warn
   passes the Validate button as it gets its points in grading.
 """
+
 import logging
 import os
 import sys
 import warnings
 
 if "tensorflow" in sys.modules and os.environ.get("TF_USE_LEGACY_KERAS") != "1":
-    warnings.warn("import bdl before tensorflow: tf.keras is already Keras 3, "
-                  "so TensorFlow Probability's layers will not work", stacklevel=2)
+    warnings.warn(
+        "import bdl before tensorflow: tf.keras is already Keras 3, so TensorFlow Probability's layers will not work",
+        stacklevel=2,
+    )
 
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -43,6 +46,7 @@ def show_warning_on_stdout(message, category, filename, lineno, file=None, line=
 
 if "ipykernel" in sys.modules:  # a notebook, not a script or the test suite
     warnings.showwarning = show_warning_on_stdout
+
 
 def loaded_tensorflow():
     """TensorFlow if this process has imported it, else None. No value is a tensor before it is, so

@@ -11,12 +11,24 @@ cannot fake: Python's numbers, strings and containers of them, NumPy's arrays
 and scalars, TensorFlow's tensors and variables (whose classes the grading
 guard keeps as they were); anything else fails with its type's name.
 """
+
 import numpy as np
 
 from bdl import difference, loaded_tensorflow
 from bdl.wire import AnswerError
-from bdl.words import (NUMPY_DTYPES, NUMPY_SCALARS, PLAIN_PYTHON, listed, number, shape_text, shown,
-                       tensor_kinds, tensorflow_kinds, type_name)
+from bdl.words import (
+    NUMPY_DTYPES,
+    NUMPY_SCALARS,
+    PLAIN_PYTHON,
+    listed,
+    number,
+    shape_text,
+    shown,
+    tensor_kinds,
+    tensorflow_kinds,
+    type_name,
+)
+
 
 def _plain(value):
     """Whether ``value`` is a plain value: one whose comparisons run no code of the student's."""
@@ -26,8 +38,14 @@ def _plain(value):
     if kind is dict:
         return all(_plain(key) and _plain(item) for key, item in value.items())
     tensors, tensorflow_values = tensorflow_kinds(loaded_tensorflow())
-    return kind in PLAIN_PYTHON or kind in NUMPY_SCALARS or kind in NUMPY_DTYPES or kind in tensorflow_values \
-        or kind is np.ndarray or kind in tensors
+    return (
+        kind in PLAIN_PYTHON
+        or kind in NUMPY_SCALARS
+        or kind in NUMPY_DTYPES
+        or kind in tensorflow_values
+        or kind is np.ndarray
+        or kind in tensors
+    )
 
 
 def _numbers(value, what):
@@ -55,11 +73,12 @@ def assert_layer_types(model, expected, what="the model"):
     names = [cls.__name__ for cls in expected]
     assert len(actual) == len(expected), (
         f"{what} should have {len(expected)} layers ({', '.join(names)}), "
-        f"found {number(len(actual))}: {listed(type_name(layer) for layer in model.layers)}")
+        f"found {number(len(actual))}: {listed(type_name(layer) for layer in model.layers)}"
+    )
     for position, (layer_cls, cls) in enumerate(zip(actual, expected)):
         assert issubclass(layer_cls, cls), (
-            f"layer {position} of {what} should be a {cls.__name__}, "
-            f"found {type_name(model.layers[position])}")
+            f"layer {position} of {what} should be a {cls.__name__}, found {type_name(model.layers[position])}"
+        )
 
 
 def assert_model_layers(model, expected, what="the model"):
@@ -95,13 +114,23 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6, start=None, other
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, _with(
         f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}",
-        difference.described_shape, actual, expected)
-    assert np.all(np.isfinite(actual)), _with(f"{what} should be finite (found nan or inf)",
-                                              difference.described_nonfinite, actual, expected)
+        difference.described_shape,
+        actual,
+        expected,
+    )
+    assert np.all(np.isfinite(actual)), _with(
+        f"{what} should be finite (found nan or inf)", difference.described_nonfinite, actual, expected
+    )
     assert np.allclose(actual, expected, rtol=rtol, atol=atol), _with(
-        f"{what} does not match the expected values "
-        f"({difference.largest_difference(actual, expected, rtol, atol)})",
-        difference.described_with, actual, expected, rtol, atol, start, others)
+        f"{what} does not match the expected values ({difference.largest_difference(actual, expected, rtol, atol)})",
+        difference.described_with,
+        actual,
+        expected,
+        rtol,
+        atol,
+        start,
+        others,
+    )
 
 
 def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
@@ -116,8 +145,9 @@ def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
     assert np.all(np.isfinite(actual)), f"{what} should be finite (found nan or inf)"
     if np.allclose(actual, expected, rtol=rtol, atol=atol):
         return
-    message = (f"{what} does not match the expected values "
-               f"({difference.largest_difference(actual, expected, rtol, atol)})")
+    message = (
+        f"{what} does not match the expected values ({difference.largest_difference(actual, expected, rtol, atol)})"
+    )
     raise AssertionError(_with(message, _each_alone, function, arguments, actual, each, rtol, atol))
 
 
@@ -126,13 +156,17 @@ def _each_alone(function, arguments, batch, each, rtol, atol):
     no pattern, how the mean ``batch`` differs from theirs."""
     alone = None
     try:
-        alone = np.array([_numbers(function(*(argument[i:i + 1] for argument in arguments)), "")
-                          for i in range(len(each))], dtype="float64")
+        alone = np.array(
+            [_numbers(function(*(argument[i : i + 1] for argument in arguments)), "") for i in range(len(each))],
+            dtype="float64",
+        )
     except Exception:  # an answer that cannot take one example: only the mean is described
         pass
     if alone is not None and alone.shape == each.shape and np.all(np.isfinite(alone)):
         if np.allclose(alone, each, rtol=rtol, atol=atol):
-            total = " (the sum of theirs, not their mean)" if np.isclose(batch, alone.sum(), rtol=rtol, atol=atol) else ""
+            total = (
+                " (the sum of theirs, not their mean)" if np.isclose(batch, alone.sum(), rtol=rtol, atol=atol) else ""
+            )
             return f"right for each of the {number(len(each))} examples alone, wrong for them together{total}"
         described = difference.described(alone, each, rtol, atol)
         if described:
@@ -178,7 +212,8 @@ def assert_activation(activation, expected, what):
     actual = _numbers(output, what)
     expected_values = _ACTIVATIONS[expected](_ACTIVATION_PROBE)
     assert actual.shape == expected_values.shape and np.allclose(actual, expected_values, atol=1e-5), (
-        f"{what} should be {expected}: its outputs on test inputs differ from {expected}'s")
+        f"{what} should be {expected}: its outputs on test inputs differ from {expected}'s"
+    )
 
 
 def assert_equal(actual, expected, what):

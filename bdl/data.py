@@ -7,6 +7,7 @@
 records where MNIST came from and how the corrupted set was made.
 Notebooks then call :func:`load_data`; nothing downloads inside a graded cell.
 """
+
 import argparse
 import hashlib
 import json
@@ -50,6 +51,7 @@ def default_data_dir():
 
 # ---------------------------------------------------------------- inputs
 
+
 def _sha256(path):
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
@@ -68,8 +70,9 @@ def _load_npz(path):
         with np.load(path, allow_pickle=False) as f:
             missing = [key for key in KEYS if key not in f.files]
             if missing:
-                raise DataError(f"{path}: no {', '.join(missing)} in it "
-                                f"(has {', '.join(f.files) or 'nothing'}; {expected})")
+                raise DataError(
+                    f"{path}: no {', '.join(missing)} in it (has {', '.join(f.files) or 'nothing'}; {expected})"
+                )
             return {key: f[key] for key in KEYS}
     except _LOAD_ERRORS as e:
         raise DataError(f"{path}: cannot read it ({type(e).__name__}: {e}; {expected})") from None
@@ -88,11 +91,9 @@ def _check(arrays, where):
     for split, n in SIZES.items():
         x, y = arrays[f"x_{split}"], arrays[f"y_{split}"]
         if x.dtype != np.uint8 or x.shape != (n, 28, 28):
-            raise DataError(f"{where(f'x_{split}')}: x_{split} is {x.dtype} {x.shape}, "
-                            f"expected uint8 {(n, 28, 28)}")
+            raise DataError(f"{where(f'x_{split}')}: x_{split} is {x.dtype} {x.shape}, expected uint8 {(n, 28, 28)}")
         if y.dtype.kind not in "iu" or y.shape != (n,):
-            raise DataError(f"{where(f'y_{split}')}: y_{split} is {y.dtype} {y.shape}, "
-                            f"expected integer labels {(n,)}")
+            raise DataError(f"{where(f'y_{split}')}: y_{split} is {y.dtype} {y.shape}, expected integer labels {(n,)}")
         if y.min() < 0 or y.max() > 9:
             raise DataError(f"{where(f'y_{split}')}: y_{split} has labels outside 0..9")
         checked[f"x_{split}"], checked[f"y_{split}"] = x, y.astype(np.uint8)
@@ -118,6 +119,7 @@ def _download():
 
 def _find_mnist(mnist, data_dir, old):
     """Return (record, loader) for the first MNIST source found, in the documented order."""
+
     def npz(kind, path):
         if not Path(path).is_file():
             raise DataError(f"{path}: no such file (expected a Keras-layout mnist.npz)")
@@ -135,19 +137,23 @@ def _find_mnist(mnist, data_dir, old):
             # These are the arrays the last run wrote: their origin still holds.
             record = old["mnist"]
         else:
-            record = {"kind": "data dir", "path": str((data_dir / "MNIST").resolve()),
-                      "sha256": {name.split("/")[1]: h for name, h in hashes.items()}}
-        return record, lambda: _check({key: _load_npy(path) for key, path in local.items()},
-                                      lambda key: local[key])
+            record = {
+                "kind": "data dir",
+                "path": str((data_dir / "MNIST").resolve()),
+                "sha256": {name.split("/")[1]: h for name, h in hashes.items()},
+            }
+        return record, lambda: _check({key: _load_npy(path) for key, path in local.items()}, lambda key: local[key])
     for kind, path in (("data dir", data_dir / "mnist.npz"), ("keras cache", _keras_cache())):
         if path.is_file():
             return npz(kind, path)
     try:
         path = _download()
     except Exception as e:  # offline, no TensorFlow, a proxy: all mean "bring the file"
-        raise DataError(f"MNIST not found and the download failed ({type(e).__name__}: {e}). "
-                        f"Put a Keras-layout mnist.npz at {data_dir / 'mnist.npz'}, "
-                        "or pass --mnist PATH") from None
+        raise DataError(
+            f"MNIST not found and the download failed ({type(e).__name__}: {e}). "
+            f"Put a Keras-layout mnist.npz at {data_dir / 'mnist.npz'}, "
+            "or pass --mnist PATH"
+        ) from None
     return npz("download", path)
 
 
@@ -155,12 +161,16 @@ def _find_mnist_c(mnist_c):
     """Return (record, loader) for official MNIST-C spatter arrays in ``mnist_c``."""
     root = Path(mnist_c)
     folder = root / "spatter" if (root / "spatter").is_dir() else root
-    files = {f"{kind}_{split}": folder / f"{split}_{name}.npy"
-             for split in SIZES for kind, name in (("x", "images"), ("y", "labels"))}
+    files = {
+        f"{kind}_{split}": folder / f"{split}_{name}.npy"
+        for split in SIZES
+        for kind, name in (("x", "images"), ("y", "labels"))
+    }
     for path in files.values():
         if not path.is_file():
-            raise DataError(f"{path}: no such file (expected MNIST-C's spatter folder, "
-                            "or the mnist_c folder holding it)")
+            raise DataError(
+                f"{path}: no such file (expected MNIST-C's spatter folder, or the mnist_c folder holding it)"
+            )
 
     def load():
         arrays = {key: _load_npy(path) for key, path in files.items()}
@@ -170,19 +180,31 @@ def _find_mnist_c(mnist_c):
                 arrays[f"x_{split}"] = x[..., 0]
         return _check(arrays, lambda key: files[key])
 
-    record = {"kind": "official MNIST-C", "path": str(folder.resolve()),
-              "sha256": {path.name: _sha256(path) for path in files.values()}}
+    record = {
+        "kind": "official MNIST-C",
+        "path": str(folder.resolve()),
+        "sha256": {path.name: _sha256(path) for path in files.values()},
+    }
     return record, load
 
 
 def _recipe_record():
     loc, scale, sigma, threshold, mask_sigma = SPATTER_PARAMS[SPATTER_SEVERITY]
-    return {"kind": "spatter recipe", "recipe_version": SPATTER_RECIPE,
-            "severity": SPATTER_SEVERITY,
-            "parameters": {"loc": loc, "scale": scale, "sigma": sigma,
-                           "threshold": threshold, "mask_sigma": mask_sigma, "mud": "63/255"},
-            "seed": SPATTER_SEED,
-            "streams": {split: [SPATTER_SEED, n] for split, n in SPATTER_STREAMS.items()}}
+    return {
+        "kind": "spatter recipe",
+        "recipe_version": SPATTER_RECIPE,
+        "severity": SPATTER_SEVERITY,
+        "parameters": {
+            "loc": loc,
+            "scale": scale,
+            "sigma": sigma,
+            "threshold": threshold,
+            "mask_sigma": mask_sigma,
+            "mud": "63/255",
+        },
+        "seed": SPATTER_SEED,
+        "streams": {split: [SPATTER_SEED, n] for split, n in SPATTER_STREAMS.items()},
+    }
 
 
 def _build_spatter(mnist):
@@ -193,16 +215,19 @@ def _build_spatter(mnist):
         # are sequential, and the blur never crosses images.
         x = mnist[f"x_{split}"]
         corrupted[f"x_{split}"] = np.concatenate(
-            [spatter(x[i:i + _CHUNK], rng=rng) for i in range(0, len(x), _CHUNK)])
+            [spatter(x[i : i + _CHUNK], rng=rng) for i in range(0, len(x), _CHUNK)]
+        )
         corrupted[f"y_{split}"] = mnist[f"y_{split}"].copy()
     return corrupted
 
 
 # ---------------------------------------------------------------- outputs
 
+
 def _expected_shapes():
-    return {f"{name}/{key}.npy": (SIZES[key[2:]],) + ((28, 28) if key[0] == "x" else ())
-            for name in NAMES for key in KEYS}
+    return {
+        f"{name}/{key}.npy": (SIZES[key[2:]],) + ((28, 28) if key[0] == "x" else ()) for name in NAMES for key in KEYS
+    }
 
 
 def _same_source(a, b):
@@ -211,8 +236,7 @@ def _same_source(a, b):
 
 def _same_corruption(a, b):
     fields = ("kind", "recipe_version", "severity", "seed")
-    return (all((a or {}).get(f) == b.get(f) for f in fields)
-            and (b["kind"] != "official MNIST-C" or _same_source(a, b)))
+    return all((a or {}).get(f) == b.get(f) for f in fields) and (b["kind"] != "official MNIST-C" or _same_source(a, b))
 
 
 def _outputs_intact(data_dir):
@@ -258,15 +282,13 @@ def _write(data_dir, arrays, provenance):
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = _stage(path, lambda f: np.save(f, array))
             staged.append((tmp, path))
-            provenance["outputs"][rel] = {"shape": list(array.shape), "dtype": str(array.dtype),
-                                          "sha256": _sha256(tmp)}
+            provenance["outputs"][rel] = {"shape": list(array.shape), "dtype": str(array.dtype), "sha256": _sha256(tmp)}
         while staged:
             tmp, path = staged[-1]
             os.replace(tmp, path)
             staged.pop()
         text = json.dumps(provenance, indent=2) + "\n"
-        os.replace(_stage(data_dir / PROVENANCE, lambda f: f.write(text.encode())),
-                   data_dir / PROVENANCE)
+        os.replace(_stage(data_dir / PROVENANCE, lambda f: f.write(text.encode())), data_dir / PROVENANCE)
     finally:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)
@@ -289,8 +311,12 @@ def prepare(mnist=None, mnist_c=None, data_dir=None, log=print):
         corruption, load_corrupted = _find_mnist_c(mnist_c)
     else:
         corruption, load_corrupted = _recipe_record(), None
-    if (old and _same_source(old.get("mnist"), source)
-            and _same_corruption(old.get("corruption"), corruption) and _outputs_intact(data_dir)):
+    if (
+        old
+        and _same_source(old.get("mnist"), source)
+        and _same_corruption(old.get("corruption"), corruption)
+        and _outputs_intact(data_dir)
+    ):
         log("data is up to date")
         return old
 
@@ -303,16 +329,25 @@ def prepare(mnist=None, mnist_c=None, data_dir=None, log=print):
     else:
         log(f"MNIST_corrupted: building spatter (severity {SPATTER_SEVERITY}, seed {SPATTER_SEED})")
         corrupted = _build_spatter(clean)
-    arrays = {f"{name}/{key}.npy": part[key]
-              for name, part in (("MNIST", clean), ("MNIST_corrupted", corrupted)) for key in KEYS}
-    provenance = {"format": 1, "mnist": source, "corruption": corruption, "outputs": {},
-                  "software": {"numpy": np.__version__, "scipy": scipy.__version__}}
+    arrays = {
+        f"{name}/{key}.npy": part[key]
+        for name, part in (("MNIST", clean), ("MNIST_corrupted", corrupted))
+        for key in KEYS
+    }
+    provenance = {
+        "format": 1,
+        "mnist": source,
+        "corruption": corruption,
+        "outputs": {},
+        "software": {"numpy": np.__version__, "scipy": scipy.__version__},
+    }
     _write(data_dir, arrays, provenance)
     log(f"wrote {data_dir} in {time.perf_counter() - start:.1f} s")
     return provenance
 
 
 # ---------------------------------------------------------------- notebooks
+
 
 def load_data(name, data_dir=None):
     """Load "MNIST" or "MNIST_corrupted" as the original assignment did.
@@ -326,8 +361,10 @@ def load_data(name, data_dir=None):
     folder = (Path(data_dir) if data_dir is not None else default_data_dir()) / name
     for key in KEYS:
         if not (folder / f"{key}.npy").is_file():
-            raise FileNotFoundError(f"{folder / f'{key}.npy'} not found: run `make data` "
-                                    "(or `python -m bdl.data prepare --mnist PATH`) first")
+            raise FileNotFoundError(
+                f"{folder / f'{key}.npy'} not found: run `make data` "
+                "(or `python -m bdl.data prepare --mnist PATH`) first"
+            )
 
     def split(part):
         x = 1 - np.load(folder / f"x_{part}.npy").astype(np.float32)[..., None] / 255
@@ -339,16 +376,18 @@ def load_data(name, data_dir=None):
 
 def main(argv=None):
     """The data step's command line; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="python -m bdl.data",
-                                     description="Prepare the course's data sets.")
+    parser = argparse.ArgumentParser(prog="python -m bdl.data", description="Prepare the course's data sets.")
     commands = parser.add_subparsers(dest="command", required=True)
-    prep = commands.add_parser("prepare", help="write data/MNIST, data/MNIST_corrupted "
-                               "and data/provenance.json")
+    prep = commands.add_parser("prepare", help="write data/MNIST, data/MNIST_corrupted and data/provenance.json")
     prep.add_argument("--mnist", metavar="PATH", help="a Keras-layout mnist.npz")
-    prep.add_argument("--mnist-c", metavar="DIR", help="official MNIST-C (the mnist_c "
-                      "folder or its spatter folder); default: build spatter from MNIST")
-    prep.add_argument("--data-dir", metavar="DIR", help="output folder "
-                      "(default: $BDL_DATA_DIR or the repository's data/)")
+    prep.add_argument(
+        "--mnist-c",
+        metavar="DIR",
+        help="official MNIST-C (the mnist_c folder or its spatter folder); default: build spatter from MNIST",
+    )
+    prep.add_argument(
+        "--data-dir", metavar="DIR", help="output folder (default: $BDL_DATA_DIR or the repository's data/)"
+    )
     args = parser.parse_args(argv)
     try:
         prepare(args.mnist, args.mnist_c, args.data_dir)

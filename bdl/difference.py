@@ -18,6 +18,7 @@ still fails (a missing ``0.5 * log(2 * pi)`` shows as 0.92 or 0.9, and adding 0.
 A call that raised is described by ``described_failed_call``: what the tests gave it, and whether the
 same call runs in float32 or cut to one entry, which the examiner asks the kernel only then.
 """
+
 import numpy as np
 
 from bdl import loaded_tensorflow
@@ -54,7 +55,7 @@ def coarse(value, step_tolerance):
 
 
 def largest_difference(actual, expected, rtol, atol):
-    """"largest difference 0.92": how far the farthest value is from its expected one, ``coarse``."""
+    """ "largest difference 0.92": how far the farthest value is from its expected one, ``coarse``."""
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
     return f"largest difference {coarse(float(np.max(np.abs(actual - expected))), tolerance(expected, rtol, atol))}"
 
@@ -66,8 +67,11 @@ def described_with(actual, expected, rtol, atol, start=None, others=None):
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
     for name, values in (others or {}).items():
         values = np.asarray(values, float)
-        if values.shape == expected.shape and np.allclose(actual, values, rtol=rtol, atol=atol) \
-                and not np.allclose(values, expected, rtol=rtol, atol=atol):
+        if (
+            values.shape == expected.shape
+            and np.allclose(actual, values, rtol=rtol, atol=atol)
+            and not np.allclose(values, expected, rtol=rtol, atol=atol)
+        ):
             return f"every value is that of {name}"
     if start is not None:
         start = np.broadcast_to(np.asarray(start, float), expected.shape)
@@ -128,8 +132,10 @@ def described(actual, expected, rtol, atol, within=None):
             return affine
     if wrong.all() and (np.all(offset > 0) or np.all(offset < 0)):
         low, high = np.abs(offset).min(), np.abs(offset).max()
-        return (f"every value is {'larger' if offset.flat[0] > 0 else 'smaller'} than the expected one, "
-                f"by {coarse(float(low), within)} to {coarse(float(high), within)}")
+        return (
+            f"every value is {'larger' if offset.flat[0] > 0 else 'smaller'} than the expected one, "
+            f"by {coarse(float(low), within)} to {coarse(float(high), within)}"
+        )
     if wrong.all():
         return _spread(actual.ravel(), expected.ravel(), within)
     return ""
@@ -149,8 +155,10 @@ def _spread(actual, expected, within):
         below, above = ("smaller", "larger") if larger[-1] else ("larger", "smaller")
         return f"every value is {below} than the expected one where that is below {number(cut)}, {above} where above"
     bigger = int(np.sum(larger))
-    return (f"{number(bigger)} of {number(larger.size)} values {'is' if bigger == 1 else 'are'} larger than "
-            "the expected ones, the others smaller")
+    return (
+        f"{number(bigger)} of {number(larger.size)} values {'is' if bigger == 1 else 'are'} larger than "
+        "the expected ones, the others smaller"
+    )
 
 
 def _round_between(low, high, finest):
@@ -167,7 +175,7 @@ def _round_between(low, high, finest):
 
 
 def _affine(actual, expected, rtol, atol, within, per_factor):
-    """"every value is 2 times the expected one, plus 0.5" where a factor and an offset together fit
+    """ "every value is 2 times the expected one, plus 0.5" where a factor and an offset together fit
     every value (a log density of the wrong scale, say), else ""."""
     values = np.sort(expected.ravel())
     if np.sum(np.diff(values) > atol + rtol * np.abs(values[1:])) < 2:  # two numbers fit any two values
@@ -177,8 +185,9 @@ def _affine(actual, expected, rtol, atol, within, per_factor):
         return ""
     fitted = factor * expected + offset
     # as close as the factor rule asks, but for the rounding of the two numbers shown
-    if not np.all(np.abs(actual - fitted) <= atol + 10 * rtol * np.abs(actual)
-                  + 1e-4 * (np.abs(factor * expected) + abs(offset))):
+    if not np.all(
+        np.abs(actual - fitted) <= atol + 10 * rtol * np.abs(actual) + 1e-4 * (np.abs(factor * expected) + abs(offset))
+    ):
         return ""
     sign = "plus" if offset > 0 else "minus"
     factor_shown, offset_shown = coarse(float(factor), per_factor), coarse(abs(float(offset)), within)
@@ -226,8 +235,9 @@ def described_nonfinite(actual, expected=None):
     fit, a probability of 0, a zero gradient), if so."""
     actual = np.asarray(actual, float)
     bad = ~np.isfinite(actual)
-    kinds = " or ".join(name for name, found in (("nan", np.isnan(actual).any()), ("inf", np.isinf(actual).any()))
-                        if found)
+    kinds = " or ".join(
+        name for name, found in (("nan", np.isnan(actual).any()), ("inf", np.isinf(actual).any())) if found
+    )
     if actual.size == 1:
         return f"it is {kinds}"
     if bad.all():
@@ -239,7 +249,7 @@ def described_nonfinite(actual, expected=None):
 
 
 def _count(part, whole):
-    """"1 of 4 values is" or "3 of 4 values are"."""
+    """ "1 of 4 values is" or "3 of 4 values are"."""
     return f"{number(part)} of {number(whole)} values {'is' if part == 1 else 'are'}"
 
 
@@ -267,8 +277,15 @@ def described_failed_call(args, kwargs, runs, show=shown):
         size = sizes.pop()
         if size > 1 and runs(*changed(lambda value: value[:1])):
             return f"{said}; the same call runs with each input cut to its first entry along the first axis"
-        if size == 1 and runs(*changed(lambda value: loaded_tensorflow().concat([value, value], 0) if _is_tensor(value)
-                                       else np.concatenate([value, value]))):
+        if size == 1 and runs(
+            *changed(
+                lambda value: (
+                    loaded_tensorflow().concat([value, value], 0)
+                    if _is_tensor(value)
+                    else np.concatenate([value, value])
+                )
+            )
+        ):
             return f"{said}; the same call runs with each input's one entry along the first axis given twice"
     return said
 
@@ -279,8 +296,11 @@ def _is_tensor(value):
 
 
 def _is_array(value):
-    return type(value) is np.ndarray and value.dtype.kind in "biuf" or (
-        _is_tensor(value) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
+    return (
+        type(value) is np.ndarray
+        and value.dtype.kind in "biuf"
+        or (_is_tensor(value) and hasattr(value, "numpy") and value.dtype.is_numpy_compatible)
+    )
 
 
 def _dtype(value):

@@ -9,6 +9,7 @@ all members at once. Each member's loss depends only on its own weights and
 Adam updates every weight on its own, so training the stack on the sum of the
 members' losses trains each member exactly as if it were alone.
 """
+
 import time
 
 import numpy as np
@@ -30,8 +31,10 @@ def member_init(layer_sizes, seed, init_scale=None):
     """
     rng = np.random.default_rng(seed)
     scale = abs(rng.normal(0.0, 0.1)) if init_scale is None else float(init_scale)
-    weights = [(scale * rng.standard_normal((fan_in, fan_out)), scale * rng.standard_normal(fan_out))
-               for fan_in, fan_out in zip(layer_sizes[:-1], layer_sizes[1:])]
+    weights = [
+        (scale * rng.standard_normal((fan_in, fan_out)), scale * rng.standard_normal(fan_out))
+        for fan_in, fan_out in zip(layer_sizes[:-1], layer_sizes[1:])
+    ]
     return [(k.astype("float32"), b.astype("float32")) for k, b in weights], scale
 
 
@@ -53,10 +56,12 @@ class StackedMLP(tf.Module):
         self.initial_weights = [weights for weights, _ in members]
         self.kernels, self.biases = [], []
         for layer in range(len(layer_sizes) - 1):
-            self.kernels.append(tf.Variable(np.stack([w[layer][0] for w in self.initial_weights]),
-                                            name=f"kernel_{layer}"))
-            self.biases.append(tf.Variable(np.stack([w[layer][1] for w in self.initial_weights])[:, None, :],
-                                           name=f"bias_{layer}"))
+            self.kernels.append(
+                tf.Variable(np.stack([w[layer][0] for w in self.initial_weights]), name=f"kernel_{layer}")
+            )
+            self.biases.append(
+                tf.Variable(np.stack([w[layer][1] for w in self.initial_weights])[:, None, :], name=f"bias_{layer}")
+            )
 
     def __call__(self, x):
         h = tf.convert_to_tensor(x, tf.float32)
@@ -72,11 +77,13 @@ class StackedMLP(tf.Module):
     def predict(self, x, batch_size=8192):
         """Return the members' outputs on ``x`` ``[N, inputs]`` as a NumPy array ``[M, N, outputs]``."""
         if not hasattr(self, "_compiled_call"):  # one trace for every batch size
-            self._compiled_call = tf.function(self.__call__, input_signature=[
-                tf.TensorSpec([None, self.layer_sizes[0]], tf.float32)])
+            self._compiled_call = tf.function(
+                self.__call__, input_signature=[tf.TensorSpec([None, self.layer_sizes[0]], tf.float32)]
+            )
         x = np.asarray(x, "float32")
-        return np.concatenate([self._compiled_call(x[i:i + batch_size]).numpy()
-                               for i in range(0, len(x), batch_size)], axis=1)
+        return np.concatenate(
+            [self._compiled_call(x[i : i + batch_size]).numpy() for i in range(0, len(x), batch_size)], axis=1
+        )
 
 
 def member_categorical_nll(labels, logits):
@@ -91,8 +98,10 @@ def member_categorical_nll(labels, logits):
 
 def _check_attack(adversarial_eps, attack):
     if adversarial_eps and attack is None:
-        raise ValueError("adversarial training (adversarial_eps > 0) needs an attack: "
-                         "pass attack=fgsm, a function fgsm(loss_fn, x, y, eps)")
+        raise ValueError(
+            "adversarial training (adversarial_eps > 0) needs an attack: "
+            "pass attack=fgsm, a function fgsm(loss_fn, x, y, eps)"
+        )
 
 
 def _adversarial_inputs(objective, x, y, adversarial_eps, attack):
@@ -103,13 +112,15 @@ def _adversarial_inputs(objective, x, y, adversarial_eps, attack):
 
 def _training_loss(model, loss_fn, x, y, adversarial_eps, attack, weight_decay):
     """Return the per-member losses ``[M]``: mean NLL (clean and attacked inputs) plus L2."""
+
     def member_nll(inputs, targets):
         return tf.reduce_mean(loss_fn(targets, model(inputs)), axis=-1)
 
     if adversarial_eps:
         # Member m's inputs x[m] affect only its own loss: one gradient of the sum attacks every member.
-        x_adv = _adversarial_inputs(lambda inputs, targets: tf.reduce_sum(member_nll(inputs, targets)),
-                                    x, y, adversarial_eps, attack)
+        x_adv = _adversarial_inputs(
+            lambda inputs, targets: tf.reduce_sum(member_nll(inputs, targets)), x, y, adversarial_eps, attack
+        )
         losses = 0.5 * (member_nll(x, y) + member_nll(x_adv, y))
     else:
         losses = member_nll(x, y)
@@ -118,9 +129,21 @@ def _training_loss(model, loss_fn, x, y, adversarial_eps, attack, weight_decay):
     return losses
 
 
-def train_stacked(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rate=1e-3,
-                  adversarial_eps=0.0, attack=None, weight_decay=0.0, seed=0, metrics=None,
-                  print_every=None):
+def train_stacked(
+    model,
+    x,
+    y,
+    loss_fn,
+    num_epochs,
+    batch_size=None,
+    learning_rate=1e-3,
+    adversarial_eps=0.0,
+    attack=None,
+    weight_decay=0.0,
+    seed=0,
+    metrics=None,
+    print_every=None,
+):
     """Train every member of ``model`` together with Adam; return the history.
 
     Each epoch, each member sees the training set in its own random order, in
@@ -151,11 +174,10 @@ def train_stacked(model, x, y, loss_fn, num_epochs, batch_size=None, learning_ra
     @tf.function
     def train_epoch(order):
         for step in tf.range(num_steps):
-            batch = order[:, step * batch_size:(step + 1) * batch_size]  # [M, batch_size]
+            batch = order[:, step * batch_size : (step + 1) * batch_size]  # [M, batch_size]
             xb, yb = tf.gather(x, batch), tf.gather(y, batch)
             with tf.GradientTape() as tape:
-                loss = tf.reduce_sum(_training_loss(model, loss_fn, xb, yb, adversarial_eps, attack,
-                                                    weight_decay))
+                loss = tf.reduce_sum(_training_loss(model, loss_fn, xb, yb, adversarial_eps, attack, weight_decay))
             optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
         return metrics(model(x), y) if metrics else {}
 
@@ -187,9 +209,10 @@ class KerasMember(tf.keras.Model):
         _check_attack(adversarial_eps, attack)
         last = len(layer_sizes) - 2
         regularizer = tf.keras.regularizers.L2(weight_decay) if weight_decay else None
-        self.dense = [tf.keras.layers.Dense(units, activation=None if i == last else "relu",
-                                            kernel_regularizer=regularizer)
-                      for i, units in enumerate(layer_sizes[1:])]
+        self.dense = [
+            tf.keras.layers.Dense(units, activation=None if i == last else "relu", kernel_regularizer=regularizer)
+            for i, units in enumerate(layer_sizes[1:])
+        ]
         self.loss_fn = loss_fn
         self.adversarial_eps = adversarial_eps
         self.attack = attack
@@ -215,13 +238,22 @@ class KerasMember(tf.keras.Model):
                 loss = 0.5 * (loss + mean_loss(x_adv, y))
             if self.losses:
                 loss += tf.add_n(self.losses)
-        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables),
-                                           self.trainable_variables))
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables), self.trainable_variables))
         return {"loss": loss}
 
 
-def train_serial(model, x, y, loss_fn, num_epochs, batch_size=None, learning_rate=1e-3,
-                 adversarial_eps=0.0, attack=None, weight_decay=0.0):
+def train_serial(
+    model,
+    x,
+    y,
+    loss_fn,
+    num_epochs,
+    batch_size=None,
+    learning_rate=1e-3,
+    adversarial_eps=0.0,
+    attack=None,
+    weight_decay=0.0,
+):
     """Train ``model``'s members one after another as plain Keras models (``fit``).
 
     Starts from the same initial weights as ``model`` (a ``StackedMLP``, left

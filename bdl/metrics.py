@@ -1,4 +1,5 @@
 """Scores of how well an uncertainty measure separates two groups of inputs."""
+
 import numpy as np
 from scipy.stats import rankdata
 

@@ -5,6 +5,7 @@
 * ``grading``: nbgrader sets ``NBGRADER_EXECUTION`` while it validates or
   autogrades, so grading one submission takes seconds, not minutes.
 """
+
 import os
 
 

@@ -4,6 +4,7 @@
 official MNIST-C arrays are not given. Anything changed here changes the
 bytes of that set: bump ``bdl.data.SPATTER_RECIPE`` with it.
 """
+
 import numpy as np
 
 # MNIST-C's spatter parameters (Mu & Gilmer 2019, corruptions.py), per
@@ -33,13 +34,11 @@ def spatter_mask(shape, severity=SPATTER_SEVERITY, rng=None):
     loc, scale, sigma, threshold, mask_sigma = SPATTER_PARAMS[severity]
     rng = np.random.default_rng(rng)
     lead = (0,) * (len(shape) - 2)  # never blur across images of a batch
-    liquid = gaussian_filter(rng.normal(loc, scale, size=shape),
-                             lead + (sigma, sigma), mode="nearest")
+    liquid = gaussian_filter(rng.normal(loc, scale, size=shape), lead + (sigma, sigma), mode="nearest")
     # The recipe also zeroes the liquid below the threshold; that cannot
     # change which pixels lie above it, so only the mask is computed. The
     # mask is blurred in float32, as MNIST-C does (and 4x faster than float64).
-    mask = gaussian_filter((liquid > threshold).astype(np.float32),
-                           lead + (mask_sigma, mask_sigma), mode="nearest")
+    mask = gaussian_filter((liquid > threshold).astype(np.float32), lead + (mask_sigma, mask_sigma), mode="nearest")
     mask[mask < 0.8] = 0
     return mask
 
@@ -52,8 +51,7 @@ def spatter(images, severity=SPATTER_SEVERITY, rng=None):
     """
     images = np.asarray(images)
     if images.dtype != np.uint8 or images.ndim != 3:
-        raise ValueError(f"expected uint8 images (N, height, width), got "
-                         f"{images.dtype} {images.shape}")
+        raise ValueError(f"expected uint8 images (N, height, width), got {images.dtype} {images.shape}")
     mask = spatter_mask(images.shape, severity, rng)
     # Where the mask is 0 the recipe gives x * 1 + 0, which rounds back to the
     # input exactly, so only the masked pixels are computed.

@@ -3,6 +3,7 @@
 Each function takes a ``seed`` and returns float32 NumPy arrays, the same on
 every machine (NumPy's ``default_rng`` streams are stable across platforms).
 """
+
 import numpy as np
 
 
@@ -44,7 +45,7 @@ def spiral_data(points_per_class=1000, num_classes=3, angular_noise=0.3, seed=0)
 def quartic(x):
     """The six-point set's truth, y = -x**4 + 3 x**2 + 1."""
     x = np.asarray(x)
-    return -x ** 4 + 3 * x ** 2 + 1
+    return -(x**4) + 3 * x**2 + 1
 
 
 def quartic_data():
@@ -71,8 +72,7 @@ def two_blobs_data(num_points=50_000, centres=((-3.0, -5.0), (5.0, 5.0)), std=0.
     return (x[:half], labels[:half]), (x[half:], labels[half:])
 
 
-def linear_data(num_points=20, slope=2.0, intercept=-1.0, noise_std=3.0, low=-5.0, high=5.0,
-                seed=0):
+def linear_data(num_points=20, slope=2.0, intercept=-1.0, noise_std=3.0, low=-5.0, high=5.0, seed=0):
     """Return ``(x, y)`` of shape ``(num_points,)``: x uniform in [low, high],
     y = slope * x + intercept + N(0, noise_std**2).
 

@@ -22,6 +22,7 @@ Both directions carry data only, so neither side can run code of the other's by 
 
 An answer larger than ``MAX_ANSWER`` bytes, or of any other form, is no answer.
 """
+
 import base64
 import contextvars
 import importlib
@@ -139,8 +140,13 @@ def _array(text):
 def _library_name(value):
     """``"module:qualname"`` of a library function or class, or None."""
     module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
-    if isinstance(module, str) and isinstance(name, str) and "<" not in name \
-            and module.startswith(LIBRARIES) and _IDENTIFIER.fullmatch(name):
+    if (
+        isinstance(module, str)
+        and isinstance(name, str)
+        and "<" not in name
+        and module.startswith(LIBRARIES)
+        and _IDENTIFIER.fullmatch(name)
+    ):
         return f"{module}:{name}"
     return None
 
@@ -148,8 +154,11 @@ def _library_name(value):
 def resolve(reference):
     """The library function or class ``"module:qualname"`` names (imported, never run)."""
     module_name, _, name = reference.partition(":")
-    if not module_name.startswith(LIBRARIES) or not _IDENTIFIER.fullmatch(module_name) \
-            or not _IDENTIFIER.fullmatch(name):
+    if (
+        not module_name.startswith(LIBRARIES)
+        or not _IDENTIFIER.fullmatch(module_name)
+        or not _IDENTIFIER.fullmatch(name)
+    ):
         raise WireError(f"{reference!r} is not a library name")
     value = importlib.import_module(module_name)
     for part in name.split("."):
@@ -175,8 +184,12 @@ def encode(value, handle=None):
     if isinstance(value, np.generic) and np.dtype(kind).kind in ARRAY_KINDS:
         return {"t": "scalar", "v": _array_bytes(np.asarray(value))}
     if tf is not None and isinstance(value, tf.Variable):
-        return {"t": "variable", "v": _array_bytes(value.numpy()), "name": value.name,
-                "trainable": bool(value.trainable)}
+        return {
+            "t": "variable",
+            "v": _array_bytes(value.numpy()),
+            "name": value.name,
+            "trainable": bool(value.trainable),
+        }
     if tf is not None and tf.is_tensor(value) and hasattr(value, "numpy"):
         return {"t": "tensor", "v": _array_bytes(np.asarray(value.numpy()))}
     if tf is not None and isinstance(value, tf.DType):
@@ -195,16 +208,25 @@ def _class_names(value):
 def _named(value):
     """An examiner's argument that is not data, as the kernel can make it anew."""
     if isinstance(value, StandIn) and _library_name(type(value)):
-        return {"t": "standin", "id": id(value), "class": _library_name(type(value)),
-                "v": encode(list(value.given_args)),
-                "kwargs": encode(dict(value.given_kwargs))}
+        return {
+            "t": "standin",
+            "id": id(value),
+            "class": _library_name(type(value)),
+            "v": encode(list(value.given_args)),
+            "kwargs": encode(dict(value.given_kwargs)),
+        }
     tf = loaded_tensorflow()  # a distribution or an initialiser is made with TensorFlow loaded
     tfp = sys.modules.get("tensorflow_probability") if tf is not None else None
-    if tfp is not None and isinstance(value, tfp.distributions.Distribution) and type(value).__module__.startswith(
-            "tensorflow_probability"):
-        return {"t": "distribution", "class": type(value).__name__,
-                "v": encode({key: item for key, item in value.parameters.items()
-                             if item is not None and key != "name"})}
+    if (
+        tfp is not None
+        and isinstance(value, tfp.distributions.Distribution)
+        and type(value).__module__.startswith("tensorflow_probability")
+    ):
+        return {
+            "t": "distribution",
+            "class": type(value).__name__,
+            "v": encode({key: item for key, item in value.parameters.items() if item is not None and key != "name"}),
+        }
     if tf is not None and isinstance(value, tf.keras.initializers.Initializer):
         return {"t": "initializer", "v": json.loads(json.dumps(tf.keras.initializers.serialize(value)))}
     name = _library_name(value)
@@ -216,8 +238,12 @@ def _named(value):
 def _handle_number(value):
     """Whether ``value`` is what the kernel's handles are: ``{"handle": n}``, and nothing else (a
     notebook name, ``{"name": ...}``, is the examiner's to give)."""
-    return type(value) is dict and list(value) == ["handle"] and type(value["handle"]) is int \
+    return (
+        type(value) is dict
+        and list(value) == ["handle"]
+        and type(value["handle"]) is int
         and 0 <= value["handle"] < 2**53
+    )
 
 
 # Called with each stand-in ``decode`` makes, where set: the course's own check of its tests records
@@ -267,6 +293,7 @@ def decode(data, lookup=None, made=None):
         raise WireError(f"the kernel cannot send a {kind}")
     if kind == "distribution":
         import tensorflow_probability as tfp
+
         if not _IDENTIFIER.fullmatch(str(data.get("class"))):
             raise WireError("not a distribution's name")
         return getattr(tfp.distributions, data["class"])(**decode(value, lookup, made))
@@ -341,6 +368,7 @@ def respond(request, namespace=None):
     the worker to open)."""
     if namespace is None:
         from IPython import get_ipython
+
         namespace = get_ipython().user_ns
     try:
         request = json.loads(request)

@@ -9,6 +9,7 @@ dtypes and a type's name; never a string. A long number is text in disguise.
 this module. The examiner shows their frames in an error output, as IPython would, and the feedback takes
 an assertion raised through them alone for the tests' own words.
 """
+
 import fnmatch
 import functools
 import re
@@ -25,8 +26,11 @@ SPEAKING_FILES = ("checks.py", "difference.py", "words.py", "wire.py", "question
 def speaks(filename):
     """Whether ``filename`` (a path) is one of ``SPEAKING_FILES`` of a ``bdl`` folder."""
     head, found, tail = str(filename).replace("\\", "/").rpartition("bdl/")
-    return bool(found) and (not head or head.endswith("/")) and any(fnmatch.fnmatchcase(tail, pattern)
-                                                                    for pattern in SPEAKING_FILES)
+    return (
+        bool(found)
+        and (not head or head.endswith("/"))
+        and any(fnmatch.fnmatchcase(tail, pattern) for pattern in SPEAKING_FILES)
+    )
 
 
 PLAIN_PYTHON = (int, float, bool, complex, str, bytes, type(None))
@@ -47,6 +51,7 @@ def tensor_kinds():
     """The classes of a tensor and a variable (none before TensorFlow is loaded)."""
     return tensorflow_kinds(loaded_tensorflow())[0]
 
+
 # The most a message shows of a value: digits of a number (significant digits of a float), dimensions
 # of a shape and the size of each, items of a container, characters in all.
 MAX_DIGITS = 12
@@ -55,7 +60,6 @@ MAX_RANK = 6
 MAX_DIMENSION = 10**7
 MAX_ITEMS = 6
 MAX_SHOWN = 60
-
 
 
 def type_name(value):
@@ -97,9 +101,11 @@ def shape_text(shape):
     """A shape as a message may show it: ``(3, 4)``, or ``a shape of rank 9`` when it has more than
     ``MAX_RANK`` dimensions or one of ``MAX_DIMENSION`` or more (or not a whole number)."""
     dims = list(shape)
-    if len(dims) <= MAX_RANK and all(type(dim) in (int, type(None)) or isinstance(dim, np.integer)
-                                     for dim in dims) \
-            and all(dim is None or 0 <= dim < MAX_DIMENSION for dim in dims):
+    if (
+        len(dims) <= MAX_RANK
+        and all(type(dim) in (int, type(None)) or isinstance(dim, np.integer) for dim in dims)
+        and all(dim is None or 0 <= dim < MAX_DIMENSION for dim in dims)
+    ):
         return repr(tuple(None if dim is None else int(dim) for dim in dims))
     return f"a shape of rank {number(len(dims))}"
 
@@ -121,8 +127,11 @@ def _text(value, depth=0):
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
     tf = loaded_tensorflow()
     if tf is not None and kind is tf.TensorShape:
-        return "TensorShape(None)" if value.rank is None else (
-            f"TensorShape({list(value.as_list())})" if not shape_text(value.as_list()).startswith("a ") else None)
+        return (
+            "TensorShape(None)"
+            if value.rank is None
+            else (f"TensorShape({list(value.as_list())})" if not shape_text(value.as_list()).startswith("a ") else None)
+        )
     if tf is not None and kind is tf.dtypes.DType:
         return f"tf.{value.name}"
     if kind in NUMPY_DTYPES and re.fullmatch(r"[a-z]+[0-9]{0,3}", value.name):

@@ -16,6 +16,7 @@ slow tests, and `--dist loadscope --no-loadscope-reorder` keeps that order.
   two hub modules share the hub's folder). So the browser and the hub never run
   while a grading class does.
 """
+
 import atexit
 import os
 import resource
@@ -29,12 +30,19 @@ from xdist.scheduler import LoadScopeScheduling
 from system_packages import require
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
-ONE_SCOPE_EACH = ("tests/course/test_assignment_tests.py::test_check_tests_passes[",
-                  "tests/system/test_grading.py::test_a_wrong_function_loses_exactly_its_points[")
+ONE_SCOPE_EACH = (
+    "tests/course/test_assignment_tests.py::test_check_tests_passes[",
+    "tests/system/test_grading.py::test_a_wrong_function_loses_exactly_its_points[",
+)
 # One scope, run in this order: the grading classes, then the browser and hub classes.
-ONE_WORKER = ("tests/system/test_red_team.py", "tests/system/test_class_grading.py",
-              "tests/system/test_browser.py", "tests/system/test_feedback_math.py", "tests/system/test_hub.py",
-              "tests/system/test_hub_systemd.py")
+ONE_WORKER = (
+    "tests/system/test_red_team.py",
+    "tests/system/test_class_grading.py",
+    "tests/system/test_browser.py",
+    "tests/system/test_feedback_math.py",
+    "tests/system/test_hub.py",
+    "tests/system/test_hub_systemd.py",
+)
 
 # Each pytest worker's share of the cores for TensorFlow's ops, in every kernel it starts (nbval's,
 # check-tests'; grading processes take one core each anyway, autograder.worker.bwrap.ONE_CORE): pools as
@@ -72,8 +80,7 @@ def bubblewrap():
 
 
 def _is_long(item):
-    return item.get_closest_marker("slow") is not None or item.nodeid.endswith(".ipynb") \
-        or ".ipynb::" in item.nodeid
+    return item.get_closest_marker("slow") is not None or item.nodeid.endswith(".ipynb") or ".ipynb::" in item.nodeid
 
 
 def _order(item):
@@ -90,13 +97,17 @@ def pytest_collection_modifyitems(items):
 
 def _rusage_seconds():
     """CPU seconds of this process and of the processes it has waited for (kernels, workers, pip)."""
-    return sum(usage.ru_utime + usage.ru_stime
-               for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)))
+    return sum(
+        usage.ru_utime + usage.ru_stime
+        for usage in (resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN))
+    )
 
 
 # Where a cgroup of this process's own can be made (as root): v1's cpuacct, or v2's; how to read its CPU seconds.
-CGROUPS = ((Path("/sys/fs/cgroup/cpuacct"), "cpuacct.usage", lambda text: int(text) / 1e9),
-           (Path("/sys/fs/cgroup"), "cpu.stat", lambda text: int(text.split()[1]) / 1e6))  # "usage_usec N" first
+CGROUPS = (
+    (Path("/sys/fs/cgroup/cpuacct"), "cpuacct.usage", lambda text: int(text) / 1e9),
+    (Path("/sys/fs/cgroup"), "cpu.stat", lambda text: int(text.split()[1]) / 1e6),
+)  # "usage_usec N" first
 
 
 def _own_cgroup():

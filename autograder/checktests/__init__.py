@@ -28,8 +28,14 @@ tuned figure cannot: the hints a class will get. A hint that contradicts an answ
 alternative, a correct blind answer, or a blind wrong answer it does not fit) is a problem
 (``check_hints``).
 """
+
 from autograder.checktests.checks import check_notebook, check_tests  # noqa: F401 (the package's own names)
 from autograder.checktests.cli import add_parser  # noqa: F401
 from autograder.checktests.kernel import NOTEBOOK_CELL_TIMEOUT  # noqa: F401
-from autograder.checktests.variants import (MIN_ALTERNATIVES, MIN_DIAGNOSED, MIN_MUTANTS, MUTANTS_DIR,  # noqa: F401
-                                            load_variants)
+from autograder.checktests.variants import (  # noqa: F401
+    MIN_ALTERNATIVES,
+    MIN_DIAGNOSED,
+    MIN_MUTANTS,
+    MUTANTS_DIR,
+    load_variants,
+)

@@ -15,6 +15,7 @@ answers' code and sentences against the recognisers' sentences::
 An empty set: no hint of the tables would be right for it. ``check-tests`` runs each answer's tests
 and notes the hint it gets; here, what the results add up to.
 """
+
 import importlib.util
 from pathlib import Path
 
@@ -61,10 +62,15 @@ def judge(function, results, right):
         ok = hint is not None and acceptable is not None and hint in acceptable
         row["right"] += ok
         if hint is not None and not ok:
-            row["problems"].append(f"blind answer {name!r} gets the hint {hint!r}, judged right: "
-                                   f"{sorted(acceptable) if acceptable is not None else 'not judged'}")
-        row["lines"].append(f"{function} {name!r}: fails, hint {hint or '-'}"
-                            + ("" if hint is None else " (right)" if ok else " (WRONG)") + f"; says: {message}")
+            row["problems"].append(
+                f"blind answer {name!r} gets the hint {hint!r}, judged right: "
+                f"{sorted(acceptable) if acceptable is not None else 'not judged'}"
+            )
+        row["lines"].append(
+            f"{function} {name!r}: fails, hint {hint or '-'}"
+            + ("" if hint is None else " (right)" if ok else " (WRONG)")
+            + f"; says: {message}"
+        )
     return row
 
 

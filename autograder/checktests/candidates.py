@@ -17,6 +17,7 @@ screen the function of a test cell that catches errors), and one whose result ha
 gives the test something else to look at than the reference did: only the others are worth a
 run of the tests.
 """
+
 import contextlib
 import functools
 import importlib
@@ -36,16 +37,15 @@ from bdl import wire
 SCREEN_SECONDS = 10
 
 
-
 class _Sweep:
     """What the sweep keeps in the kernel between check-tests' calls into it."""
 
     def __init__(self):
-        self.recorded = {}      # a stand-in's key -> (label, the stand-in)
+        self.recorded = {}  # a stand-in's key -> (label, the stand-in)
         self.first_handle = None  # while recording: the first handle the window holds
-        self.first_calls = {}   # a graded name -> (args, kwargs, the result's form) of the tests' first call of it
-        self.chosen = []        # the candidates of the last ``choose``
-        self.diagnose = None    # bdl's diagnose while ``quiet_diagnoses`` holds it back
+        self.first_calls = {}  # a graded name -> (args, kwargs, the result's form) of the tests' first call of it
+        self.chosen = []  # the candidates of the last ``choose``
+        self.diagnose = None  # bdl's diagnose while ``quiet_diagnoses`` holds it back
 
 
 _sweep = _Sweep()
@@ -54,8 +54,12 @@ _sweep = _Sweep()
 def _key(value):
     """What two stand-ins made alike share: their class and arguments, arrays by their bytes."""
     if isinstance(value, wire.StandIn):
-        return (type(value).__module__, type(value).__qualname__, _key(list(value.given_args)),
-                _key(dict(value.given_kwargs)))
+        return (
+            type(value).__module__,
+            type(value).__qualname__,
+            _key(list(value.given_args)),
+            _key(dict(value.given_kwargs)),
+        )
     if isinstance(value, (list, tuple)):
         return (type(value).__name__, tuple(_key(item) for item in value))
     if isinstance(value, dict):
@@ -112,8 +116,7 @@ def stop_recording():
 
 
 def _modules():
-    names = [info.name for info in pkgutil.walk_packages(bdl.__path__, "bdl.")
-             if not info.name.endswith(".__main__")]
+    names = [info.name for info in pkgutil.walk_packages(bdl.__path__, "bdl.") if not info.name.endswith(".__main__")]
     return [bdl] + [importlib.import_module(name) for name in sorted(names)]
 
 
@@ -123,8 +126,12 @@ def callables():
     found, seen = [], set()
     for module in _modules():
         for name, value in sorted(vars(module).items()):
-            if name.startswith("__") or not callable(value) or id(value) in seen \
-                    or getattr(value, "__module__", None) != module.__name__:
+            if (
+                name.startswith("__")
+                or not callable(value)
+                or id(value) in seen
+                or getattr(value, "__module__", None) != module.__name__
+            ):
                 continue
             seen.add(id(value))
             found.append((f"{module.__name__}.{name}", value))
@@ -149,6 +156,7 @@ def watch(namespace, name):
         watched_init.watched = (reference, own)
         reference.__init__ = watched_init
     elif inspect.isfunction(reference):
+
         def watched(*args, **kwargs):
             result = reference(*args, **kwargs)
             if _eager():  # a call inside a tf.function holds symbols, not values
@@ -183,9 +191,12 @@ def unwatch(namespace, name):
 
 def _required(reference):
     """The parameters a call of ``reference`` must give."""
-    return [parameter for parameter in inspect.signature(reference).parameters.values()
-            if parameter.default is parameter.empty
-            and parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)]
+    return [
+        parameter
+        for parameter in inspect.signature(reference).parameters.values()
+        if parameter.default is parameter.empty
+        and parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD)
+    ]
 
 
 def binds(candidate, required):
@@ -242,8 +253,9 @@ def form(value):
     if type(value) in (tuple, list) and not all(isinstance(item, (int, float, np.generic)) for item in value):
         return ("parts", tuple(form(item) for item in value))
     tf = sys.modules.get("tensorflow")
-    if isinstance(value, (int, float, complex, np.generic, np.ndarray, tuple, list)) \
-            or (tf is not None and tf.is_tensor(value)):
+    if isinstance(value, (int, float, complex, np.generic, np.ndarray, tuple, list)) or (
+        tf is not None and tf.is_tensor(value)
+    ):
         try:
             return ("data", int(np.prod(value.shape)) if hasattr(value, "shape") else int(np.size(value)))
         except (TypeError, ValueError):
@@ -263,8 +275,11 @@ def looks_right(candidate, call):
     previous = signal.signal(signal.SIGALRM, _too_long)
     signal.setitimer(signal.ITIMER_REAL, SCREEN_SECONDS)
     try:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
-                warnings.catch_warnings():
+        with (
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+            warnings.catch_warnings(),
+        ):
             warnings.simplefilter("ignore")
             return form(candidate(*args, **kwargs)) == call[2]
     except _TooLong:
@@ -304,6 +319,7 @@ def quiet_diagnoses(quiet=True):
     """Hold back ``bdl``'s diagnoses of a failure (or, with ``quiet=False``, let them run again): a
     candidate that fails needs no hint, and its probes cost time."""
     import bdl.diagnoses as diagnoses
+
     if quiet and _sweep.diagnose is None:
         _sweep.diagnose, diagnoses.diagnose = diagnoses.diagnose, lambda grade_id, answer: None
     elif not quiet and _sweep.diagnose is not None:

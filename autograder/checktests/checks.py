@@ -1,13 +1,22 @@
 """Every check of an assignment's tests, in one live kernel per notebook: seeds, mutants, alternatives,
 independence, the kit and the hints; one row per graded function."""
+
 from pathlib import Path
 
 from autograder.checktests.blind import load_blind
 from autograder.checktests.hints import check_hints
 from autograder.checktests.kernel import SEED_CODE, executed_notebook
 from autograder.checktests.kit import watch, check_kit
-from autograder.checktests.variants import (MIN_ALTERNATIVES, MIN_DIAGNOSED, MIN_MUTANTS, MUTANTS_DIR,
-                                            check_dependence, check_independence, load_variants, run_variant)
+from autograder.checktests.variants import (
+    MIN_ALTERNATIVES,
+    MIN_DIAGNOSED,
+    MIN_MUTANTS,
+    MUTANTS_DIR,
+    check_dependence,
+    check_independence,
+    load_variants,
+    run_variant,
+)
 from autograder.course.cells import graded_functions, names_mistakes
 from autograder.course.directory import REPO
 
@@ -28,8 +37,17 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
         functions = graded_functions(nb)
         wrong = {function: [] for function in functions}  # the killed mutants the other tests run with
         for function, (solution, tests) in functions.items():
-            row = {"function": function, "seeds": 0, "num_seeds": seeds, "killed": 0,
-                   "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0, "problems": []}
+            row = {
+                "function": function,
+                "seeds": 0,
+                "num_seeds": seeds,
+                "killed": 0,
+                "num_mutants": 0,
+                "passed": 0,
+                "num_alternatives": 0,
+                "diagnosed": 0,
+                "problems": [],
+            }
             for seed in range(seeds):
                 kernel.run(SEED_CODE.format(seed))
                 if seed == 0:  # for check_kit: the stand-ins the tests make, and their first call of the answer
@@ -60,16 +78,17 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
                     noted = kernel.noted_mistake(text, function)
                     row["diagnosed"] += noted is not None and noted == written_as.get(name)
                     if noted is not None and noted != written_as.get(name):
-                        row["problems"].append(f"mutant {name!r} is diagnosed as {noted!r}, "
-                                               f"but makes {written_as.get(name)!r}")
+                        row["problems"].append(
+                            f"mutant {name!r} is diagnosed as {noted!r}, but makes {written_as.get(name)!r}"
+                        )
             if mutants and names_mistakes(tests, function) and row["diagnosed"] < MIN_DIAGNOSED * len(mutants):
-                row["problems"].append(f"only {row['diagnosed']} of {len(mutants)} mutants diagnosed "
-                                       f"(at least {MIN_DIAGNOSED:.0%} needed)")
+                row["problems"].append(
+                    f"only {row['diagnosed']} of {len(mutants)} mutants diagnosed (at least {MIN_DIAGNOSED:.0%} needed)"
+                )
             alternatives = variants["alternatives"].get(function, [])
             row["num_alternatives"] = len(alternatives)
             if len(alternatives) < MIN_ALTERNATIVES:
-                row["problems"].append(f"only {len(alternatives)} alternatives "
-                                       f"(at least {MIN_ALTERNATIVES} needed)")
+                row["problems"].append(f"only {len(alternatives)} alternatives (at least {MIN_ALTERNATIVES} needed)")
             for name, old, new in alternatives:
                 passed, why, _ = run_variant(kernel, solution, tests, old, new)
                 row["passed"] += bool(passed)
@@ -83,8 +102,10 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
         for row in rows:
             function = row["function"]
             row["problems"] += [f"the tests of {other} fail when {function} is missing" for other in missing[function]]
-            row["problems"] += [f"the tests of {other} fail when {function} is wrong (mutant {name!r})"
-                                for other, name in broken_by[function]]
+            row["problems"] += [
+                f"the tests of {other} fail when {function} is wrong (mutant {name!r})"
+                for other, name in broken_by[function]
+            ]
             broken = set(missing[function]) | {other for other, _ in broken_by[function]}
             row["independent"], row["num_others"] = len(functions) - 1 - len(broken), len(functions) - 1
         found, tried, seconds = check_kit(kernel, functions)
@@ -97,17 +118,36 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
         unknown = set(variants["mutants"]) | set(variants["alternatives"])
         unknown -= set(functions)
         for function in sorted(unknown):
-            rows.append({"function": function, "seeds": 0, "num_seeds": 0, "killed": 0,
-                         "num_mutants": 0, "passed": 0, "num_alternatives": 0, "diagnosed": 0,
-                         "independent": 0, "num_others": 0,
-                         "problems": ["variants given for a function the notebook does not grade"]})
+            rows.append(
+                {
+                    "function": function,
+                    "seeds": 0,
+                    "num_seeds": 0,
+                    "killed": 0,
+                    "num_mutants": 0,
+                    "passed": 0,
+                    "num_alternatives": 0,
+                    "diagnosed": 0,
+                    "independent": 0,
+                    "num_others": 0,
+                    "problems": ["variants given for a function the notebook does not grade"],
+                }
+            )
         if then:
             then(kernel, functions)
     return rows
 
 
-def check_tests(assignment, seeds=5, root=REPO, mutants_dir=MUTANTS_DIR, log=None, only_blind=False,
-                every_mutant=False, blind_dir=None):
+def check_tests(
+    assignment,
+    seeds=5,
+    root=REPO,
+    mutants_dir=MUTANTS_DIR,
+    log=None,
+    only_blind=False,
+    every_mutant=False,
+    blind_dir=None,
+):
     """Check the tests of every notebook of ``assignment``; return rows with a ``notebook`` key.
 
     A row also holds the problems of ``check_hints`` and, where the assignment has a blind catalogue,

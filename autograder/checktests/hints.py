@@ -1,4 +1,5 @@
 """The hints, checked: none for a correct answer, and a blind wrong answer's names its mistake."""
+
 from nbclient.exceptions import CellExecutionError
 
 from autograder.checktests.blind import judge
@@ -11,12 +12,16 @@ def probe_hint(kernel, function):
     """The mistake ``function``'s recognisers name for the answer the kernel holds now, as a failing test
     of it would name it in its feedback (asked from the examiner), or None."""
     # The tables' recognisers load TensorFlow: the kernel, which has it, reads them.
-    name = kernel.value(f"getattr(__import__('bdl.diagnoses', fromlist=['_']).all_tables().get({function!r}), 'name', None)")
+    name = kernel.value(
+        f"getattr(__import__('bdl.diagnoses', fromlist=['_']).all_tables().get({function!r}), 'name', None)"
+    )
     if name is None:
         return None
     kernel.run(SEED_CODE.format(0))
-    source = (f"from bdl.diagnoses import diagnosed\n{name}\n"
-              f"with diagnosed({function!r}):\n    raise AssertionError('a probe of the hints')")
+    source = (
+        f"from bdl.diagnoses import diagnosed\n{name}\n"
+        f"with diagnosed({function!r}):\n    raise AssertionError('a probe of the hints')"
+    )
     return kernel.noted_mistake(kernel.outcome(source, test=True)[2], function)
 
 
@@ -48,8 +53,9 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
         problems, blind = [], None
         hinted = names_mistakes(tests, function)  # tests that name no mistake give no hint to check
         for name, old, new in variants["alternatives"].get(function, []) if alternatives and hinted else ():
-            hint = solution.source.count(old) == 1 and _hint_with(kernel, solution, solution.source.replace(old, new),
-                                                                  function)
+            hint = solution.source.count(old) == 1 and _hint_with(
+                kernel, solution, solution.source.replace(old, new), function
+            )
             if hint:
                 problems.append(f"correct alternative {name!r} gets the hint {hint!r}")
         if catalogue:
@@ -69,6 +75,8 @@ def check_hints(kernel, functions, variants, catalogue, alternatives=True):
         found[function] = {"problems": problems, "blind": blind}
     if catalogue:
         for function in sorted((set(catalogue["answers"]) | set(catalogue["correct"])) - set(functions)):
-            found[function] = {"problems": ["blind answers given for a function the notebook does not grade"],
-                               "blind": None}
+            found[function] = {
+                "problems": ["blind answers given for a function the notebook does not grade"],
+                "blind": None,
+            }
     return found

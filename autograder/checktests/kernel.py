@@ -1,5 +1,6 @@
 """The solution notebook run once in a live kernel, as when graded (the guard and the examiner), and
 more code run in it; what a failing test's error says."""
+
 import contextlib
 import json
 import os
@@ -29,8 +30,13 @@ class NotebookKernel:
         outputs or raise CellExecutionError."""
         cell = nbformat.v4.new_code_cell(source)
         if test:
-            cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True,
-                                         "grade_id": "checked_tests", "points": 1}
+            cell.metadata["nbgrader"] = {
+                "grade": True,
+                "solution": False,
+                "locked": True,
+                "grade_id": "checked_tests",
+                "points": 1,
+            }
         # nbclient stores the executed cell back at its index: lend it a slot.
         cells = self.client.nb.cells
         cells.append(cell)
@@ -50,6 +56,7 @@ class NotebookKernel:
         """``bdl.diagnoses.noted_mistake``, asked of this kernel: it has TensorFlow, which the tables'
         recognisers load, loaded already, where this process would spend about 3 s of CPU loading it."""
         from bdl.diagnoses import has_note
+
         if not has_note(text):  # most failures: no question to ask
             return None
         return self.value(f"__import__('bdl.diagnoses', fromlist=['_']).noted_mistake({text!r}, {function!r})")
@@ -79,6 +86,7 @@ def last_error_line(text):
     """The error's own line: its last line that is not part of a diagnosis note (the note's first line,
     and the indented lines it wraps onto)."""
     from bdl.diagnoses import PREFIX  # its recognisers load TensorFlow: only here, not for every command
+
     lines, in_note = [], False
     for line in text.splitlines():
         in_note = line.startswith(PREFIX) or (in_note and line.startswith(" "))
@@ -99,10 +107,13 @@ def executed_notebook(path, env):
     os.environ.update(env)
     try:
         # The grading guard and the examiner, as in `grade`: the tests run as they will when graded.
-        client = ExaminingClient(nb, timeout=NOTEBOOK_CELL_TIMEOUT, kernel_name="python3",
-                                extra_arguments=[KERNEL_LOG_LEVEL,
-                                                 f"--IPKernelApp.exec_lines={GUARD}"],
-                                resources={"metadata": {"path": str(Path(path).parent)}})
+        client = ExaminingClient(
+            nb,
+            timeout=NOTEBOOK_CELL_TIMEOUT,
+            kernel_name="python3",
+            extra_arguments=[KERNEL_LOG_LEVEL, f"--IPKernelApp.exec_lines={GUARD}"],
+            resources={"metadata": {"path": str(Path(path).parent)}},
+        )
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type == "code":

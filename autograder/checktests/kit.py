@@ -1,5 +1,6 @@
 """The sweep of ``bdl``'s callables: each in every graded function's place (``autograder.checktests.candidates`` in
 the kernel), none of which may pass its tests, as students get ``bdl``."""
+
 import ast
 import json
 import time
@@ -21,8 +22,11 @@ CANDIDATES = "__import__('autograder.checktests.candidates', fromlist=['candidat
 def answer_name(source, function):
     """The name under which a solution cell defines its answer: its one function or class (the one named
     ``function`` if it defines several), or None."""
-    defined = [node.name for node in ast.parse(source).body
-               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    defined = [
+        node.name
+        for node in ast.parse(source).body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
     return function if function in defined else (defined[0] if len(defined) == 1 else None)
 
 
@@ -69,8 +73,9 @@ def check_kit(kernel, functions):
                 continue
             screen = not _catches(tests.source)
             try:
-                labels = _printed(kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), "
-                                             f"{name!r}, {screen})))"))
+                labels = _printed(
+                    kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), {name!r}, {screen})))")
+                )
             except CellExecutionError as error:
                 found.append(f"bdl's callables could not be listed in its place: {last_error_line(str(error))}")
                 continue

@@ -1,5 +1,6 @@
 """The variants of a solution (``tests/course/mutants/<assignment>.py``): loaded, one run in the
 reference's place, and whether a wrong or missing answer costs only its own points."""
+
 import ast
 from pathlib import Path
 
@@ -23,8 +24,11 @@ def load_variants(assignment, mutants_dir=MUTANTS_DIR):
     if not path.exists():
         return {"mutants": {}, "alternatives": {}, "diagnoses": {}}
     module = load_module(path)
-    return {"mutants": module.MUTANTS, "alternatives": module.ALTERNATIVES,
-            "diagnoses": getattr(module, "DIAGNOSES", {})}
+    return {
+        "mutants": module.MUTANTS,
+        "alternatives": module.ALTERNATIVES,
+        "diagnoses": getattr(module, "DIAGNOSES", {}),
+    }
 
 
 def run_variant(kernel, solution, tests, old, new):
@@ -101,8 +105,9 @@ def check_independence(kernel, functions):
     A submission whose answer crashes or is missing must lose only that
     answer's points.
     """
-    return _failing_with(kernel, functions, {function: _removed(solution.source)
-                                             for function, (solution, _) in functions.items()})
+    return _failing_with(
+        kernel, functions, {function: _removed(solution.source) for function, (solution, _) in functions.items()}
+    )
 
 
 def check_dependence(kernel, functions, wrong):
@@ -116,8 +121,11 @@ def check_dependence(kernel, functions, wrong):
     found = {function: [] for function in wrong}
     for round_ in range(max((len(mutants) for mutants in wrong.values()), default=0)):
         mutants = {function: mutants[round_] for function, mutants in wrong.items() if len(mutants) > round_}
-        failing = _failing_with(kernel, functions, {
-            function: functions[function][0].source.replace(old, new) for function, (_, old, new) in mutants.items()})
+        failing = _failing_with(
+            kernel,
+            functions,
+            {function: functions[function][0].source.replace(old, new) for function, (_, old, new) in mutants.items()},
+        )
         for function, others in failing.items():
             found[function] += [(other, mutants[function][0]) for other in others]
     return found

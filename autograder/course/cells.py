@@ -20,6 +20,7 @@ it: ``source_markers`` finds them, and ``grade`` refuses such a submission.
 
 Every function takes a cell as nbformat gives it or as plain JSON (a dict).
 """
+
 import copy
 import re
 
@@ -35,8 +36,16 @@ BEGIN_RUBRIC, END_RUBRIC = "BEGIN RUBRIC", "END RUBRIC"
 # delimiters anywhere, case-sensitive: ``### BEGIN SOLUTION``, ``# BEGIN SOLUTION`` and
 # ``x = 1  # END SOLUTION`` alike, not ``# begin solution``; so no release holds one. The rubric's
 # markers are matched the same way (``rubric_lines``), and nbgrader clears the answers that hold them.
-SOURCE_MARKERS = (BEGIN_SOLUTION, END_SOLUTION, BEGIN_HIDDEN, END_HIDDEN, BEGIN_MARK_SCHEME, END_MARK_SCHEME,
-                  BEGIN_RUBRIC, END_RUBRIC)
+SOURCE_MARKERS = (
+    BEGIN_SOLUTION,
+    END_SOLUTION,
+    BEGIN_HIDDEN,
+    END_HIDDEN,
+    BEGIN_MARK_SCHEME,
+    END_MARK_SCHEME,
+    BEGIN_RUBRIC,
+    END_RUBRIC,
+)
 TESTS_SUFFIX = "_tests"
 # The metadata that makes a cell graded; nbgrader recomputes checksums itself.
 GRADING_KEYS = ("grade", "solution", "locked", "task", "points", "grade_id", "schema_version")
@@ -72,8 +81,9 @@ def is_test(cell):
 def is_manual(cell):
     """A cell a person grades: a markdown answer with points, or a task."""
     marks = nbgrader_metadata(cell) or {}
-    return bool(marks.get("task")) or (cell.get("cell_type") == "markdown" and bool(marks.get("grade"))
-                                       and bool(marks.get("solution")))
+    return bool(marks.get("task")) or (
+        cell.get("cell_type") == "markdown" and bool(marks.get("grade")) and bool(marks.get("solution"))
+    )
 
 
 def is_graded(cell):
@@ -113,8 +123,11 @@ def graded_ids(nb):
 def graded_functions(nb):
     """Return {function: (answer cell, test cell)} for each code answer that has a test cell."""
     cells = graded_cells(nb)
-    return {name: (cell, cells[tests_id(name)]) for name, cell in cells.items()
-            if cell.get("cell_type") == "code" and is_answer(cell) and tests_id(name) in cells}
+    return {
+        name: (cell, cells[tests_id(name)])
+        for name, cell in cells.items()
+        if cell.get("cell_type") == "code" and is_answer(cell) and tests_id(name) in cells
+    }
 
 
 def names_mistakes(tests, function):
@@ -204,12 +217,18 @@ def answered(nb):
         if source is None:
             continue
         removed = set()
-        for begin, end in ((BEGIN_HIDDEN, END_HIDDEN), (BEGIN_MARK_SCHEME, END_MARK_SCHEME),
-                           (BEGIN_RUBRIC, END_RUBRIC)):
+        for begin, end in (
+            (BEGIN_HIDDEN, END_HIDDEN),
+            (BEGIN_MARK_SCHEME, END_MARK_SCHEME),
+            (BEGIN_RUBRIC, END_RUBRIC),
+        ):
             removed |= block_lines(source, begin, end)
         lines = source.split("\n")
-        kept = [line for number, line in enumerate(lines, start=1)
-                if number not in removed and not any(marker in line for marker in SOURCE_MARKERS)]
+        kept = [
+            line
+            for number, line in enumerate(lines, start=1)
+            if number not in removed and not any(marker in line for marker in SOURCE_MARKERS)
+        ]
         if len(kept) < len(lines):
             cell["source"] = "\n".join(kept).rstrip()
     return nb

@@ -1,15 +1,20 @@
 """What the course's commands share on the command line: the course folder and gradebook options, and
 the two commands about the course itself, ``release`` and ``validate``."""
+
 from autograder.course import directory, gradebook
 from autograder.course.lint import lint_course
 
 
 def course_options(parser):
-    parser.add_argument("--root", default=str(directory.REPO),
-                        help="the course directory holding source/ and the gradebook")
-    parser.add_argument("--db", help="the gradebook's SQLAlchemy URL (default: $BDL_GRADEBOOK_URL, else "
-                                     "sqlite:///ROOT/gradebook.db; or postgresql://user@host/db, read as "
-                                     "postgresql+psycopg://, its password from $PGPASSWORD if it names none)")
+    parser.add_argument(
+        "--root", default=str(directory.REPO), help="the course directory holding source/ and the gradebook"
+    )
+    parser.add_argument(
+        "--db",
+        help="the gradebook's SQLAlchemy URL (default: $BDL_GRADEBOOK_URL, else "
+        "sqlite:///ROOT/gradebook.db; or postgresql://user@host/db, read as "
+        "postgresql+psycopg://, its password from $PGPASSWORD if it names none)",
+    )
 
 
 def db_url(args):
@@ -39,7 +44,8 @@ def _validate(args):
 def add_parser(commands):
     release = commands.add_parser("release", help="generate release/ from source/ for every assignment")
     release.set_defaults(run=_release)
-    validate = commands.add_parser("validate", help="lint source/; source notebooks must pass their "
-                                                    "tests and release notebooks fail them")
+    validate = commands.add_parser(
+        "validate", help="lint source/; source notebooks must pass their tests and release notebooks fail them"
+    )
     validate.add_argument("assignments", nargs="*", help="only these (default: every assignment)")
     validate.set_defaults(run=_validate)

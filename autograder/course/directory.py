@@ -1,4 +1,5 @@
 """The course directory and nbgrader: its config and API, the assignments, release and validate."""
+
 import functools
 import os
 import sys
@@ -24,6 +25,7 @@ def alembic_head():
     runs the ``alembic`` program to read it, for every new gradebook: 2 s of CPU where this takes 0.3 s,
     once per process."""
     from alembic.script import ScriptDirectory
+
     return ScriptDirectory(ALEMBIC_DIR).get_current_head()
 
 
@@ -53,8 +55,7 @@ def make_api(root, overrides=None):
 
 def assignments(root=REPO):
     """Return the assignment ids: folders of ``source/`` holding notebooks."""
-    return sorted(p.name for p in (Path(root) / "source").iterdir()
-                  if p.is_dir() and any(p.glob("*.ipynb")))
+    return sorted(p.name for p in (Path(root) / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 
 
 def check_assignment(assignment, root=REPO):
@@ -78,8 +79,9 @@ def generate_release(root=REPO, only=None):
     """Generate ``release/`` from ``source/`` for every assignment (or those in ``only``)."""
     api = make_api(root)
     for assignment in only or assignments(root):
-        check_result(api.generate_assignment(assignment, force=True, create=True),
-                     f"nbgrader generate_assignment {assignment}")
+        check_result(
+            api.generate_assignment(assignment, force=True, create=True), f"nbgrader generate_assignment {assignment}"
+        )
 
 
 def validate(root=REPO, only=()):
@@ -100,6 +102,5 @@ def validate(root=REPO, only=()):
                 results = validator.validate(str(path))
                 if results:
                     expected = "fail its tests" if invert else "pass its tests"
-                    problems.append(f"{kind}/{assignment}/{name}.ipynb should {expected}: "
-                                    f"{sorted(results)}")
+                    problems.append(f"{kind}/{assignment}/{name}.ipynb should {expected}: {sorted(results)}")
     return problems

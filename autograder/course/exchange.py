@@ -16,6 +16,7 @@ its owner can move later, by changing the folder, but never earlier; it picks ea
 folder and is written into the collected ``timestamp.txt``. A folder whose name is not nbgrader's
 ``<student>+<assignment>+<time>+<random>`` is refused alone, where nbgrader stops the whole collect.
 """
+
 import datetime
 import fnmatch
 import os
@@ -58,8 +59,11 @@ class OwnedCollect(ExchangeCollect):
             record = super()._path_to_record(path)
             record["invalid"] = ""
         except Exception:  # nbgrader's fail(), or a time it cannot parse: this folder alone is refused
-            record = {"username": name.split("+")[0], "filename": name,
-                      "invalid": "has a name that is not <student>+<assignment>+<time>+<random>"}
+            record = {
+                "username": name.split("+")[0],
+                "filename": name,
+                "invalid": "has a name that is not <student>+<assignment>+<time>+<random>",
+            }
         try:
             record["timestamp"] = exchange_time(path)
         except OSError as error:
@@ -100,8 +104,9 @@ class OwnedCollect(ExchangeCollect):
         super().copy_files()
 
     def do_copy(self, src, dest, log=None):
-        record = next(record for record in self.src_records
-                      if os.path.join(self.inbound_path, record["filename"]) == src)
+        record = next(
+            record for record in self.src_records if os.path.join(self.inbound_path, record["filename"]) == src
+        )
         try:
             copy_tree(src, dest, self.coursedir.ignore, self.coursedir.max_file_size * 1000)
         except RefusedSubmission as refused:  # changed since it was checked

@@ -9,12 +9,15 @@ earlier autograded copy is removed (``--force``, and the button always forces), 
 is written and before any cell runs; its one line names the door that is safe,
 ``python -m autograder grade``, whose worker puts nbgrader's own exporter back.
 """
+
 from nbconvert.exporters import NotebookExporter
 from nbgrader.converters.base import NbGraderException
 
-MESSAGE = ("nbgrader's own autograde is switched off for this course: it would run the submission and its "
-           "hidden tests in one kernel, unsandboxed, as you. Grade with `python -m autograder grade "
-           "ASSIGNMENT` (on a hub, in the course service's terminal); it goes through the sandbox and the examiner")
+MESSAGE = (
+    "nbgrader's own autograde is switched off for this course: it would run the submission and its "
+    "hidden tests in one kernel, unsandboxed, as you. Grade with `python -m autograder grade "
+    "ASSIGNMENT` (on a hub, in the course service's terminal); it goes through the sandbox and the examiner"
+)
 
 
 class Refused(NbGraderException):

@@ -8,6 +8,7 @@ server is one clear line, not a traceback from inside nbgrader. Grading on a
 Dask cluster needs a gradebook every worker reaches: ``check_shared`` refuses
 SQLite there.
 """
+
 import os
 from pathlib import Path
 
@@ -42,7 +43,7 @@ def gradebook_url(url, root, environ=os.environ):
         return default_url(root)
     for scheme in ("postgresql://", "postgres://"):
         if url.startswith(scheme):
-            url = f"postgresql+{POSTGRES_DRIVER}://" + url[len(scheme):]
+            url = f"postgresql+{POSTGRES_DRIVER}://" + url[len(scheme) :]
     if url.startswith("postgresql") and environ.get("PGPASSWORD"):
         parsed = make_url(url)
         if parsed.password is None:
@@ -58,8 +59,10 @@ def check(url):
     except ArgumentError as error:
         raise ValueError(f"not a database URL: {url!r} ({error})") from None
     except (NoSuchModuleError, ModuleNotFoundError) as error:
-        raise ValueError(f"no database driver for {url.split(':')[0]}:// ({error}); for PostgreSQL "
-                         f"install the course's pins (psycopg 3) and write postgresql://...") from None
+        raise ValueError(
+            f"no database driver for {url.split(':')[0]}:// ({error}); for PostgreSQL "
+            f"install the course's pins (psycopg 3) and write postgresql://..."
+        ) from None
     try:
         with engine.connect() as connection:
             connection.execute(text("select 1"))
@@ -67,8 +70,9 @@ def check(url):
         reason = str(error.orig or error).strip().splitlines()[0]
         raise ValueError(f"cannot reach the gradebook database {shown}: {reason}") from None
     except ModuleNotFoundError as error:
-        raise ValueError(f"no database driver for {shown} ({error}); for PostgreSQL install "
-                         f"the course's pins (psycopg 3)") from None
+        raise ValueError(
+            f"no database driver for {shown} ({error}); for PostgreSQL install the course's pins (psycopg 3)"
+        ) from None
     finally:
         engine.dispose()
 
@@ -77,15 +81,20 @@ def check_shared(url):
     """Raise ValueError with one line if ``url`` is a SQLite file, which a cluster's workers on other
     machines cannot share."""
     if make_url(url).get_backend_name() == "sqlite":
-        raise ValueError("--scheduler grades on other machines, which cannot share a SQLite gradebook: "
-                         "give a database server with --db postgresql://user@host/course")
+        raise ValueError(
+            "--scheduler grades on other machines, which cannot share a SQLite gradebook: "
+            "give a database server with --db postgresql://user@host/course"
+        )
 
 
 def notebook_points(notebook):
     """A submitted notebook's points, as every table of scores gives them: {"score", "max_score",
     "manual"} (the points of its grades awaiting an instructor)."""
-    return {"score": float(notebook.score), "max_score": float(notebook.max_score),
-            "manual": float(sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade))}
+    return {
+        "score": float(notebook.score),
+        "max_score": float(notebook.max_score),
+        "manual": float(sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade)),
+    }
 
 
 def scores(db_url, root, assignment, student, status):
@@ -96,10 +105,12 @@ def scores(db_url, root, assignment, student, status):
             try:
                 points = notebook_points(gradebook.find_submission_notebook(name, assignment, student))
             except MissingEntry:
-                points = {"score": 0.0, "max_score": float(gradebook.find_notebook(name, assignment).max_score),
-                          "manual": 0.0}
-            rows.append({"assignment": assignment, "notebook": name, "student": student, **points,
-                         "status": status})
+                points = {
+                    "score": 0.0,
+                    "max_score": float(gradebook.find_notebook(name, assignment).max_score),
+                    "manual": 0.0,
+                }
+            rows.append({"assignment": assignment, "notebook": name, "student": student, **points, "status": status})
     return rows
 
 

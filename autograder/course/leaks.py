@@ -21,6 +21,7 @@ answer, for the people who grade it) in a ``source/`` notebook that is
 
 The markers themselves are secret too: a release must never hold one.
 """
+
 import ast
 import re
 from dataclasses import dataclass
@@ -62,12 +63,16 @@ def defined_names(source, top_level_assignments=True):
         tree = ast.parse(_code(source))
     except SyntaxError:
         return set()
-    names = {node.name for node in ast.walk(tree)
-             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    names = {
+        node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    }
     if top_level_assignments:
         for node in tree.body:
-            targets = node.targets if isinstance(node, ast.Assign) else (
-                [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            targets = (
+                node.targets
+                if isinstance(node, ast.Assign)
+                else ([node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else [])
+            )
             names |= {name.id for target in targets for name in ast.walk(target) if isinstance(name, ast.Name)}
     return names
 
@@ -81,16 +86,21 @@ def graded_names(source):
     except SyntaxError:
         return set()
     names = {node.name for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    names |= {target.id for node in body if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
-              for target in node.targets if isinstance(target, ast.Name)}
+    names |= {
+        target.id
+        for node in body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     return {name for name in names if not name.startswith("_")}
 
 
 @dataclass(frozen=True)
 class Secrets:
-    hidden: frozenset     # telling lines of hidden-test blocks
-    solution: frozenset   # telling lines of model answers (code and markdown)
-    names: frozenset      # what the code answers define: the graded functions and classes
+    hidden: frozenset  # telling lines of hidden-test blocks
+    solution: frozenset  # telling lines of model answers (code and markdown)
+    names: frozenset  # what the code answers define: the graded functions and classes
     # {graded name: the first assignment that grades it}: a later assignment's release may
     # give an earlier one's answer as code of its own ("the answer to assignment NN")
     origin: tuple = ()
@@ -110,18 +120,26 @@ def secrets(source_paths, release_paths):
     ``release_paths``: a source's text outside its blocks is its release's, so it is given only
     with that release (a later assignment's question text is not in the student's hands yet)."""
     sources = [nbformat.read(path, 4) for path in source_paths]
-    given = {line.strip() for path in release_paths for cell in nbformat.read(path, 4).cells
-             for line in cell.source.split("\n")}
+    given = {
+        line.strip()
+        for path in release_paths
+        for cell in nbformat.read(path, 4).cells
+        for line in cell.source.split("\n")
+    }
     held = {Path(path).parent.name for path in release_paths}
     hidden, solution, rubric, names, origin = set(), set(), set(), set(), {}
     for path, nb in sorted(zip(source_paths, sources)):
         for cell in nb.cells:
             lines = cell.source.split("\n")
-            hide, answer, grading = cells.hidden_lines(cell.source), solution_lines(cell), \
-                cells.rubric_lines(cell.source)
+            hide, answer, grading = (
+                cells.hidden_lines(cell.source),
+                solution_lines(cell),
+                cells.rubric_lines(cell.source),
+            )
             if Path(path).parent.name in held:
-                given |= {line.strip() for number, line in enumerate(lines, start=1)
-                          if number not in hide | answer | grading}
+                given |= {
+                    line.strip() for number, line in enumerate(lines, start=1) if number not in hide | answer | grading
+                }
             hidden |= {lines[number - 1].strip() for number in hide}
             solution |= {lines[number - 1].strip() for number in answer - grading}
             rubric |= {lines[number - 1].strip() for number in grading}
@@ -131,8 +149,11 @@ def secrets(source_paths, release_paths):
                 names |= graded_names(cell.source)
 
     def keep(lines):
-        return frozenset(line for line in lines if telling(line) and line not in given
-                         and not any(marker in line for marker in MARKERS))
+        return frozenset(
+            line
+            for line in lines
+            if telling(line) and line not in given and not any(marker in line for marker in MARKERS)
+        )
 
     return Secrets(keep(hidden), keep(solution), frozenset(names), tuple(sorted(origin.items())), keep(rubric))
 
@@ -174,8 +195,11 @@ def leaked_lines(text, secrets, own=(), whole_lines=False):
     own = [line for line in own if line.strip()]
     mine = lambda found: any(found in line for line in own)  # noqa: E731
     stripped = {line.strip() for line in text.split("\n")} if whole_lines else None
-    found = [(kind, line) for line, kind in secrets.lines().items()
-             if (line in stripped if whole_lines and kind != "marker" else line in text) and not mine(line)]
+    found = [
+        (kind, line)
+        for line, kind in secrets.lines().items()
+        if (line in stripped if whole_lines and kind != "marker" else line in text) and not mine(line)
+    ]
     for line in text.split("\n"):
         match = _DEF.match(line)
         if match and match.group(1) in secrets.names and not mine(line.strip()):

@@ -11,6 +11,7 @@ live in ``autograder.course.cells``, about rubrics in ``autograder.course.rubric
     python -m autograder.course.lint [source_dir]     # exits 1 if anything is wrong
                                                # (checks ../release too when it exists)
 """
+
 import re
 import sys
 from pathlib import Path
@@ -84,8 +85,10 @@ def _rubric_problems(cell):
     if has_rubric and not cells.is_manual(cell):
         return ["rubric in a cell that is not a manually graded answer"]
     if has_rubric and not cells.rubric_lines(source) <= cleared_lines(cell):
-        return ["rubric outside what nbgrader clears (a markdown answer's solution block, or the whole "
-                "answer when it has none): it would reach the release"]
+        return [
+            "rubric outside what nbgrader clears (a markdown answer's solution block, or the whole "
+            "answer when it has none): it would reach the release"
+        ]
     if cells.is_manual(cell) and cells.has_points(cell):
         return rubric.problems(cell)
     return []
@@ -127,13 +130,14 @@ def _notebook_problems(nb):
     for index, cell in enumerate(nb.cells):
         grade_id = cells.grade_id(cell) or ""
         if grade_id.endswith(cells.TESTS_SUFFIX) and cells.answer_id(grade_id) not in answers:
-            problems.append(f"cell {index} ({grade_id}): no solution cell with grade_id "
-                            f"{cells.answer_id(grade_id)!r} for these tests")
+            problems.append(
+                f"cell {index} ({grade_id}): no solution cell with grade_id "
+                f"{cells.answer_id(grade_id)!r} for these tests"
+            )
     parameters = [index for index, cell in enumerate(nb.cells) if _is_parameters(cell)]
     if len(parameters) != 1:
         where = f" (cells {parameters})" if parameters else ""
-        problems.append(f"expected exactly one code cell tagged 'parameters', "
-                        f"found {len(parameters)}{where}")
+        problems.append(f"expected exactly one code cell tagged 'parameters', found {len(parameters)}{where}")
     return problems
 
 
@@ -148,18 +152,19 @@ def lint_notebook(path):
     problems, seen_ids = [], {}
     for index, cell in enumerate(nb.cells):
         label = f"cell {index}" + (f" ({cells.grade_id(cell)})" if cells.grade_id(cell) else "")
-        found = (_metadata_problems(cell, seen_ids, index) if cells.nbgrader_metadata(cell) is not None else []) \
-            + _marker_problems(cell) + _test_cell_problems(cell) \
+        found = (
+            (_metadata_problems(cell, seen_ids, index) if cells.nbgrader_metadata(cell) is not None else [])
+            + _marker_problems(cell)
+            + _test_cell_problems(cell)
             + (_code_problems(cell) if cell.cell_type == "code" else [])
+        )
         problems += [f"{name}: {label}: {problem}" for problem in found]
     return problems + [f"{name}: {problem}" for problem in _notebook_problems(nb)]
 
 
 def notebooks(source_dir):
     """Source notebooks ``source_dir/*/*.ipynb``, sorted, without checkpoints."""
-    return sorted(
-        p for p in Path(source_dir).glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts
-    )
+    return sorted(p for p in Path(source_dir).glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
 def rubric_leaks(source_path, release_path):

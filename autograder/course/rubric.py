@@ -15,6 +15,7 @@ A criterion is ``- N point(s): text``, a wrong answer a ``- text`` after the
 nbgrader replaces a markdown answer whole in the release, so the rubric never
 reaches students; ``autograder.course.lint`` checks that it stays where that holds.
 """
+
 import re
 from dataclasses import dataclass
 
@@ -33,7 +34,7 @@ class Criterion:
 
 @dataclass(frozen=True)
 class Rubric:
-    criteria: tuple       # Criterion, in order
+    criteria: tuple  # Criterion, in order
     wrong_answers: tuple  # str, in order
 
     @property
@@ -49,8 +50,11 @@ def split(source):
     answer = "\n".join(line for number, line in enumerate(lines, start=1) if number not in inside)
     if not inside:
         return answer.strip(), None
-    body = [lines[number - 1] for number in sorted(inside)
-            if cells.BEGIN_RUBRIC not in lines[number - 1] and cells.END_RUBRIC not in lines[number - 1]]
+    body = [
+        lines[number - 1]
+        for number in sorted(inside)
+        if cells.BEGIN_RUBRIC not in lines[number - 1] and cells.END_RUBRIC not in lines[number - 1]
+    ]
     return answer.strip(), "\n".join(body)
 
 
@@ -76,8 +80,10 @@ def parse(text):
         elif section == "wrong" and BULLET.match(line):
             wrong.append(BULLET.match(line).group(1).strip())
         else:
-            problems.append(f"rubric line not understood (expected '- N points: ...', "
-                            f"'Common wrong answers:' or '- ...'): {line[:60]!r}")
+            problems.append(
+                f"rubric line not understood (expected '- N points: ...', "
+                f"'Common wrong answers:' or '- ...'): {line[:60]!r}"
+            )
     return Rubric(tuple(criteria), tuple(wrong)), problems
 
 

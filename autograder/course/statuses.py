@@ -4,6 +4,7 @@
 status ``grade`` gave it (``graded`` with its notes, or ``error: <why>``);
 the gradebook has scores but nowhere to keep these.
 """
+
 import json
 from pathlib import Path
 
@@ -13,9 +14,12 @@ def printable(text, keep=""):
     terminal's escape, a carriage return, a bidirectional override, a byte of a file name that was not
     UTF-8) written as its Python escape (``\\x1b``, ``\\udcff``), but those in ``keep``. Statuses and
     logs carry what a student wrote: a cell's first line, a file's name, a kernel's output."""
-    return "".join(character if character.isprintable() or character in keep
-                   else character.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for character in text)
+    return "".join(
+        character
+        if character.isprintable() or character in keep
+        else character.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for character in text
+    )
 
 
 def _path(root, assignment):

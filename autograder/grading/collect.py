@@ -13,6 +13,7 @@ An existing submission is never overwritten silently: the same files again
 are fine (it is graded again); different files are refused unless
 ``replace`` is set, and then the old ones are kept in ``submitted_replaced/``.
 """
+
 import filecmp
 import re
 import shutil
@@ -32,6 +33,7 @@ NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
 @dataclass
 class Collected:
     """One student's submission in the course, or why it could not be collected."""
+
     student: str
     source: str
     error: str = ""
@@ -49,15 +51,17 @@ def _find_submissions(path, assignment, names):
     if path.is_file() and path.suffix == ".ipynb":
         if len(names) != 1:
             raise ValueError(f"{assignment} has {len(names)} notebooks: give a submitted/ folder")
-        yield (student_id(path.parent.name if path.stem == names[0] else path.stem),
-               {names[0]: path}, [], str(path))
+        yield (student_id(path.parent.name if path.stem == names[0] else path.stem), {names[0]: path}, [], str(path))
     elif path.is_dir() and any(p.is_dir() for p in path.glob(f"*/{assignment}")):
         for folder in sorted(p for p in path.glob(f"*/{assignment}") if p.is_dir()):
             files = [p for p in sorted(folder.rglob("*")) if p.is_file()]
-            notebooks = {p.stem: p for p in files if p.parent == folder and p.stem in names
-                         and p.suffix == ".ipynb"}
-            yield (student_id(folder.parent.name), notebooks,
-                   [p for p in files if p not in notebooks.values()], str(folder))
+            notebooks = {p.stem: p for p in files if p.parent == folder and p.stem in names and p.suffix == ".ipynb"}
+            yield (
+                student_id(folder.parent.name),
+                notebooks,
+                [p for p in files if p not in notebooks.values()],
+                str(folder),
+            )
     elif path.is_dir() and any(path.glob("*.ipynb")):
         for notebook in sorted(path.glob("*.ipynb")):
             yield from _find_submissions(notebook, assignment, names)
@@ -74,12 +78,10 @@ def _unzip(path, target):
     with zipfile.ZipFile(path) as archive:
         for member in archive.infolist():
             parts = Path(member.filename).parts
-            if member.is_dir() or ".." in parts or Path(member.filename).is_absolute() \
-                    or parts[0] == "__MACOSX":
+            if member.is_dir() or ".." in parts or Path(member.filename).is_absolute() or parts[0] == "__MACOSX":
                 continue
             if member.file_size > MAX_NOTEBOOK_BYTES:
-                raise ValueError(f"{path}: {member.filename} is larger than "
-                                 f"{MAX_NOTEBOOK_BYTES // 2**20} MB")
+                raise ValueError(f"{path}: {member.filename} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
             destination = target.joinpath(*parts)
             destination.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as source, open(destination, "wb") as sink:
@@ -91,10 +93,10 @@ def _unzip(path, target):
 
 def _same(folder, notebooks, extra, origin):
     existing = sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
-    incoming = sorted([Path(f"{name}.ipynb") for name in notebooks]
-                      + [p.relative_to(origin) for p in extra])
+    incoming = sorted([Path(f"{name}.ipynb") for name in notebooks] + [p.relative_to(origin) for p in extra])
     return existing == incoming and all(
-        filecmp.cmp(folder / f"{name}.ipynb", file, shallow=False) for name, file in notebooks.items())
+        filecmp.cmp(folder / f"{name}.ipynb", file, shallow=False) for name, file in notebooks.items()
+    )
 
 
 def collect(root, assignment, names, paths, replace=False):
@@ -116,12 +118,13 @@ def collect(root, assignment, names, paths, replace=False):
                 collected.append(Collected(str(path), str(path), error=str(error)))
                 continue
             for student, notebooks, extra, where in found:
-                collected.append(_collect_one(submitted, assignment, student, notebooks, extra,
-                                              where, replace, seen))
+                collected.append(_collect_one(submitted, assignment, student, notebooks, extra, where, replace, seen))
     if not found_any:
         reasons = "; ".join(item.error for item in collected)
-        raise ValueError(f"no submission of {assignment} found in {', '.join(map(str, paths))}"
-                         + (f" ({reasons})" if reasons else ""))
+        raise ValueError(
+            f"no submission of {assignment} found in {', '.join(map(str, paths))}"
+            + (f" ({reasons})" if reasons else "")
+        )
     return collected
 
 
@@ -143,8 +146,10 @@ def _collect_one(submitted, assignment, student, notebooks, extra, where, replac
         if _same(folder, notebooks, extra, origin):
             return item
         if not replace:
-            item.error = (f"{student} already has a different submission in {folder}; "
-                          "pass --replace to grade the new one (the old is kept)")
+            item.error = (
+                f"{student} already has a different submission in {folder}; "
+                "pass --replace to grade the new one (the old is kept)"
+            )
             return item
         backup = submitted.parent / "submitted_replaced" / time.strftime("%Y%m%d-%H%M%S") / student
         backup.mkdir(parents=True, exist_ok=True)

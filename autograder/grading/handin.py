@@ -7,6 +7,7 @@ replacement, as the worker hands them to nbgrader; refuses in one line what woul
 than any notebook of the course does (more JSON values than ``MAX_JSON_VALUES``, nesting deeper than
 Python's parser goes); and turns an older nbformat into version 4, so that nothing in it is skipped.
 """
+
 import json
 
 import nbformat

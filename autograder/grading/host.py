@@ -6,6 +6,7 @@ or ``error: <why>`` (scored zero). A submission that holds the source notebook's
 here, before any of its code runs (``_inspect``). Rows go to ``grading_status/<assignment>.json`` for
 ``report``, and to a CSV if asked. Only this side reads and writes the course directory.
 """
+
 import contextlib
 import csv
 import shutil
@@ -50,8 +51,7 @@ def _task(root, assignment, student, db_url, limits, release_notebooks, source_n
     submitted = Path(root) / "submitted" / student / assignment
     names = [f"{name}.ipynb" for name in release_notebooks] + list(NBGRADER_FILES)
     files = {name: (submitted / name).read_bytes() for name in names if (submitted / name).is_file()}
-    return GradingTask(assignment, student, files, release_notebooks, source_notebooks, db_url, limits,
-                       sandbox)
+    return GradingTask(assignment, student, files, release_notebooks, source_notebooks, db_url, limits, sandbox)
 
 
 def _inspect(task, provided, tests):
@@ -76,8 +76,10 @@ def _inspect(task, provided, tests):
         present = set(cells.graded_ids(notebook))
         missing = [i for i in cells.graded_ids(release_notebook) if i not in present]
         if missing:
-            notes.append(f"missing graded cells: {', '.join(missing[:4])}"
-                         + (f" and {len(missing) - 4} more" if len(missing) > 4 else ""))
+            notes.append(
+                f"missing graded cells: {', '.join(missing[:4])}"
+                + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+            )
         flags = review_notebook(notebook, provided, tests)
         if flags:
             notes.append("review: " + "; ".join(flags))
@@ -85,18 +87,24 @@ def _inspect(task, provided, tests):
         if not markers:
             continue
         where.append(f"{name}.ipynb: {', '.join(markers)}")
-        for index, number, marker in sorted((index, number, marker) for marker, places in markers.items()
-                                            for index, number in places):
+        for index, number, marker in sorted(
+            (index, number, marker) for marker, places in markers.items() for index, number in places
+        ):
             cell_id = cells.grade_id(notebook.cells[index])
             named = f"cell {index} ({cell_id})" if cell_id else f"cell {index}"
             lines.append(f"{name}.ipynb, {named}, line {number}: {marker}")
     if not where:
         return None, notes
-    status = (f"error: it holds the source notebook's markers ({'; '.join(where)}), which nbgrader strips "
-              "from every release: the instructor's notebook or one made from it, not the student's work; "
-              "not graded")
-    log = ("Not graded, and none of its code ran: it holds markers that only the source notebook holds.\n"
-           + "\n".join(lines) + "\n")
+    status = (
+        f"error: it holds the source notebook's markers ({'; '.join(where)}), which nbgrader strips "
+        "from every release: the instructor's notebook or one made from it, not the student's work; "
+        "not graded"
+    )
+    log = (
+        "Not graded, and none of its code ran: it holds markers that only the source notebook holds.\n"
+        + "\n".join(lines)
+        + "\n"
+    )
     return Graded(task.student, status, {}, log), notes
 
 
@@ -111,6 +119,7 @@ def _inspected(task, provided, tests):
 def _connect(scheduler):
     """A Dask client of the cluster at ``scheduler``; ValueError in one line if it cannot be reached."""
     from distributed import Client
+
     try:
         return Client(scheduler, timeout=SCHEDULER_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as error:
@@ -131,9 +140,16 @@ def _run(tasks, workers, client):
     ``client``; yield (task, ``Graded`` or an exception) as each finishes."""
     if client is not None:
         from distributed import as_completed as finished
-        futures = {client.submit(grade_task, task, retries=TASK_RETRIES,
-                                 key=f"grade-{task.assignment}-{task.student}-{uuid.uuid4().hex[:8]}"): task
-                   for task in tasks}
+
+        futures = {
+            client.submit(
+                grade_task,
+                task,
+                retries=TASK_RETRIES,
+                key=f"grade-{task.assignment}-{task.student}-{uuid.uuid4().hex[:8]}",
+            ): task
+            for task in tasks
+        }
         for future in finished(futures, loop=client.loop):
             task, outcome = futures.pop(future), _outcome(future)
             future.release()  # its result is home: a worker that dies later has nothing of it to redo
@@ -153,8 +169,10 @@ def _failure(error):
     """Why a task ended in an exception, in one line."""
     if type(error).__name__ == "KilledWorker":  # distributed's: its workers died while grading it
         last = getattr(error.last_worker, "address", "?")
-        return (f"the Dask worker grading it died, each of the {error.allowed_failures + 1} times it was "
-                f"tried (KilledWorker; the last was {last})")
+        return (
+            f"the Dask worker grading it died, each of the {error.allowed_failures + 1} times it was "
+            f"tried (KilledWorker; the last was {last})"
+        )
     reason = (str(error).strip().splitlines() or [""])[0][:200]
     return f"grading stopped: {type(error).__name__}: {reason}".rstrip(": ")
 
@@ -164,8 +182,7 @@ def _record(root, task, outcome):
     when it failed (so nothing half-graded is left; a submission that nbgrader never reached, refused
     or stopped before grading, is added to it, at zero); return its status."""
     if isinstance(outcome, BaseException):
-        outcome = Graded(task.student, "error: " + _failure(outcome), {},
-                         "".join(traceback.format_exception(outcome)))
+        outcome = Graded(task.student, "error: " + _failure(outcome), {}, "".join(traceback.format_exception(outcome)))
     log = log_path(root, task.assignment, task.student)
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(printable(outcome.log, keep="\n\t"))
@@ -200,8 +217,20 @@ def log_path(root, assignment, student):
     return Path(root) / "grading_status" / assignment / f"{student}.log"
 
 
-def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=None,
-          limits=None, workers=None, replace=False, progress=False, sandbox=True, scheduler=None):
+def grade(
+    assignment,
+    paths,
+    root=REPO,
+    csv_path=None,
+    generate=True,
+    db_url=None,
+    limits=None,
+    workers=None,
+    replace=False,
+    progress=False,
+    sandbox=True,
+    scheduler=None,
+):
     """Collect and autograde every submission in ``paths``; return one row per notebook.
 
     Submissions are graded ``workers`` at a time (default: the machine's
@@ -226,24 +255,33 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         collected = collect(root, assignment, names, paths, replace=replace)
         if generate:  # nbgrader grades against the gradebook's copy of the source notebook
             api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
-            check_result(api.generate_assignment(assignment, force=True, create=True),
-                         f"nbgrader generate_assignment {assignment}")
-        release_notebooks = {name: nbformat.read(Path(root) / "release" / assignment / f"{name}.ipynb", 4)
-                             for name in names}
+            check_result(
+                api.generate_assignment(assignment, force=True, create=True),
+                f"nbgrader generate_assignment {assignment}",
+            )
+        release_notebooks = {
+            name: nbformat.read(Path(root) / "release" / assignment / f"{name}.ipynb", 4) for name in names
+        }
         source_notebooks = readable_notebooks(sorted((Path(root) / "source" / assignment).glob("*.ipynb")))
-        tasks = [_task(root, assignment, item.student, db_url, limits, release_notebooks, source_notebooks,
-                       sandbox) for item in collected if not item.error]
-        provided = tuple(cell.source for nb in release_notebooks.values() for cell in nb.cells
-                         if cell.cell_type == "code")
-        tests = frozenset(cell.get("id") for nb in release_notebooks.values() for cell in nb.cells
-                          if cells.is_test(cell))
+        tasks = [
+            _task(root, assignment, item.student, db_url, limits, release_notebooks, source_notebooks, sandbox)
+            for item in collected
+            if not item.error
+        ]
+        provided = tuple(
+            cell.source for nb in release_notebooks.values() for cell in nb.cells if cell.cell_type == "code"
+        )
+        tests = frozenset(
+            cell.get("id") for nb in release_notebooks.values() for cell in nb.cells if cells.is_test(cell)
+        )
         statuses, inspected = {}, {task.student: _inspected(task, provided, tests) for task in tasks}
         for task in tasks:
             if inspected[task.student][0]:
                 statuses[task.student] = _recorded(root, task, inspected[task.student][0])
         tasks = [task for task in tasks if not inspected[task.student][0]]
-        with tqdm(total=len(tasks), desc=f"grading {assignment}", unit="submission",
-                  disable=not progress, file=sys.stderr) as bar:
+        with tqdm(
+            total=len(tasks), desc=f"grading {assignment}", unit="submission", disable=not progress, file=sys.stderr
+        ) as bar:
             for task, outcome in _run(tasks, workers, client):
                 statuses[task.student] = _recorded(root, task, outcome)
                 bar.update()
@@ -257,8 +295,14 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
         try:
             rows.extend(scores(db_url, root, assignment, item.student, status))
         except Exception as error:  # the gradebook has no row for it: its row says why
-            rows.extend(_error_rows(assignment, names, item.student,
-                                    f"error: its scores could not be read: {type(error).__name__}: {error}"))
+            rows.extend(
+                _error_rows(
+                    assignment,
+                    names,
+                    item.student,
+                    f"error: its scores could not be read: {type(error).__name__}: {error}",
+                )
+            )
     save_statuses(root, assignment, rows)
     if csv_path:
         write_csv(rows, csv_path)
@@ -267,8 +311,18 @@ def grade(assignment, paths, root=REPO, csv_path=None, generate=True, db_url=Non
 
 def _error_rows(assignment, names, student, status):
     """The row of a submission that has no scores: zero, and ``status`` (made printable)."""
-    return [{"assignment": assignment, "notebook": name, "student": student, "score": 0.0, "max_score": 0.0,
-             "manual": 0.0, "status": printable(status)} for name in names[:1]]
+    return [
+        {
+            "assignment": assignment,
+            "notebook": name,
+            "student": student,
+            "score": 0.0,
+            "max_score": 0.0,
+            "manual": 0.0,
+            "status": printable(status),
+        }
+        for name in names[:1]
+    ]
 
 
 def write_csv(rows, path):
@@ -280,16 +334,42 @@ def write_csv(rows, path):
 
 def format_table(rows):
     """Return the rows as an aligned text table."""
-    return table.format_table(COLUMNS, [(r["assignment"], r["notebook"], r["student"], f"{r['score']:g}",
-                                         f"{r['max_score']:g}", f"{r['manual']:g}", r["status"]) for r in rows])
+    return table.format_table(
+        COLUMNS,
+        [
+            (
+                r["assignment"],
+                r["notebook"],
+                r["student"],
+                f"{r['score']:g}",
+                f"{r['max_score']:g}",
+                f"{r['manual']:g}",
+                r["status"],
+            )
+            for r in rows
+        ],
+    )
 
 
 def _grade(args):
-    limits = Limits(submission_timeout=args.submission_timeout, memory_bytes=int(args.memory * 2**30),
-                    cell_timeout=args.cell_timeout)
-    rows = grade(args.assignment, args.paths, root=args.root, csv_path=args.csv, db_url=db_url(args),
-                 limits=limits, workers=args.workers, replace=args.replace, progress=True,
-                 sandbox=not args.no_sandbox, scheduler=args.scheduler)
+    limits = Limits(
+        submission_timeout=args.submission_timeout,
+        memory_bytes=int(args.memory * 2**30),
+        cell_timeout=args.cell_timeout,
+    )
+    rows = grade(
+        args.assignment,
+        args.paths,
+        root=args.root,
+        csv_path=args.csv,
+        db_url=db_url(args),
+        limits=limits,
+        workers=args.workers,
+        replace=args.replace,
+        progress=True,
+        sandbox=not args.no_sandbox,
+        scheduler=args.scheduler,
+    )
     print(format_table(rows))
     print(f"scores written to {args.csv}")
     return 0
@@ -299,29 +379,57 @@ def add_parser(commands):
     limits, slots = Limits(), grading_slots()
     grade = commands.add_parser("grade", help="collect and autograde submissions into the gradebook")
     grade.add_argument("assignment")
-    grade.add_argument("paths", nargs="+", metavar="INPUT",
-                       help="a notebook file, an nbgrader submitted/ tree, a folder of "
-                            "<student>.ipynb files, or a zip of them")
+    grade.add_argument(
+        "paths",
+        nargs="+",
+        metavar="INPUT",
+        help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, or a zip of them",
+    )
     grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
     course_options(grade)
-    grade.add_argument("--workers", type=int, default=slots,
-                       help="submissions graded at once (default: one per core this process may use, no more "
-                            "than its cgroup's memory holds at 2 GiB each: %(default)s here)")
-    grade.add_argument("--submission-timeout", "--timeout", type=float, default=limits.submission_timeout,
-                       help="wall-clock seconds one submission may take (default %(default)g; "
-                            "--timeout is the old name)")
-    grade.add_argument("--cell-timeout", type=int, default=limits.cell_timeout,
-                       help="seconds one cell may run before it is interrupted (default %(default)d)")
-    grade.add_argument("--memory", type=float, default=limits.memory_bytes / 2**30,
-                       help="GiB one submission may use, kernel included (default %(default)g)")
-    grade.add_argument("--replace", action="store_true",
-                       help="grade a student's new submission over a different collected one "
-                            "(the old one is kept in submitted_replaced/)")
-    grade.add_argument("--no-sandbox", action="store_true",
-                       help="run kernels without bubblewrap (where it cannot be installed): "
-                            "student code can then read and write the course; every status says so")
-    grade.add_argument("--scheduler", metavar="ADDRESS",
-                       help="grade on a Dask cluster, one task per submission: its scheduler's address "
-                            "(tcp://host:8786); needs a shared gradebook (--db postgresql://...), and "
-                            "--workers is then the cluster's")
+    grade.add_argument(
+        "--workers",
+        type=int,
+        default=slots,
+        help="submissions graded at once (default: one per core this process may use, no more "
+        "than its cgroup's memory holds at 2 GiB each: %(default)s here)",
+    )
+    grade.add_argument(
+        "--submission-timeout",
+        "--timeout",
+        type=float,
+        default=limits.submission_timeout,
+        help="wall-clock seconds one submission may take (default %(default)g; --timeout is the old name)",
+    )
+    grade.add_argument(
+        "--cell-timeout",
+        type=int,
+        default=limits.cell_timeout,
+        help="seconds one cell may run before it is interrupted (default %(default)d)",
+    )
+    grade.add_argument(
+        "--memory",
+        type=float,
+        default=limits.memory_bytes / 2**30,
+        help="GiB one submission may use, kernel included (default %(default)g)",
+    )
+    grade.add_argument(
+        "--replace",
+        action="store_true",
+        help="grade a student's new submission over a different collected one "
+        "(the old one is kept in submitted_replaced/)",
+    )
+    grade.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run kernels without bubblewrap (where it cannot be installed): "
+        "student code can then read and write the course; every status says so",
+    )
+    grade.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="grade on a Dask cluster, one task per submission: its scheduler's address "
+        "(tcp://host:8786); needs a shared gradebook (--db postgresql://...), and "
+        "--workers is then the cluster's",
+    )
     grade.set_defaults(run=_grade)

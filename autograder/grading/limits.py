@@ -14,6 +14,7 @@ worker's stdin stays open until then: if the process that called
 (``autograder.worker``). The worker's result comes back through a file of its
 own, whose descriptor it keeps from the kernel.
 """
+
 import os
 import re
 import threading
@@ -89,9 +90,10 @@ def grading_slots(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
 @dataclass
 class Limits:
     """What one submission may use while it is graded."""
-    submission_timeout: float = 900.0   # wall-clock seconds for the whole submission
-    memory_bytes: int = 4 * 2**30       # the worker, its kernel and all they start
-    cell_timeout: int = 120             # seconds one cell may run (nbgrader interrupts it)
+
+    submission_timeout: float = 900.0  # wall-clock seconds for the whole submission
+    memory_bytes: int = 4 * 2**30  # the worker, its kernel and all they start
+    cell_timeout: int = 120  # seconds one cell may run (nbgrader interrupts it)
 
 
 def _tree(process):
@@ -168,8 +170,11 @@ def _kill_sessions(sessions):
         for process in psutil.process_iter():
             try:
                 # A zombie has ended: only its parent (or init, which may take a second) can reap it.
-                if os.getsid(process.pid) in sessions and process.pid != os.getpid() \
-                        and process.status() != psutil.STATUS_ZOMBIE:
+                if (
+                    os.getsid(process.pid) in sessions
+                    and process.pid != os.getpid()
+                    and process.status() != psutil.STATUS_ZOMBIE
+                ):
                     victims.append(process)
             except (OSError, psutil.Error):
                 pass
@@ -203,7 +208,7 @@ class _Output:
             while chunk := pipe.read(2**16):
                 with self.lock:
                     if self.written < LOG_BYTES:
-                        self.log.write(chunk[:LOG_BYTES - self.written])
+                        self.log.write(chunk[: LOG_BYTES - self.written])
                     self.written += len(chunk)
 
     @property
@@ -246,8 +251,9 @@ def _watch(worker, limits, start, kernel_io="", output=None, examiner=None):
         elif kernel_io:
             used, entries = _disk_used(kernel_io)
             if used > KERNEL_IO_BYTES or entries > KERNEL_IO_ENTRIES:
-                killed = (f"wrote more than {KERNEL_IO_BYTES // 2**20} MiB or {KERNEL_IO_ENTRIES} files "
-                          f"to the grader's disk")
+                killed = (
+                    f"wrote more than {KERNEL_IO_BYTES // 2**20} MiB or {KERNEL_IO_ENTRIES} files to the grader's disk"
+                )
         if killed:
             _kill_sessions(sessions)
             break
@@ -267,8 +273,12 @@ def run_isolated(job, limits, examiner=None):
         output = _Output(log)
         job.result_fd, job.kernel_output_fd = answer.fileno(), output.kernel_end
         try:
-            worker = launcher.start(job.scratch, bwrap.environment(os.environ), output.worker_end,
-                                    (*job.examiner_fds, job.result_fd, output.kernel_end))
+            worker = launcher.start(
+                job.scratch,
+                bwrap.environment(os.environ),
+                output.worker_end,
+                (*job.examiner_fds, job.result_fd, output.kernel_end),
+            )
         finally:
             output.close_write_ends()
         worker.stdin.write(job.to_json().encode() + b"\n")
@@ -287,8 +297,9 @@ def run_isolated(job, limits, examiner=None):
             result = WorkerResult.from_json(answer.read().decode())
         except (ValueError, TypeError):
             tail = [line for line in errors.splitlines() if line.strip()][-1:]
-            return WorkerResult(False, f"the grading worker died ({worker.returncode}): {' '.join(tail)}",
-                                log=_with_stderr("", errors))
+            return WorkerResult(
+                False, f"the grading worker died ({worker.returncode}): {' '.join(tail)}", log=_with_stderr("", errors)
+            )
     result.log = _with_stderr(result.log, errors)
     died = result.crashed or "Kernel died" in result.log or kernel_failure(errors).startswith("bwrap:")
     if not result.success and died and not Path(job.progress).exists():  # before its first cell

@@ -6,6 +6,7 @@ release says what each cell's metadata must be; cells are matched by their
 nbformat cell id, which JupyterLab keeps. Then nbgrader's own checks restore
 the locked cells' sources, so edited tests run as written by the instructor.
 """
+
 import json
 
 from autograder.course.cells import GRADING_KEYS, grading_metadata, nbgrader_metadata
@@ -20,8 +21,11 @@ def repair_notebook(text, release_notebook):
     try:
         nb = json.loads(text)
         cells = nb["cells"]
-        expected = {cell["id"]: nbgrader_metadata(cell) for cell in release_notebook["cells"]
-                    if "id" in cell and nbgrader_metadata(cell) is not None}
+        expected = {
+            cell["id"]: nbgrader_metadata(cell)
+            for cell in release_notebook["cells"]
+            if "id" in cell and nbgrader_metadata(cell) is not None
+        }
     except (ValueError, KeyError, TypeError, RecursionError):
         return text, 0
     repaired, seen = 0, set()
@@ -34,8 +38,11 @@ def repair_notebook(text, release_notebook):
             seen.add(cell_id)
             wanted = grading_metadata(expected[cell_id])
             if not isinstance(marks, dict) or grading_metadata(marks) != wanted:
-                kept = {key: value for key, value in (marks if isinstance(marks, dict) else {}).items()
-                        if key not in GRADING_KEYS}
+                kept = {
+                    key: value
+                    for key, value in (marks if isinstance(marks, dict) else {}).items()
+                    if key not in GRADING_KEYS
+                }
                 cell["metadata"]["nbgrader"] = {**kept, **wanted}
                 repaired += 1
         elif marks is not None:  # not a graded cell of this release: an ordinary cell

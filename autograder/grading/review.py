@@ -9,6 +9,7 @@ the course's files. An answer to this course needs none of it. A flag does
 not change the score; it is listed in the grading table and the report so a
 person decides.
 """
+
 import ast
 import functools
 import re
@@ -17,23 +18,86 @@ from autograder.course import cells
 from autograder.grading.spelled import spelled
 
 # Calls that have no business in an answer to this course's questions.
-SUSPECT_CALLS = {"setattr", "delattr", "exec", "eval", "compile", "__import__",
-                 "os._exit", "os.kill", "os.fork", "os.system", "os.chdir", "os.putenv",
-                 "sys.exit", "sys._getframe", "sys.settrace", "sys.setprofile",
-                 "gc.get_referrers", "gc.get_objects", "inspect.currentframe",
-                 "subprocess.run", "subprocess.Popen", "subprocess.call",
-                 "shutil.rmtree", "ctypes.CDLL", "ctypes.pythonapi"}
-SUSPECT_MODULES = {"ctypes", "gc", "inspect", "subprocess", "signal", "multiprocessing",
-                   "importlib", "builtins", "sqlite3", "pty", "resource", "linecache", "traceback",
-                   "IPython", "ipykernel", "jupyter_client", "threading", "types", "dis", "marshal",
-                   "pickle", "autograder", "bdl.wire", "bdl.questions",
-                   # The standard library's ways to run code given as a string.
-                   "timeit", "doctest", "code", "codeop", "runpy", "cProfile", "profile", "pdb", "bdb",
-                   "trace", "pydoc"}
+SUSPECT_CALLS = {
+    "setattr",
+    "delattr",
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "os._exit",
+    "os.kill",
+    "os.fork",
+    "os.system",
+    "os.chdir",
+    "os.putenv",
+    "sys.exit",
+    "sys._getframe",
+    "sys.settrace",
+    "sys.setprofile",
+    "gc.get_referrers",
+    "gc.get_objects",
+    "inspect.currentframe",
+    "subprocess.run",
+    "subprocess.Popen",
+    "subprocess.call",
+    "shutil.rmtree",
+    "ctypes.CDLL",
+    "ctypes.pythonapi",
+}
+SUSPECT_MODULES = {
+    "ctypes",
+    "gc",
+    "inspect",
+    "subprocess",
+    "signal",
+    "multiprocessing",
+    "importlib",
+    "builtins",
+    "sqlite3",
+    "pty",
+    "resource",
+    "linecache",
+    "traceback",
+    "IPython",
+    "ipykernel",
+    "jupyter_client",
+    "threading",
+    "types",
+    "dis",
+    "marshal",
+    "pickle",
+    "autograder",
+    "bdl.wire",
+    "bdl.questions",
+    # The standard library's ways to run code given as a string.
+    "timeit",
+    "doctest",
+    "code",
+    "codeop",
+    "runpy",
+    "cProfile",
+    "profile",
+    "pdb",
+    "bdb",
+    "trace",
+    "pydoc",
+}
 # What runs code given as a string.
 CODE_RUNNERS = {"exec", "eval", "compile"}
-CODE_RUNNER_MODULES = {"timeit", "doctest", "code", "codeop", "runpy", "cProfile", "profile", "pdb", "bdb",
-                       "trace", "pydoc"}
+CODE_RUNNER_MODULES = {
+    "timeit",
+    "doctest",
+    "code",
+    "codeop",
+    "runpy",
+    "cProfile",
+    "profile",
+    "pdb",
+    "bdb",
+    "trace",
+    "pydoc",
+}
 # Magics an answer may use: they run no code of their own.
 HARMLESS_MAGICS = {"matplotlib"}
 # The cell magics whose body is Python that runs (read as the cell's own code); any other's body is a
@@ -44,35 +108,103 @@ PYTHON_CELL_MAGICS = {"capture", "time", "timeit", "prun", "debug"}
 MAX_CELL_CHARACTERS = 100_000
 # A magic or shell escape on a line of its own, or as an assignment's value (``x = !ls``).
 MAGIC_LINE = re.compile(r"^(\s*)(?:[\w.]+\s*=\s*)?(%%?|!!?)\s*(\w*)\s*(.*)$")
-SUSPECT_ATTRIBUTES = {"__code__", "__defaults__", "__kwdefaults__", "__globals__", "__builtins__",
-                      "__dict__", "__closure__", "__subclasses__", "__bases__", "__mro__", "__func__",
-                      "__self__", "__traceback__", "f_back", "f_globals", "f_locals", "f_code", "f_trace",
-                      "f_lineno", "tb_frame", "tb_next", "gi_frame", "cr_frame", "co_consts",
-                      "__setattr__", "__delattr__"}
+SUSPECT_ATTRIBUTES = {
+    "__code__",
+    "__defaults__",
+    "__kwdefaults__",
+    "__globals__",
+    "__builtins__",
+    "__dict__",
+    "__closure__",
+    "__subclasses__",
+    "__bases__",
+    "__mro__",
+    "__func__",
+    "__self__",
+    "__traceback__",
+    "f_back",
+    "f_globals",
+    "f_locals",
+    "f_code",
+    "f_trace",
+    "f_lineno",
+    "tb_frame",
+    "tb_next",
+    "gi_frame",
+    "cr_frame",
+    "co_consts",
+    "__setattr__",
+    "__delattr__",
+}
 # The shell's parts: what runs a cell, what it remembers of the cells, what reports errors.
-SHELL_ATTRIBUTES = {"input_transformers_cleanup", "input_transformers_post", "ast_transformers",
-                    "input_transformer_manager", "events", "run_cell", "run_cell_async", "run_ast_nodes",
-                    "run_code", "showtraceback", "_showtraceback", "showsyntaxerror", "transform_cell",
-                    "transform_ast", "should_run_async", "history_manager", "displayhook", "excepthook",
-                    "display_pub", "user_ns", "user_global_ns", "input_hist_raw", "input_hist_parsed",
-                    "register_magic_function", "run_line_magic", "run_cell_magic", "set_next_input"}
+SHELL_ATTRIBUTES = {
+    "input_transformers_cleanup",
+    "input_transformers_post",
+    "ast_transformers",
+    "input_transformer_manager",
+    "events",
+    "run_cell",
+    "run_cell_async",
+    "run_ast_nodes",
+    "run_code",
+    "showtraceback",
+    "_showtraceback",
+    "showsyntaxerror",
+    "transform_cell",
+    "transform_ast",
+    "should_run_async",
+    "history_manager",
+    "displayhook",
+    "excepthook",
+    "display_pub",
+    "user_ns",
+    "user_global_ns",
+    "input_hist_raw",
+    "input_hist_parsed",
+    "register_magic_function",
+    "run_line_magic",
+    "run_cell_magic",
+    "set_next_input",
+}
 # IPython's names for the cells' inputs and outputs (``_i`` and ``_`` are too common to flag).
 SHELL_NAMES = {"get_ipython", "In", "Out", "_ih", "_oh", "_dh", "_ii", "_iii", "__builtins__"}
 NUMBERED_INPUT = re.compile(r"_i\d+$|_\d+$")
 # Methods that make an object equal, or look like, whatever it is compared with.
-SUSPECT_METHODS = {"__eq__", "__ne__", "__bool__", "__array__", "__array_ufunc__", "__array_function__",
-                   "__array_priority__", "__float__", "__instancecheck__", "__subclasscheck__", "__getattr__",
-                   "__getattribute__", "__class__", "__hash__", "__len__", "__abs__", "__lt__", "__le__",
-                   "__gt__", "__ge__"}
+SUSPECT_METHODS = {
+    "__eq__",
+    "__ne__",
+    "__bool__",
+    "__array__",
+    "__array_ufunc__",
+    "__array_function__",
+    "__array_priority__",
+    "__float__",
+    "__instancecheck__",
+    "__subclasscheck__",
+    "__getattr__",
+    "__getattribute__",
+    "__class__",
+    "__hash__",
+    "__len__",
+    "__abs__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+}
 NAME_LOOKUPS = {"getattr", "setattr", "hasattr", "delattr"}
 NAMESPACES = {"globals", "vars", "locals", "dir"}
-COURSE_WORDS = ("gradebook", "source/", "release/", "submitted/", "autograded/", ".ipynb",
-                "mutants", "nbgrader_config")
+COURSE_WORDS = ("gradebook", "source/", "release/", "submitted/", "autograded/", ".ipynb", "mutants", "nbgrader_config")
 # The answering machinery: the module that answers the examiner's questions in the kernel, the names
 # an answer would be forged through (its ``respond``, the registry of questions it looks up, the
 # examiner's hook), and the package whose modules reach it. Each name says which one it reaches.
-MACHINERY = {"wire": "bdl.wire", "respond": "bdl.wire", "QUESTIONS": "bdl.wire", "ask_kernel": "bdl.wire",
-             "questions": "bdl.questions"}
+MACHINERY = {
+    "wire": "bdl.wire",
+    "respond": "bdl.wire",
+    "QUESTIONS": "bdl.wire",
+    "ask_kernel": "bdl.wire",
+    "questions": "bdl.questions",
+}
 # What gives a module, however it is reached: the import functions (and ``sys.modules``, the table
 # of loaded modules, read in ``_gives_module``).
 MODULE_GETTERS = {"__import__", "import_module", "reload"}
@@ -114,8 +246,11 @@ def _gives_module(node, modules):
         if _dotted(node.func) == "getattr":
             return bool(node.args) and _gives_module(node.args[0], modules)
         function = node.func.attr if isinstance(node.func, ast.Attribute) else _dotted(node.func)
-        return function in MODULE_GETTERS or (function in ("get", "setdefault", "pop") and isinstance(
-            node.func, ast.Attribute) and _module_table(node.func.value, modules))
+        return function in MODULE_GETTERS or (
+            function in ("get", "setdefault", "pop")
+            and isinstance(node.func, ast.Attribute)
+            and _module_table(node.func.value, modules)
+        )
     return False
 
 
@@ -129,8 +264,11 @@ def _reaches(tree, modules):
     named by an attribute, or spelled as a string out of constants (for ``__import__``, ``importlib``,
     ``getattr``, ``sys.modules``); and for every attribute set on a module, however it was got."""
     flags = set()
-    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)
-                  and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)}
+    docstrings = {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    }
     memo = {}
     for node in ast.walk(tree):
         names = []
@@ -140,8 +278,9 @@ def _reaches(tree, modules):
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
         elif isinstance(node, ast.Attribute) and _gives_module(node.value, modules):
             names = [node.attr] if node.attr in MACHINERY else []
-        elif id(node) not in docstrings and isinstance(node, (ast.Constant, ast.BinOp, ast.JoinedStr,
-                                                              ast.Subscript, ast.Call)):
+        elif id(node) not in docstrings and isinstance(
+            node, (ast.Constant, ast.BinOp, ast.JoinedStr, ast.Subscript, ast.Call)
+        ):
             text = (spelled(node, memo) or "").strip()
             names = [text] if DOTTED_NAME.fullmatch(text) else []
         for name in names:
@@ -149,11 +288,19 @@ def _reaches(tree, modules):
                 flags.add(f"reaches {_machinery(name)}")
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
             targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            flags.update(f"rebinds {_short(target)}" for target in targets  # (a module named by a name: above)
-                         if isinstance(target, ast.Attribute) and _dotted(target) is None
-                         and _gives_module(target.value, modules))
-        elif isinstance(node, ast.Call) and _dotted(node.func) in ("setattr", "delattr") and node.args \
-                and _gives_module(node.args[0], modules):
+            flags.update(
+                f"rebinds {_short(target)}"
+                for target in targets  # (a module named by a name: above)
+                if isinstance(target, ast.Attribute)
+                and _dotted(target) is None
+                and _gives_module(target.value, modules)
+            )
+        elif (
+            isinstance(node, ast.Call)
+            and _dotted(node.func) in ("setattr", "delattr")
+            and node.args
+            and _gives_module(node.args[0], modules)
+        ):
             attribute = spelled(node.args[1]) if len(node.args) > 1 else None
             flags.add(f"rebinds {_short(node.args[0])}.{attribute or '...'}")
             if attribute and _machinery(attribute):
@@ -178,27 +325,43 @@ def _flags(tree, modules):
             for target in targets:
                 if isinstance(target, ast.Attribute) and target.attr in SUSPECT_METHODS | SHELL_ATTRIBUTES:
                     flags.add(f"rebinds .{target.attr}")
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) \
-                        and target.value.attr[:1].isupper():  # a method of a library's class
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Attribute)
+                    and target.value.attr[:1].isupper()
+                ):  # a method of a library's class
                     flags.add(f"rebinds {_dotted(target) or '.'.join((target.value.attr, target.attr))}")
                 name = _dotted(target) if isinstance(target, ast.Attribute) else None
                 if name and (name.split(".")[0] in modules or name.rsplit(".", 1)[-1] in SUSPECT_ATTRIBUTES):
                     flags.add(f"rebinds {name}")
                 if isinstance(target, ast.Subscript) and _dotted(target.value) in (
-                        "sys.modules", "os.environ", "__builtins__"):
+                    "sys.modules",
+                    "os.environ",
+                    "__builtins__",
+                ):
                     flags.add(f"writes {_dotted(target.value)}")
         elif isinstance(node, ast.Call):
             name = _dotted(node.func)
-            if name in NAME_LOOKUPS and len(node.args) >= 2 and not (
-                    isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            if (
+                name in NAME_LOOKUPS
+                and len(node.args) >= 2
+                and not (isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str))
+            ):
                 flags.add(f"computed name lookup {name}(..., {_short(node.args[1])})")
             if name in NAMESPACES:
                 flags.add(f"uses {name}()")
-            if name in ("__import__", "importlib.import_module") and node.args and isinstance(
-                    node.args[0], ast.Constant) and _suspect_module(str(node.args[0].value)):
+            if (
+                name in ("__import__", "importlib.import_module")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and _suspect_module(str(node.args[0].value))
+            ):
                 flags.add(f"imports {node.args[0].value}")
-            if name and (name in CODE_RUNNERS or name.split(".")[0] in CODE_RUNNER_MODULES
-                         or name.rsplit(".", 1)[-1] in ("run_line_magic", "run_cell_magic")):
+            if name and (
+                name in CODE_RUNNERS
+                or name.split(".")[0] in CODE_RUNNER_MODULES
+                or name.rsplit(".", 1)[-1] in ("run_line_magic", "run_cell_magic")
+            ):
                 # The code it is given as a string is read as the cell's own.
                 for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
                     if spelled(argument) is not None:
@@ -210,12 +373,12 @@ def _flags(tree, modules):
                     flags.add("runs a shell command (!)")
                 elif kind.lstrip("%") not in HARMLESS_MAGICS:
                     flags.add(f"uses the magic {kind}")
-            if name in SUSPECT_CALLS or (name and name.startswith("os.environ")
-                                         and name.endswith(("update", "pop", "clear", "setdefault"))):
+            if name in SUSPECT_CALLS or (
+                name and name.startswith("os.environ") and name.endswith(("update", "pop", "clear", "setdefault"))
+            ):
                 flags.add(f"calls {name}")
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
-                else [node.module or ""]
+            names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for name in names:
                 if _suspect_module(name):
                     flags.add(f"imports {name}")
@@ -234,8 +397,11 @@ def _flags(tree, modules):
         elif isinstance(node, ast.ClassDef):
             for item in node.body:  # ``__class__ = property(...)``, ``__eq__ = lambda ...``
                 targets = item.targets if isinstance(item, ast.Assign) else []
-                flags.update(f"defines {target.id}" for target in targets
-                             if isinstance(target, ast.Name) and target.id in SUSPECT_METHODS)
+                flags.update(
+                    f"defines {target.id}"
+                    for target in targets
+                    if isinstance(target, ast.Name) and target.id in SUSPECT_METHODS
+                )
         elif isinstance(node, ast.Global):
             flags.add(f"rebinds the notebook's names from a function (global {', '.join(node.names)})")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -247,7 +413,8 @@ def _flags(tree, modules):
 
 def _suspect_module(name):
     return name.split(".")[0] in SUSPECT_MODULES or any(
-        name == module or name.startswith(module + ".") for module in SUSPECT_MODULES if "." in module)
+        name == module or name.startswith(module + ".") for module in SUSPECT_MODULES if "." in module
+    )
 
 
 def _imported_modules(trees):
@@ -266,8 +433,13 @@ def _imported_modules(trees):
                         names.add(alias.asname or alias.name)
     assignments = [node for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Assign)]
     while True:  # until no name is added: ``m = sys.modules; w = m.get(...)``
-        found = {target.id for node in assignments if _gives_module(node.value, names)
-                 for target in node.targets if isinstance(target, ast.Name)} - names
+        found = {
+            target.id
+            for node in assignments
+            if _gives_module(node.value, names)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        } - names
         if not found:
             return names
         names |= found
@@ -337,10 +509,16 @@ def review_notebook(nb, provided=(), tests=()):
     cell ids of the release's test cells, whose code is replaced by the gradebook's before it runs:
     a submitted cell's own metadata says nothing (repair strips a test's marks from any other cell).
     """
-    codes = [_python(cells.cell_text(cell) or "") for cell in nb.cells
-             if cell.get("cell_type") == "code" and cell.get("id") not in tests]
-    flags = {f"a code cell of {len(code):,} characters, too long for the review to read" for code in codes
-             if len(code) > MAX_CELL_CHARACTERS}
+    codes = [
+        _python(cells.cell_text(cell) or "")
+        for cell in nb.cells
+        if cell.get("cell_type") == "code" and cell.get("id") not in tests
+    ]
+    flags = {
+        f"a code cell of {len(code):,} characters, too long for the review to read"
+        for code in codes
+        if len(code) > MAX_CELL_CHARACTERS
+    }
     trees = [tree for tree in map(_tree, codes) if tree is not None]
     provided_trees = _provided_trees(tuple(provided))
     try:

@@ -6,6 +6,7 @@ killed, the out-of-memory killer). So each folder is locked (``flock``) while it
 every new one first removes the folders of its kind that no process holds any more: the kernel frees
 a dead process's locks.
 """
+
 import contextlib
 import fcntl
 import os

@@ -9,6 +9,7 @@ cell is a graded function's test cell, the function is charged too: in the next 
 it raises at once (``autograder.worker.guard``), so it costs its own points however many later cells
 call it, and one more run, not one per cell.
 """
+
 import shutil
 import socket
 import threading
@@ -34,8 +35,15 @@ NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could
 
 def _graded_cell(key, notebooks):
     """The graded cell of ``notebooks`` whose ``cell_key`` is ``key``, or None."""
-    return next((cell for notebook in notebooks for cell in notebook.cells
-                 if cells.grade_id(cell) and cell_key(cell.source) == key), None)
+    return next(
+        (
+            cell
+            for notebook in notebooks
+            for cell in notebook.cells
+            if cells.grade_id(cell) and cell_key(cell.source) == key
+        ),
+        None,
+    )
 
 
 def _cell_name(key, notebooks):
@@ -43,8 +51,15 @@ def _cell_name(key, notebooks):
     cell = _graded_cell(key, notebooks)
     if cell is not None:
         return cells.grade_id(cell)
-    code = next((cell.source for notebook in notebooks for cell in notebook.cells
-                 if cell.cell_type == "code" and cell_key(cell.source) == key), "")
+    code = next(
+        (
+            cell.source
+            for notebook in notebooks
+            for cell in notebook.cells
+            if cell.cell_type == "code" and cell_key(cell.source) == key
+        ),
+        "",
+    )
     first = next((line.strip() for line in code.splitlines() if line.strip()), "")
     return f"`{first[:60]}`" if first else "of an unknown cell"
 
@@ -56,31 +71,39 @@ def _charged_names(key, notebooks, source):
     if cell is None or not cells.is_test(cell):
         return []
     answer = cells.answer_id(cells.grade_id(cell))
-    return sorted({name for notebook in source for graded in notebook.cells
-                   if cells.grade_id(graded) == answer and graded.cell_type == "code"
-                   for name in graded_names(graded.source)})
+    return sorted(
+        {
+            name
+            for notebook in source
+            for graded in notebook.cells
+            if cells.grade_id(graded) == answer and graded.cell_type == "code"
+            for name in graded_names(graded.source)
+        }
+    )
 
 
 @dataclass
 class GradingTask:
     """One submission to grade, as data: everything grading needs, wherever it runs."""
+
     assignment: str
     student: str
-    files: dict        # {file name: bytes}: the submitted notebooks and nbgrader's own files
-    release: dict      # {notebook name: release notebook}: what the metadata repair puts back
-    source: list       # the source notebooks: they name a crashed test cell
-    db_url: str        # the gradebook
+    files: dict  # {file name: bytes}: the submitted notebooks and nbgrader's own files
+    release: dict  # {notebook name: release notebook}: what the metadata repair puts back
+    source: list  # the source notebooks: they name a crashed test cell
+    db_url: str  # the gradebook
     limits: Limits
-    sandbox: bool      # run the kernel under bubblewrap
+    sandbox: bool  # run the kernel under bubblewrap
 
 
 @dataclass
 class Graded:
     """What grading a task gave: its status and the autograded folder's files."""
+
     student: str
-    status: str        # "graded[; notes]" or "error: why[; notes]"
-    autograded: dict   # {path inside autograded/<student>/<assignment>/: bytes}
-    log: str = ""      # nbgrader's log and the worker's and kernel's stderr, every grading run
+    status: str  # "graded[; notes]" or "error: why[; notes]"
+    autograded: dict  # {path inside autograded/<student>/<assignment>/: bytes}
+    log: str = ""  # nbgrader's log and the worker's and kernel's stderr, every grading run
 
 
 class ExaminerSlots:
@@ -151,8 +174,7 @@ def _grade_crash_safe(job, limits, submitted, source, slots):
         if result.success or not result.crashed or not progress.exists():
             return result, left_out
         key = progress.read_text(errors="replace")[:100]  # written by the worker alone: a cell's key
-        if (key in job.skip or len(job.skip) >= code_cells
-                or time.monotonic() - start > limits.submission_timeout):
+        if key in job.skip or len(job.skip) >= code_cells or time.monotonic() - start > limits.submission_timeout:
             return result, left_out
         job.skip = (*job.skip, key)
         note = f"graded again without cell {_cell_name(key, notebooks)} ({result.error})"
@@ -177,21 +199,30 @@ def grade_task(task, slots=DASK_WORKER_SLOTS):
         # Only the notebooks and nbgrader's own files: nothing else the student handed in.
         for name, release_notebook in task.release.items():
             if f"{name}.ipynb" in task.files:
-                text, count = repair_notebook(task.files[f"{name}.ipynb"].decode(errors="replace"),
-                                              release_notebook)
+                text, count = repair_notebook(task.files[f"{name}.ipynb"].decode(errors="replace"), release_notebook)
                 (target / f"{name}.ipynb").write_text(text)
                 repaired += count
         for name in NBGRADER_FILES:
             if name in task.files:
                 (target / name).write_bytes(task.files[name])
-        job = GradingJob(scratch=scratch, assignment=task.assignment, student=task.student,
-                         db_url=task.db_url, cell_timeout=task.limits.cell_timeout,
-                         progress=str(Path(scratch) / "worker" / "progress"), sandbox=task.sandbox)
-        result, left_out = _grade_crash_safe(job, task.limits, readable_notebooks(target.glob("*.ipynb")),
-                                             task.source, slots)
+        job = GradingJob(
+            scratch=scratch,
+            assignment=task.assignment,
+            student=task.student,
+            db_url=task.db_url,
+            cell_timeout=task.limits.cell_timeout,
+            progress=str(Path(scratch) / "worker" / "progress"),
+            sandbox=task.sandbox,
+        )
+        result, left_out = _grade_crash_safe(
+            job, task.limits, readable_notebooks(target.glob("*.ipynb")), task.source, slots
+        )
         graded = Path(scratch) / "autograded" / task.student / task.assignment
-        autograded = {str(path.relative_to(graded)): path.read_bytes() for path in sorted(graded.rglob("*"))
-                      if path.is_file() and not path.is_symlink()}
+        autograded = {
+            str(path.relative_to(graded)): path.read_bytes()
+            for path in sorted(graded.rglob("*"))
+            if path.is_file() and not path.is_symlink()
+        }
     notes = left_out + ([f"repaired the nbgrader metadata of {repaired} cells"] if repaired else [])
     if not task.sandbox:
         notes.append(NO_SANDBOX)

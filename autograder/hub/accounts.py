@@ -1,5 +1,6 @@
 """Unix accounts for the hub's users: made (home 0700), removed, and commands run as one of them with
 the environment their server would have."""
+
 import os
 import pwd
 import subprocess
@@ -20,12 +21,16 @@ def ensure_user(name, home_root, log=print):
         account = None
     if account is not None:
         if account.pw_uid < FIRST_USER_UID:
-            raise HubError(f"{name!r} is a system account (uid {account.pw_uid}): no hub user may run as it; "
-                           "give that person another id in the roster")
+            raise HubError(
+                f"{name!r} is a system account (uid {account.pw_uid}): no hub user may run as it; "
+                "give that person another id in the roster"
+            )
         return account
     home = Path(home_root) / name
-    run_command(["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash", "--user-group", name],
-         f"creating the account {name!r}")
+    run_command(
+        ["useradd", "--create-home", "--home-dir", str(home), "--shell", "/bin/bash", "--user-group", name],
+        f"creating the account {name!r}",
+    )
     os.chmod(home, 0o700)  # Debian's useradd leaves homes readable by everyone
     log(f"created the account {name} ({home})")
     return pwd.getpwnam(name)
@@ -61,9 +66,16 @@ def chown_tree(path, user):
 def as_user(user, command, settings, what, cwd=None, input=None, **kwargs):
     """Run ``command`` as ``user`` with the hub's environment first on PATH, as their server would
     (``input`` on its stdin; ``kwargs`` to subprocess.run)."""
-    env = {"HOME": user.pw_dir, "USER": user.pw_name, **hub_environment(settings),
-           **(course_environment(settings, user.pw_dir) if user.pw_name == settings.course_account else {})}
-    return run_command(["runuser", "-u", user.pw_name, "--", "env", *(f"{k}={v}" for k, v in env.items()), *command],
-                what, cwd=cwd or user.pw_dir, input=input, **kwargs)
-
-
+    env = {
+        "HOME": user.pw_dir,
+        "USER": user.pw_name,
+        **hub_environment(settings),
+        **(course_environment(settings, user.pw_dir) if user.pw_name == settings.course_account else {}),
+    }
+    return run_command(
+        ["runuser", "-u", user.pw_name, "--", "env", *(f"{k}={v}" for k, v in env.items()), *command],
+        what,
+        cwd=cwd or user.pw_dir,
+        input=input,
+        **kwargs,
+    )

@@ -9,6 +9,7 @@ Root copies what students wrote (the exchange is everyone's) and may swap while 
 is opened relative to its folder without following a link, links are copied as links, FIFOs, sockets and
 devices are left out and named, and a database is known by its place, never by its name.
 """
+
 import os
 import pwd
 import shutil
@@ -21,8 +22,7 @@ from autograder.hub.settings import HubError, stored_settings
 from autograder.hub.systemd_unit import UNIT_NAME, running
 
 # The hub's own files a backup keeps (its environment, proxy and data are made again by `hub`).
-HUB_FILES = ("settings.json", "jupyterhub.sqlite", "jupyterhub_cookie_secret", "instructor-password",
-             "dummy-password")
+HUB_FILES = ("settings.json", "jupyterhub.sqlite", "jupyterhub_cookie_secret", "instructor-password", "dummy-password")
 # Databases by their place in the backup, never by name: a student may name a file gradebook.db.
 DATABASES = ("hub/jupyterhub.sqlite", "course/gradebook.db")
 # Root copies what students wrote (the exchange is everyone's): no entry is ever opened through a link.
@@ -70,8 +70,15 @@ def _copy(origin, name, copy, new_name, where, skipped, databases=()):
 
 
 def _kind(mode):
-    return ("a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
-            else "a device file" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+    return (
+        "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device file"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a file"
+    )
 
 
 def _open(origin, name, flags):

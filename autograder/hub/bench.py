@@ -11,6 +11,7 @@ The feedback pages are the benchmark's own ("load benchmark feedback", in nbgrad
 feedback/<student>/01_likelihoods/likelihoods.html with the submission's timestamp and secret, which
 release_feedback hashes): grading 30 submissions takes minutes and ``bench`` measures it already.
 """
+
 import json
 import math
 import pwd
@@ -66,8 +67,9 @@ class Load:
 
 def _api(method, url, token, *codes, **kwargs):
     """One request with the student's token; raise on an answer outside ``codes``."""
-    response = requests.request(method, url, headers={"Authorization": f"token {token}"}, timeout=REQUEST_TIMEOUT,
-                                **kwargs)
+    response = requests.request(
+        method, url, headers={"Authorization": f"token {token}"}, timeout=REQUEST_TIMEOUT, **kwargs
+    )
     if response.status_code not in codes:
         raise RuntimeError(f"{method} {url}: HTTP {response.status_code}: {response.text[:300]}")
     return response
@@ -77,9 +79,17 @@ def _listing(base, user, token, course, action, want):
     """The Assignment List's answer to ``action`` ("" lists) in ``course`` (its id); ``want(statuses)`` says
     whether it happened (fetch and fetch_feedback answer with the listing even when they failed)."""
     method, path = ("GET", "assignments") if not action else ("POST", f"assignments/{action}")
-    answer = _api(method, f"{base}/user/{user}/{path}", token, 200,
-                  **({"params": {"course_id": course}} if not action else
-                     {"data": {"course_id": course, "assignment_id": ASSIGNMENT}})).json()
+    answer = _api(
+        method,
+        f"{base}/user/{user}/{path}",
+        token,
+        200,
+        **(
+            {"params": {"course_id": course}}
+            if not action
+            else {"data": {"course_id": course, "assignment_id": ASSIGNMENT}}
+        ),
+    ).json()
     if not answer.get("success"):
         raise RuntimeError(str(answer.get("value"))[-300:])
     mine = [entry for entry in answer["value"] if entry["assignment_id"] == ASSIGNMENT]
@@ -93,12 +103,20 @@ def _login(base, user, password):
     session = requests.Session()
     session.get(f"{base}/hub/login", timeout=REQUEST_TIMEOUT).raise_for_status()
     # no redirects: following them would start the server from /hub/spawn, inside the login's time
-    answer = session.post(f"{base}/hub/login", allow_redirects=False, timeout=REQUEST_TIMEOUT,
-                          data={"username": user, "password": password, "_xsrf": session.cookies.get("_xsrf")})
+    answer = session.post(
+        f"{base}/hub/login",
+        allow_redirects=False,
+        timeout=REQUEST_TIMEOUT,
+        data={"username": user, "password": password, "_xsrf": session.cookies.get("_xsrf")},
+    )
     if answer.status_code != 302:
         raise RuntimeError(f"login: HTTP {answer.status_code}")
-    answer = session.post(f"{base}/hub/api/users/{user}/tokens", json={"note": "bench-hub", "expires_in": 3600},
-                          headers={"X-XSRFToken": session.cookies.get("_xsrf")}, timeout=REQUEST_TIMEOUT)
+    answer = session.post(
+        f"{base}/hub/api/users/{user}/tokens",
+        json={"note": "bench-hub", "expires_in": 3600},
+        headers={"X-XSRFToken": session.cookies.get("_xsrf")},
+        timeout=REQUEST_TIMEOUT,
+    )
     answer.raise_for_status()
     return answer.json()["token"]
 
@@ -136,11 +154,17 @@ def students_submit(base, password, users, course, load=None):
         token = load.step("login", user, lambda: _login(base, user, password))
         ok = token and load.step("spawn", user, lambda: _spawn(base, user, token))
         for action, status in (("", "released"), ("fetch", "fetched"), ("submit", "submitted")):
-            ok = ok and load.step(action or "list", user, lambda: _listing(
-                base, user, token, course, action, lambda mine: status in [entry["status"] for entry in mine]))
+            ok = ok and load.step(
+                action or "list",
+                user,
+                lambda: _listing(
+                    base, user, token, course, action, lambda mine: status in [entry["status"] for entry in mine]
+                ),
+            )
         if ok:
             with load.lock:
                 load.tokens[user] = token
+
     _all_at_once(student, users)
     return load
 
@@ -156,11 +180,24 @@ def _own_feedback(user):
 def students_fetch_feedback(base, course, load):
     """Step 5 on a running hub: every user that submitted fetches feedback of ``course`` (its id) at once; it
     must be in their home."""
+
     def student(user):
-        load.step("fetch_feedback", user, lambda: _listing(
-            base, user, load.tokens[user], course, "fetch_feedback",
-            lambda mine: any(sub.get("has_local_feedback") for entry in mine for sub in entry.get("submissions", []))))
+        load.step(
+            "fetch_feedback",
+            user,
+            lambda: _listing(
+                base,
+                user,
+                load.tokens[user],
+                course,
+                "fetch_feedback",
+                lambda mine: any(
+                    sub.get("has_local_feedback") for entry in mine for sub in entry.get("submissions", [])
+                ),
+            ),
+        )
         load.step("feedback_in_home", user, lambda: _own_feedback(user))
+
     _all_at_once(student, sorted(load.tokens))
     return load
 
@@ -177,7 +214,8 @@ def write_feedback(course, instructor):
             shutil.copy(submitted / name, folder / name)
         (folder / f"{NOTEBOOK}.html").write_text(
             f'<!DOCTYPE html><html><body data-student="{student}"><h1>Load benchmark feedback</h1>'
-            f"<p>Written by python -m autograder bench-hub for {student}: not a grade.</p></body></html>\n")
+            f"<p>Written by python -m autograder bench-hub for {student}: not a grade.</p></body></html>\n"
+        )
         students.append(student)
     chown_tree(Path(course, "feedback"), instructor)
     return students
@@ -189,10 +227,16 @@ def sample_memory(hub_pid, uids, peak, done):
     while not done.is_set():
         try:
             hub_process = psutil.Process(hub_pid)
-            proxy = sum(child.memory_info().rss for child in hub_process.children(recursive=True)
-                        if "configurable-http-proxy" in " ".join(child.cmdline()))
-            servers = sum(p.info["memory_info"].rss for p in psutil.process_iter(["uids", "memory_info"])
-                          if p.info["uids"] and p.info["uids"].real in uids and p.info["memory_info"])
+            proxy = sum(
+                child.memory_info().rss
+                for child in hub_process.children(recursive=True)
+                if "configurable-http-proxy" in " ".join(child.cmdline())
+            )
+            servers = sum(
+                p.info["memory_info"].rss
+                for p in psutil.process_iter(["uids", "memory_info"])
+                if p.info["uids"] and p.info["uids"].real in uids and p.info["memory_info"]
+            )
             for key, value in (("hub", hub_process.memory_info().rss), ("proxy", proxy), ("servers", servers)):
                 peak[key] = max(peak.get(key, 0), value)
         except psutil.Error:
@@ -202,21 +246,40 @@ def sample_memory(hub_pid, uids, peak, done):
 
 def summary(load, memory, seconds, students):
     """The report as a dict (what --json writes)."""
-    steps = [{"step": step, "count": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
-              "max": max(values)} for step, values in load.latencies.items()]
-    return {"students": students, "steps": steps, "errors": load.errors,
-            "memory_mib": {key: value / 2**20 for key, value in memory.items()}, "wall_seconds": seconds}
+    steps = [
+        {
+            "step": step,
+            "count": len(values),
+            "p50": percentile(values, 50),
+            "p95": percentile(values, 95),
+            "max": max(values),
+        }
+        for step, values in load.latencies.items()
+    ]
+    return {
+        "students": students,
+        "steps": steps,
+        "errors": load.errors,
+        "memory_mib": {key: value / 2**20 for key, value in memory.items()},
+        "wall_seconds": seconds,
+    }
 
 
 def format_report(report):
-    lines = format_table(("step", "count", "p50 s", "p95 s", "max s"),
-                         [(row["step"], str(row["count"]), f"{row['p50']:.2f}", f"{row['p95']:.2f}", f"{row['max']:.2f}")
-                          for row in report["steps"]], right=(1, 2, 3, 4)).splitlines()
+    lines = format_table(
+        ("step", "count", "p50 s", "p95 s", "max s"),
+        [
+            (row["step"], str(row["count"]), f"{row['p50']:.2f}", f"{row['p95']:.2f}", f"{row['max']:.2f}")
+            for row in report["steps"]
+        ],
+        right=(1, 2, 3, 4),
+    ).splitlines()
     memory = report["memory_mib"]
-    lines += [f"peak RSS: hub {memory['hub']:.0f} MiB, proxy {memory['proxy']:.0f} MiB, "
-              f"users' servers {memory['servers']:.0f} MiB in all",
-              f"{report['students']} students, wall time {report['wall_seconds']:.1f} s, "
-              f"errors: {len(report['errors'])}"]
+    lines += [
+        f"peak RSS: hub {memory['hub']:.0f} MiB, proxy {memory['proxy']:.0f} MiB, "
+        f"users' servers {memory['servers']:.0f} MiB in all",
+        f"{report['students']} students, wall time {report['wall_seconds']:.1f} s, errors: {len(report['errors'])}",
+    ]
     lines += [f"  error in {e['step']} for {e['student']}: {e['reason']}" for e in report["errors"]]
     return "\n".join(lines)
 
@@ -228,11 +291,20 @@ def _remove_users(names, settings):
 
 
 def main(args):
-    students = [{"id": f"{PREFIX}{n:02d}", "first_name": "", "last_name": "", "email": ""}
-                for n in range(1, args.students + 1)]
-    settings = HubSettings(hub_dir=str(Path(args.dir).resolve()), ip="127.0.0.1", port=args.port,
-                               hub_port=args.port + 81, proxy_api_port=args.port + 1, instructor=f"{PREFIX}i",
-                               students=students, dummy=True, home_root=args.home_root)
+    students = [
+        {"id": f"{PREFIX}{n:02d}", "first_name": "", "last_name": "", "email": ""} for n in range(1, args.students + 1)
+    ]
+    settings = HubSettings(
+        hub_dir=str(Path(args.dir).resolve()),
+        ip="127.0.0.1",
+        port=args.port,
+        hub_port=args.port + 81,
+        proxy_api_port=args.port + 1,
+        instructor=f"{PREFIX}i",
+        students=students,
+        dummy=True,
+        home_root=args.home_root,
+    )
     names = [settings.instructor] + [s["id"] for s in students]
     existing = {user.pw_name for user in pwd.getpwall()}  # accounts this run did not make stay
     process, start = None, time.monotonic()
@@ -245,14 +317,21 @@ def main(args):
         process = jupyterhub(settings, config, Path(settings.hub_dir) / "bench-hub.log").start()
         process.wait_until_up(120)
         peak, done = {}, threading.Event()
-        sampler = threading.Thread(target=sample_memory, daemon=True, args=(
-            process.process.pid, {pwd.getpwnam(s["id"]).pw_uid for s in students}, peak, done))
+        sampler = threading.Thread(
+            target=sample_memory,
+            daemon=True,
+            args=(process.process.pid, {pwd.getpwnam(s["id"]).pw_uid for s in students}, peak, done),
+        )
         sampler.start()
         load, start = Load(), time.monotonic()
 
         def instructor_step(name, *command):  # as the instructor, with the hub's environment
-            load.step(name, settings.instructor, lambda: as_user(instructor, ["nbgrader", *command], settings,
-                                                                     name, cwd=course) or True)
+            load.step(
+                name,
+                settings.instructor,
+                lambda: as_user(instructor, ["nbgrader", *command], settings, name, cwd=course) or True,
+            )
+
         instructor_step("release", "release_assignment", ASSIGNMENT, "--force")
         base = f"http://127.0.0.1:{settings.port}"
         students_submit(base, dummy_password(settings), [s["id"] for s in students], settings.course_id, load)
@@ -276,13 +355,23 @@ def main(args):
 
 
 def add_parser(commands):
-    bench = commands.add_parser("bench-hub", help="N students at once on a hub of their own (as root): log in, "
-                                "start a server, fetch, submit, fetch feedback; latencies, errors, memory")
+    bench = commands.add_parser(
+        "bench-hub",
+        help="N students at once on a hub of their own (as root): log in, "
+        "start a server, fetch, submit, fetch feedback; latencies, errors, memory",
+    )
     bench.add_argument("--students", type=int, default=30, help="how many (default %(default)d)")
-    bench.add_argument("--dir", default="/srv/bdl-hub-bench/hub", help="the hub's folder; its environment is reused "
-                       "(default %(default)s)")
-    bench.add_argument("--port", type=int, default=28000, help="the hub's port; PORT+1 and PORT+81 for the proxy's "
-                       "and the hub's APIs (default %(default)d)")
+    bench.add_argument(
+        "--dir",
+        default="/srv/bdl-hub-bench/hub",
+        help="the hub's folder; its environment is reused (default %(default)s)",
+    )
+    bench.add_argument(
+        "--port",
+        type=int,
+        default=28000,
+        help="the hub's port; PORT+1 and PORT+81 for the proxy's and the hub's APIs (default %(default)d)",
+    )
     bench.add_argument("--home-root", default="/srv/bdl-hub-bench/home", help="where the accounts' homes go")
     bench.add_argument("--keep-users", action="store_true", help="keep the accounts, homes and exchange afterwards")
     bench.add_argument("--json", metavar="PATH", help="also write the report as JSON")

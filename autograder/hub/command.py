@@ -1,4 +1,5 @@
 """Running a command for the hub: its secret input on stdin, its failure as one HubError."""
+
 import subprocess
 
 from autograder.hub.settings import HubError
@@ -10,6 +11,7 @@ def run_command(command, what, input=None, **kwargs):
     stdin = {"input": input} if input is not None else {"stdin": subprocess.DEVNULL}
     result = subprocess.run(command, capture_output=True, text=True, **stdin, **kwargs)
     if result.returncode:
-        raise HubError(f"{what} failed ({' '.join(map(str, command[:3]))} ...): "
-                       f"{(result.stderr or result.stdout).strip()[-2000:]}")
+        raise HubError(
+            f"{what} failed ({' '.join(map(str, command[:3]))} ...): {(result.stderr or result.stdout).strip()[-2000:]}"
+        )
     return result.stdout

@@ -12,6 +12,7 @@ course, not the instructor's home, terminal or admin rights.
 
     python -m autograder.hub.course_service HUB_DIR
 """
+
 import json
 import os
 import pwd
@@ -31,17 +32,30 @@ def service_environment(settings, account, given):
     service it starts itself); of the hub's own variables (``given``), only its API's address."""
     course, prefix = settings.course_id, f"/services/{settings.course_id}/"
     scopes = json.dumps(["access:services", f"access:services!service={course}"])
-    hub = {name: given[name] for name in ("JUPYTERHUB_API_URL", "JUPYTERHUB_BASE_URL", "JUPYTERHUB_HOST")
-           if name in given}
-    return {"HOME": account.pw_dir, "USER": account.pw_name, "LOGNAME": account.pw_name, "SHELL": "/bin/bash",
-            "LANG": given.get("LANG", "C.UTF-8"), **hub_environment(settings),
-            **course_environment(settings, account.pw_dir), **hub,
-            "JUPYTERHUB_SERVICE_NAME": course, "JUPYTERHUB_API_TOKEN": service_token(settings, course),
-            "JUPYTERHUB_CLIENT_ID": f"service-{course}", "JUPYTERHUB_USER": account.pw_name,
-            "JUPYTERHUB_SERVICE_URL": f"http://127.0.0.1:{settings.course_port}",
-            "JUPYTERHUB_SERVICE_PREFIX": prefix, "JUPYTERHUB_OAUTH_CALLBACK_URL": f"{prefix}oauth_callback",
-            "JUPYTERHUB_OAUTH_SCOPES": scopes, "JUPYTERHUB_OAUTH_ACCESS_SCOPES": scopes,
-            "JUPYTERHUB_OAUTH_CLIENT_ALLOWED_SCOPES": "[]", "JUPYTERHUB_DEFAULT_URL": "/lab"}
+    hub = {
+        name: given[name] for name in ("JUPYTERHUB_API_URL", "JUPYTERHUB_BASE_URL", "JUPYTERHUB_HOST") if name in given
+    }
+    return {
+        "HOME": account.pw_dir,
+        "USER": account.pw_name,
+        "LOGNAME": account.pw_name,
+        "SHELL": "/bin/bash",
+        "LANG": given.get("LANG", "C.UTF-8"),
+        **hub_environment(settings),
+        **course_environment(settings, account.pw_dir),
+        **hub,
+        "JUPYTERHUB_SERVICE_NAME": course,
+        "JUPYTERHUB_API_TOKEN": service_token(settings, course),
+        "JUPYTERHUB_CLIENT_ID": f"service-{course}",
+        "JUPYTERHUB_USER": account.pw_name,
+        "JUPYTERHUB_SERVICE_URL": f"http://127.0.0.1:{settings.course_port}",
+        "JUPYTERHUB_SERVICE_PREFIX": prefix,
+        "JUPYTERHUB_OAUTH_CALLBACK_URL": f"{prefix}oauth_callback",
+        "JUPYTERHUB_OAUTH_SCOPES": scopes,
+        "JUPYTERHUB_OAUTH_ACCESS_SCOPES": scopes,
+        "JUPYTERHUB_OAUTH_CLIENT_ALLOWED_SCOPES": "[]",
+        "JUPYTERHUB_DEFAULT_URL": "/lab",
+    }
 
 
 def scope_unit(settings):
@@ -57,9 +71,20 @@ def in_scope(settings, account, program):
     """``program`` run by ``systemd-run --scope`` in the staff's limits, as ``account`` (systemd-run drops
     root once the scope holds it)."""
     memory, cpus, tasks = staff_limits(settings)
-    return [shutil.which("systemd-run"), "--scope", "--quiet", "--collect", f"--unit={scope_unit(settings)}",
-            f"--property=MemoryMax={memory}", f"--property=CPUQuota={int(cpus * 100)}%",
-            f"--property=TasksMax={tasks}", f"--uid={account.pw_uid}", f"--gid={account.pw_gid}", "--", program]
+    return [
+        shutil.which("systemd-run"),
+        "--scope",
+        "--quiet",
+        "--collect",
+        f"--unit={scope_unit(settings)}",
+        f"--property=MemoryMax={memory}",
+        f"--property=CPUQuota={int(cpus * 100)}%",
+        f"--property=TasksMax={tasks}",
+        f"--uid={account.pw_uid}",
+        f"--gid={account.pw_gid}",
+        "--",
+        program,
+    ]
 
 
 def main(hub_dir):

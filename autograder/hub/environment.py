@@ -1,6 +1,7 @@
 """What the hub installs, each step skipped when done: the course's environment (the pins of the students,
 the instructor and the hub, and ``bdl``, from a Python every user can run), configurable-http-proxy from
 npm, and the data."""
+
 import hashlib
 import json
 import os
@@ -27,8 +28,11 @@ def _digest(*paths):
     """A digest of files and folders (their files' names and bytes), to tell when to reinstall."""
     digest = hashlib.sha256()
     for path in paths:
-        files = sorted(p for p in Path(path).rglob("*") if p.is_file() and "__pycache__" not in p.parts) \
-            if Path(path).is_dir() else [Path(path)]
+        files = (
+            sorted(p for p in Path(path).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+            if Path(path).is_dir()
+            else [Path(path)]
+        )
         for file in files:
             digest.update(str(file.relative_to(Path(path).parent)).encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()
@@ -45,8 +49,10 @@ def shared_python():
     for candidate in (os.path.realpath(getattr(sys, "_base_executable", sys.executable)), "/usr/bin/python3.11"):
         if os.path.exists(candidate) and _everyone_can_run(candidate):
             return candidate
-    raise HubError(f"no Python 3.11 that every user can run ({sys.executable} is in a folder closed to them): "
-                   "install the Debian packages python3.11 and python3.11-venv")
+    raise HubError(
+        f"no Python 3.11 that every user can run ({sys.executable} is in a folder closed to them): "
+        "install the Debian packages python3.11 and python3.11-venv"
+    )
 
 
 def hub_requirements(pyproject=None):
@@ -59,8 +65,14 @@ def left_out(pyproject=None):
     """The names of the pins of pyproject's other optional groups (``test``'s), which the hub's environment
     must not hold."""
     project = (pyproject or tomllib.loads((REPO / "pyproject.toml").read_text()))["project"]
-    return sorted({Requirement(dep).name for group, deps in project["optional-dependencies"].items()
-                   if group not in HUB_GROUPS for dep in deps})
+    return sorted(
+        {
+            Requirement(dep).name
+            for group, deps in project["optional-dependencies"].items()
+            if group not in HUB_GROUPS
+            for dep in deps
+        }
+    )
 
 
 def environment_key(pins):
@@ -87,15 +99,22 @@ def install_environment(settings, log=print):
     with tempfile.NamedTemporaryFile("w", suffix=".txt") as requirements:
         requirements.write("\n".join(pins) + "\n")
         requirements.flush()
-        run_command([python, "-m", "pip", "install", "--quiet", "-r", requirements.name],
-             "installing the course's pinned packages in the hub's environment")
+        run_command(
+            [python, "-m", "pip", "install", "--quiet", "-r", requirements.name],
+            "installing the course's pinned packages in the hub's environment",
+        )
     # an environment installed when the hub took every pin holds the tests' packages: they go (pip skips
     # those not installed)
     if left_out():
-        run_command([python, "-m", "pip", "uninstall", "--quiet", "--yes", *left_out()],
-                    "removing the tests' packages from the hub's environment")
-    site_packages = Path(run_command([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                              "finding the hub's site-packages").strip())
+        run_command(
+            [python, "-m", "pip", "uninstall", "--quiet", "--yes", *left_out()],
+            "removing the tests' packages from the hub's environment",
+        )
+    site_packages = Path(
+        run_command(
+            [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], "finding the hub's site-packages"
+        ).strip()
+    )
     shutil.rmtree(site_packages / "bdl", ignore_errors=True)
     shutil.copytree(REPO / "bdl", site_packages / "bdl", ignore=shutil.ignore_patterns("__pycache__"))
     _make_readable(site_packages / "bdl")
@@ -112,19 +131,24 @@ def write_user_config(settings):
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {settings.course_id!r}\n"
         f"c.Exchange.root = {settings.exchange!r}\n"
-        "c.Authenticator.plugin_class = 'nbgrader.auth.JupyterHubAuthPlugin'\n")
+        "c.Authenticator.plugin_class = 'nbgrader.auth.JupyterHubAuthPlugin'\n"
+    )
     # The course's service only: JupyterLab's Nbgrader > Formgrader shows formgrader in a frame of the same
     # server, which JupyterHub's default (frame-ancestors 'none', since 4.1) leaves blank. 'self' lets a page
     # of this hub frame it; students' servers keep 'none'.
     course = Path(course_config(settings))
     course.mkdir(mode=0o755, exist_ok=True)
-    (course / "jupyter_server_config.json").write_text(json.dumps(
-        {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}))
+    (course / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}
+        )
+    )
     # JupyterLab's defaults for every user: no "get notified about Jupyter news?" (which asks the internet)
     settings_dir = Path(settings.venv) / "share" / "jupyter" / "lab" / "settings"
     settings_dir.mkdir(parents=True, exist_ok=True)
-    (settings_dir / "overrides.json").write_text(json.dumps(
-        {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}))
+    (settings_dir / "overrides.json").write_text(
+        json.dumps({"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}})
+    )
 
 
 def install_proxy(settings, log=print):
@@ -138,8 +162,7 @@ def install_proxy(settings, log=print):
     proxy.mkdir(parents=True, exist_ok=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copy(PROXY_PACKAGE / name, proxy / name)
-    run_command(["npm", "ci", "--omit=dev", "--no-audit", "--no-fund"], "installing configurable-http-proxy",
-         cwd=proxy)
+    run_command(["npm", "ci", "--omit=dev", "--no-audit", "--no-fund"], "installing configurable-http-proxy", cwd=proxy)
     marker.write_text(wanted)
 
 
@@ -149,8 +172,9 @@ def install_data(settings, data_dir=None):
     if not (source / "provenance.json").exists():
         raise HubError(f"no prepared data in {source}: run `make data` (python -m bdl.data prepare) first")
     target = Path(settings.hub_dir) / "data"
-    if (target / "provenance.json").exists() and \
-            (target / "provenance.json").read_bytes() == (source / "provenance.json").read_bytes():
+    if (target / "provenance.json").exists() and (target / "provenance.json").read_bytes() == (
+        source / "provenance.json"
+    ).read_bytes():
         return
     shutil.rmtree(target, ignore_errors=True)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("README.md", "mnist.npz"))
@@ -162,5 +186,3 @@ def _make_readable(path):
         os.chmod(folder, 0o755)
         for name in files:
             os.chmod(Path(folder) / name, 0o644)
-
-

@@ -1,5 +1,6 @@
 """JupyterHub's config for the course (``python -m autograder hub`` copies it to HUB_DIR/jupyterhub_config.py
 and writes HUB_DIR/settings.json beside it): nbgrader's multi-user set-up on one machine."""
+
 import json
 import os
 
@@ -31,9 +32,15 @@ c.JupyterHub.pid_file = os.path.join(HERE, "jupyterhub.pid")
 # in the config could not be copied.)
 os.makedirs(os.path.join(HERE, "logs"), mode=0o700, exist_ok=True)
 c.JupyterHub.logging_config = {
-    "handlers": {"file": {"class": "logging.handlers.RotatingFileHandler", "formatter": "file",
-                          "filename": os.path.join(HERE, "logs", "jupyterhub.log"),
-                          "maxBytes": 10 * 2**20, "backupCount": 5}},
+    "handlers": {
+        "file": {
+            "class": "logging.handlers.RotatingFileHandler",
+            "formatter": "file",
+            "filename": os.path.join(HERE, "logs", "jupyterhub.log"),
+            "maxBytes": 10 * 2**20,
+            "backupCount": 5,
+        }
+    },
     "formatters": {"file": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "loggers": {"JupyterHub": {"handlers": ["console", "file"]}},
 }
@@ -79,26 +86,46 @@ else:
 # course), and formgrader adds and removes students through them. The course account is a hub user too, as
 # formgrader, in its service, reads its courses from its groups; no one logs in as it (the login hook
 # and the spawner let in the roster and the staff only).
-c.JupyterHub.load_groups = {f"nbgrader-{course}": {"users": students},
-                            f"formgrade-{course}": {"users": [instructor, *settings.graders, settings.course_account]}}
+c.JupyterHub.load_groups = {
+    f"nbgrader-{course}": {"users": students},
+    f"formgrade-{course}": {"users": [instructor, *settings.graders, settings.course_account]},
+}
 # The course's service's token: formgrader reads the roster and manages the course's students group
 COURSE_SCOPES = ["list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]
 c.JupyterHub.load_roles = [
     # A server's token: what nbgrader does with it and no more (never "inherit": the instructor is an
     # admin). JupyterHub intersects these with the owner's own scopes, so a student's server reads only
     # its student.
-    {"name": "server", "scopes": ["users:activity!user", "access:servers!server", "read:users:name!user",
-                                  "read:users:groups!user", "list:services", f"read:services!service={course}"]},
+    {
+        "name": "server",
+        "scopes": [
+            "users:activity!user",
+            "access:servers!server",
+            "read:users:name!user",
+            "read:users:groups!user",
+            "list:services",
+            f"read:services!service={course}",
+        ],
+    },
     # the instructor and the graders open the course's service (nbgrader's course list finds it), and no
     # one's server but their own
-    {"name": f"formgrade-{course}", "groups": [f"formgrade-{course}"],
-     "scopes": [f"access:services!service={course}", "list:services", f"read:services!service={course}"]},
+    {
+        "name": f"formgrade-{course}",
+        "groups": [f"formgrade-{course}"],
+        "scopes": [f"access:services!service={course}", "list:services", f"read:services!service={course}"],
+    },
     {"name": f"{course}-service", "services": [course], "scopes": COURSE_SCOPES},
     # `hub roster CSV`: adds and removes the course's students while the hub runs
-    {"name": "roster", "services": ["roster"],
-     "scopes": ["admin:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"]},
-    {"name": "idle-culler", "services": ["idle-culler"],
-     "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"]},
+    {
+        "name": "roster",
+        "services": ["roster"],
+        "scopes": ["admin:users", "list:groups", "read:groups", f"groups!group=nbgrader-{course}"],
+    },
+    {
+        "name": "idle-culler",
+        "services": ["idle-culler"],
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+    },
 ]
 
 # Each user's server in that user's own Unix account, from the course's environment, with the memory, CPU
@@ -124,23 +151,32 @@ c.Spawner.env_keep = ["PATH", "LANG", "LC_ALL", "JUPYTERHUB_SINGLEUSER_APP"]
 
 
 # Idle servers stop after the timeout (their files stay); the hub itself is never culled.
-c.JupyterHub.services = [{
-    "name": "idle-culler",
-    "command": [os.path.join(settings.venv, "bin", "python"), "-m", "jupyterhub_idle_culler",
-                f"--timeout={settings.idle_timeout}"],
-}, {"name": "roster", "api_token": service_token(settings, "roster")}, {
-    # The course: formgrader's JupyterLab in the course account, in the staff's cgroup, at /services/<course>/
-    # (nbgrader's course list needs this name). The hub routes to it and signs the staff in; it is not the
-    # hub's to start, as the hub gives up, and exits, when a service it starts does not answer within 10 s
-    # (a JupyterLab on a busy machine may not).
-    "name": course,
-    "url": f"http://127.0.0.1:{settings.course_port}",
-    "api_token": service_token(settings, course),
-    "oauth_no_confirm": True,
-}, {
-    # ... it starts it instead, without waiting (and again if it exits): as root, then as the course account
-    # (autograder/hub/course_service.py).
-    "name": "course-server",
-    "command": [os.path.join(settings.venv, "bin", "python"), "-m", "autograder.hub.course_service", HERE],
-    "environment": {"PYTHONPATH": str(REPO)},  # root's, to start it; the course's server never gets it
-}]
+c.JupyterHub.services = [
+    {
+        "name": "idle-culler",
+        "command": [
+            os.path.join(settings.venv, "bin", "python"),
+            "-m",
+            "jupyterhub_idle_culler",
+            f"--timeout={settings.idle_timeout}",
+        ],
+    },
+    {"name": "roster", "api_token": service_token(settings, "roster")},
+    {
+        # The course: formgrader's JupyterLab in the course account, in the staff's cgroup, at /services/<course>/
+        # (nbgrader's course list needs this name). The hub routes to it and signs the staff in; it is not the
+        # hub's to start, as the hub gives up, and exits, when a service it starts does not answer within 10 s
+        # (a JupyterLab on a busy machine may not).
+        "name": course,
+        "url": f"http://127.0.0.1:{settings.course_port}",
+        "api_token": service_token(settings, course),
+        "oauth_no_confirm": True,
+    },
+    {
+        # ... it starts it instead, without waiting (and again if it exits): as root, then as the course account
+        # (autograder/hub/course_service.py).
+        "name": "course-server",
+        "command": [os.path.join(settings.venv, "bin", "python"), "-m", "autograder.hub.course_service", HERE],
+        "environment": {"PYTHONPATH": str(REPO)},  # root's, to start it; the course's server never gets it
+    },
+]

@@ -1,5 +1,6 @@
 """The checks before a hub is set up: the options given, and whether this machine can run the hub
 safely (run as root, from a repository no student can read, in folders only root can change)."""
+
 import ipaddress
 import os
 import shutil
@@ -18,39 +19,52 @@ NODE_MAJOR = 18
 def check_machine(settings):
     """Raise HubError saying why the options are refused, or naming what this machine lacks for the hub."""
     if settings.dummy and not ipaddress.ip_address(settings.ip).is_loopback:
-        raise HubError(f"--dummy lets anyone in with one password: it is refused unless the hub listens on "
-                       f"127.0.0.1 (not {settings.ip})")
+        raise HubError(
+            f"--dummy lets anyone in with one password: it is refused unless the hub listens on "
+            f"127.0.0.1 (not {settings.ip})"
+        )
     for name in [settings.instructor, *settings.graders]:
         if not USERNAME.fullmatch(name):
             raise HubError(f"{name!r} is not a Unix user name")
         if name in {student["id"] for student in settings.students}:
             raise HubError(f"{name!r} is staff and also in the roster")
     if not USERNAME.fullmatch(settings.course_account):
-        raise HubError(f"the course account {settings.course_account!r} (grader-COURSE) is not a Unix user name: "
-                       "choose a shorter --course-id of lower-case letters and digits")
+        raise HubError(
+            f"the course account {settings.course_account!r} (grader-COURSE) is not a Unix user name: "
+            "choose a shorter --course-id of lower-case letters and digits"
+        )
     if settings.course_account in people(settings):
         raise HubError(f"{settings.course_account!r} is the course's account: no one logs in as it")
     if bool(settings.ssl_cert) != bool(settings.ssl_key):
         raise HubError("--ssl-cert and --ssl-key go together")
     if not settings.ssl_cert and not ipaddress.ip_address(settings.ip).is_loopback and not settings.insecure_http:
-        raise HubError(f"plain HTTP on {settings.ip} sends every password and notebook in clear: give --ssl-cert "
-                       "and --ssl-key, or --ip 127.0.0.1 behind a proxy that terminates TLS, or --insecure-http")
+        raise HubError(
+            f"plain HTTP on {settings.ip} sends every password and notebook in clear: give --ssl-cert "
+            "and --ssl-key, or --ip 127.0.0.1 behind a proxy that terminates TLS, or --insecure-http"
+        )
     for folder in (settings.hub_dir, settings.home_root):
         check_root_owned(folder)
         if settings.limits and Path(os.path.realpath(folder)).is_relative_to("/tmp"):
-            raise HubError(f"{folder} is in /tmp, which each server sees as a /tmp of its own: "
-                           "choose another folder (or --no-limits)")
+            raise HubError(
+                f"{folder} is in /tmp, which each server sees as a /tmp of its own: "
+                "choose another folder (or --no-limits)"
+            )
     if os.geteuid() != 0:
         raise HubError("run as root: each user's server runs in that user's own Unix account")
     check_private(REPO)
-    for program, package in (("npm", "npm (with nodejs)"), ("node", "nodejs"), ("useradd", "passwd"),
-                             ("runuser", "util-linux")):
+    for program, package in (
+        ("npm", "npm (with nodejs)"),
+        ("node", "nodejs"),
+        ("useradd", "passwd"),
+        ("runuser", "util-linux"),
+    ):
         if not shutil.which(program):
             raise HubError(f"needs {program!r}: install the Debian package {package}")
     node = run_command(["node", "--version"], "asking Node.js its version").strip()
     if int(node.lstrip("v").split(".")[0]) < NODE_MAJOR:
-        raise HubError(f"the proxy (configurable-http-proxy 4.6) is run on Node.js {NODE_MAJOR} or later; "
-                       f"this machine has {node}")
+        raise HubError(
+            f"the proxy (configurable-http-proxy 4.6) is run on Node.js {NODE_MAJOR} or later; this machine has {node}"
+        )
 
 
 def check_root_owned(path):
@@ -64,8 +78,10 @@ def check_root_owned(path):
         status = os.lstat(folder)
         open_to_others = status.st_mode & 0o022 and not status.st_mode & stat.S_ISVTX
         if status.st_uid != 0 or (open_to_others and not stat.S_ISLNK(status.st_mode)):
-            raise HubError(f"{folder} is not root's alone (owner uid {status.st_uid}, mode "
-                           f"{stat.S_IMODE(status.st_mode):o}): root will not write below it; choose another folder")
+            raise HubError(
+                f"{folder} is not root's alone (owner uid {status.st_uid}, mode "
+                f"{stat.S_IMODE(status.st_mode):o}): root will not write below it; choose another folder"
+            )
 
 
 def readable_by_others(path):
@@ -80,5 +96,7 @@ def readable_by_others(path):
 def check_private(repository):
     """Refuse to run a hub from a repository its students could read: it holds every answer."""
     if readable_by_others(repository):
-        raise HubError(f"the course repository {repository} is readable by other users, and it holds every "
-                       f"answer and hidden test: run chmod o-rwx '{repository}' first")
+        raise HubError(
+            f"the course repository {repository} is readable by other users, and it holds every "
+            f"answer and hidden test: run chmod o-rwx '{repository}' first"
+        )

@@ -1,5 +1,6 @@
 """The hub's secrets in HUB_DIR: files only their owner (root) reads, from the moment they exist, and the
 tokens and password kept in them, each made once."""
+
 import os
 import secrets
 from pathlib import Path

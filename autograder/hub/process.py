@@ -1,6 +1,7 @@
 """Starting and stopping JupyterHub: ``run`` replaces the command's process with it; ``HubProcess``
 starts a command that runs a hub in a process group of its own, waits for its API and stops it (the
 hub benchmark and the hub's test use it)."""
+
 import os
 import signal
 import subprocess
@@ -19,8 +20,11 @@ STOP_SECONDS = 60
 
 def hub_process_environment(settings):
     """The environment JupyterHub runs in: the hub's venv first, none of this repository's settings."""
-    env = {**os.environ, "PATH": f"{settings.venv}/bin:{os.environ.get('PATH', '/usr/bin:/bin')}",
-           "PYTHONPATH": str(REPO)}  # the hub's config and spawner are autograder's, which only root reads here
+    env = {
+        **os.environ,
+        "PATH": f"{settings.venv}/bin:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "PYTHONPATH": str(REPO),
+    }  # the hub's config and spawner are autograder's, which only root reads here
     for name in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST", "VIRTUAL_ENV"):
         env.pop(name, None)
     return env
@@ -30,9 +34,11 @@ def run(settings, config, upgrade_db=False):
     """Replace this process with JupyterHub (stopping it stops every user's server); ``upgrade_db``: upgrade
     its database to this JupyterHub first, if needed."""
     os.chdir(settings.hub_dir)
-    os.execve(f"{settings.venv}/bin/jupyterhub", ["jupyterhub", "-f", str(config),
-                                                  *(["--upgrade-db"] if upgrade_db else [])],
-              hub_process_environment(settings))
+    os.execve(
+        f"{settings.venv}/bin/jupyterhub",
+        ["jupyterhub", "-f", str(config), *(["--upgrade-db"] if upgrade_db else [])],
+        hub_process_environment(settings),
+    )
 
 
 class HubProcess:
@@ -46,9 +52,15 @@ class HubProcess:
 
     def start(self, *extra):
         with open(self.log, "ab") as log:
-            self.process = subprocess.Popen(self.command + list(extra), cwd=self.cwd, env=self.env,
-                                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                self.command + list(extra),
+                cwd=self.cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         return self
 
     def wait_until_up(self, timeout=START_SECONDS):
@@ -90,6 +102,11 @@ class HubProcess:
 
 def jupyterhub(settings, config, log):
     """JupyterHub itself on ``settings``' folder, as ``run`` starts it, not yet started."""
-    return HubProcess([f"{settings.venv}/bin/jupyterhub", "-f", config], log, f"http://127.0.0.1:{settings.port}",
-                      env=hub_process_environment(settings), cwd=settings.hub_dir, hub_dir=settings.hub_dir)
-
+    return HubProcess(
+        [f"{settings.venv}/bin/jupyterhub", "-f", config],
+        log,
+        f"http://127.0.0.1:{settings.port}",
+        env=hub_process_environment(settings),
+        cwd=settings.hub_dir,
+        hub_dir=settings.hub_dir,
+    )

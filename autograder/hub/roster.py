@@ -9,6 +9,7 @@ HUB_DIR/settings.json at each login and start, so the change holds at once. The 
 the token of its ``roster`` service (HUB_DIR/roster-token, root's alone), whose role may manage users and
 the course's group and nothing else.
 """
+
 import csv
 import json
 import pwd
@@ -44,8 +45,10 @@ def read_roster(path):
     for number, row in enumerate(rows, start=2):
         name = (row.get("id") or "").strip()
         if not USERNAME.fullmatch(name):
-            raise HubError(f"{path}, line {number}: {name!r} is not a Unix user name "
-                           "(lower-case letters, digits, _ and -, at most 32, starting with a letter, not ending with _)")
+            raise HubError(
+                f"{path}, line {number}: {name!r} is not a Unix user name "
+                "(lower-case letters, digits, _ and -, at most 32, starting with a letter, not ending with _)"
+            )
         if name in seen:
             raise HubError(f"{path}, line {number}: {name!r} is in the roster twice")
         seen.add(name)
@@ -55,22 +58,32 @@ def read_roster(path):
 
 def sync_gradebook(settings, owner, course):
     """The roster's students in the course's gradebook, written as the course account."""
-    as_user(owner, [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
-            settings, "adding the roster to the gradebook", cwd=course, input=json.dumps(settings.students))
+    as_user(
+        owner,
+        [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
+        settings,
+        "adding the roster to the gradebook",
+        cwd=course,
+        input=json.dumps(settings.students),
+    )
 
 
 def _api(settings, method, path, body=None):
     """Call the running hub's REST API as the roster service; 404 and 409 (gone, there already) are fine."""
-    request = urllib.request.Request(f"http://127.0.0.1:{settings.hub_port}/hub/api{path}", method=method,
-                                     data=json.dumps(body).encode() if body is not None else None,
-                                     headers={"Authorization": f"token {service_token(settings, 'roster')}",
-                                              "Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{settings.hub_port}/hub/api{path}",
+        method=method,
+        data=json.dumps(body).encode() if body is not None else None,
+        headers={"Authorization": f"token {service_token(settings, 'roster')}", "Content-Type": "application/json"},
+    )
     try:
         with urllib.request.urlopen(request, timeout=120):
             return
     except urllib.error.HTTPError as error:
         if error.code not in (404, 409):
-            raise HubError(f"the hub refused {method} {path}: {error.code} {error.read()[:300].decode(errors='replace')}")
+            raise HubError(
+                f"the hub refused {method} {path}: {error.code} {error.read()[:300].decode(errors='replace')}"
+            )
     except OSError as error:
         raise HubError(f"the hub's API at 127.0.0.1:{settings.hub_port} did not answer: {error}") from None
 
@@ -111,7 +124,9 @@ def roster_command(args):
     if not (Path(settings.hub_dir) / "settings.json").exists():
         raise HubError(f"{settings.hub_dir} holds no hub yet: set it up with `python -m autograder hub` first")
     added, removed = change_roster(settings, read_roster(args.path))
-    print(f"roster of {settings.course_id}: added {', '.join(added) or 'no one'}; removed "
-          f"{', '.join(removed) or 'no one'} (their accounts, homes and grades stay)"
-          + ("" if running(settings.hub_dir) else "; the hub is not running: it starts with this roster"))
+    print(
+        f"roster of {settings.course_id}: added {', '.join(added) or 'no one'}; removed "
+        f"{', '.join(removed) or 'no one'} (their accounts, homes and grades stay)"
+        + ("" if running(settings.hub_dir) else "; the hub is not running: it starts with this roster")
+    )
     return 0

@@ -1,6 +1,7 @@
 """The hub's settings (HUB_DIR/settings.json, read back by ``jupyterhub_config.py`` inside JupyterHub) and
 what follows from them alone: the course's people, the environment every user's server gets; and the
 one-line error of every hub step. JupyterHub's process imports this module: it reads files, runs nothing."""
+
 import json
 import re
 from dataclasses import dataclass, field, fields, replace
@@ -22,6 +23,7 @@ FIRST_USER_UID = 1000
 @dataclass
 class HubSettings:
     """What jupyterhub_config.py reads (HUB_DIR/settings.json): the hub's addresses, users and limits."""
+
     hub_dir: str
     course_id: str = COURSE_ID
     ip: str = "0.0.0.0"
@@ -100,9 +102,12 @@ def updated(settings, given):
 
 def hub_environment(settings):
     """What every user's server, terminal and kernel gets: the course's environment and the exchange."""
-    return {"PATH": f"{settings.venv}/bin:/usr/local/bin:/usr/bin:/bin",
-            "BDL_EXCHANGE": settings.exchange, "BDL_DATA_DIR": str(Path(settings.hub_dir) / "data"),
-            "TF_USE_LEGACY_KERAS": "1"}
+    return {
+        "PATH": f"{settings.venv}/bin:/usr/local/bin:/usr/bin:/bin",
+        "BDL_EXCHANGE": settings.exchange,
+        "BDL_DATA_DIR": str(Path(settings.hub_dir) / "data"),
+        "TF_USE_LEGACY_KERAS": "1",
+    }
 
 
 def course_environment(settings, home):

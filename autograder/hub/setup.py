@@ -21,6 +21,7 @@ restarts the hub with new students added:
 Then it runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
 until it is stopped.
 """
+
 import argparse
 import ipaddress
 import json
@@ -43,9 +44,27 @@ from autograder.hub.settings import DEFAULT_DIR, HubError, default, stored_setti
 from autograder.worker import bwrap
 
 # a course folder's parts that are the instructor's work or can be made again: not copied
-NOT_COURSE = (".git", ".venv", "data", "build", "test-artifacts", "exchange", "gradebook.db", "submitted",
-              "submitted_replaced", "autograded", "feedback", "grading_status", "reports", "guides",
-              "grades.csv", "__pycache__", "*.egg-info", ".pytest_cache", ".ipynb_checkpoints")
+NOT_COURSE = (
+    ".git",
+    ".venv",
+    "data",
+    "build",
+    "test-artifacts",
+    "exchange",
+    "gradebook.db",
+    "submitted",
+    "submitted_replaced",
+    "autograded",
+    "feedback",
+    "grading_status",
+    "reports",
+    "guides",
+    "grades.csv",
+    "__pycache__",
+    "*.egg-info",
+    ".pytest_cache",
+    ".ipynb_checkpoints",
+)
 
 
 def prepare_exchange(settings, owner):
@@ -77,7 +96,8 @@ def prepare_course(settings, owner, log=print):
     config.write_text(
         "# Written by python -m autograder hub: formgrader and nbgrader use the course folder.\n"
         "c = get_config()  # noqa: F821\n"
-        f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n")
+        f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n"
+    )
     chown_tree(course, owner)
     chown_tree(jupyter, owner)
     return course
@@ -131,15 +151,24 @@ def instructor_login(settings):
     if not path.exists():
         private_file(path, secrets.token_urlsafe(12) + "\n")
     password = path.read_text().strip()
-    created = run_command([f"{settings.venv}/bin/python", "-c", INSTRUCTOR_SCRIPT,
-                           f"sqlite:///{settings.hub_dir}/jupyterhub.sqlite", settings.instructor],
-                          "creating the instructor's login", input=password)
+    created = run_command(
+        [
+            f"{settings.venv}/bin/python",
+            "-c",
+            INSTRUCTOR_SCRIPT,
+            f"sqlite:///{settings.hub_dir}/jupyterhub.sqlite",
+            settings.instructor,
+        ],
+        "creating the instructor's login",
+        input=password,
+    )
     return password, bool(created.strip())
 
 
 def set_up(settings, data_dir=None, log=print):
     """Everything but starting the hub; return the config file's path."""
     from autograder.hub.spawner import NO_LIMITS, limits_unavailable  # JupyterHub's: not for every command
+
     check_machine(settings)
     reason = limits_unavailable() if settings.limits else None
     if reason:
@@ -182,13 +211,34 @@ def browser_host(ip):
 
 
 # What `hub ACTION` does besides start.
-ACTIONS = {"install-service": systemd_unit.install_service, "backup": backup.backup_command,
-           "restore": backup.restore_command, "roster": roster.roster_command}
+ACTIONS = {
+    "install-service": systemd_unit.install_service,
+    "backup": backup.backup_command,
+    "restore": backup.restore_command,
+    "roster": roster.roster_command,
+}
 # The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
 # it was set up (the service does), and one given changes that setting for good.
-KEPT_OPTIONS = ("course_id", "ip", "port", "hub_port", "proxy_api_port", "course_port", "instructor", "memory_gib", "cpus",
-                "staff_memory_gib", "staff_cpus",
-                "idle_timeout", "ssl_cert", "ssl_key", "insecure_http", "limits", "max_tasks", "home_root")
+KEPT_OPTIONS = (
+    "course_id",
+    "ip",
+    "port",
+    "hub_port",
+    "proxy_api_port",
+    "course_port",
+    "instructor",
+    "memory_gib",
+    "cpus",
+    "staff_memory_gib",
+    "staff_cpus",
+    "idle_timeout",
+    "ssl_cert",
+    "ssl_key",
+    "insecure_http",
+    "limits",
+    "max_tasks",
+    "home_root",
+)
 
 
 def settings_from(args):
@@ -207,20 +257,30 @@ def main(args):
     settings = settings_from(args)
     config = set_up(settings)
     scheme = "https" if settings.ssl_cert else "http"
-    print(f"course {settings.course_id}: {len(settings.students)} students, instructor {settings.instructor}; "
-          f"exchange {settings.exchange}; settings kept in {settings.hub_dir}/settings.json")
+    print(
+        f"course {settings.course_id}: {len(settings.students)} students, instructor {settings.instructor}; "
+        f"exchange {settings.exchange}; settings kept in {settings.hub_dir}/settings.json"
+    )
     if settings.dummy:
         print(f"log in as any of them with the password {dummy_password(settings)} (--dummy)")
     else:
         password, created = instructor_login(settings)
-        print(f"the instructor logs in as {settings.instructor}"
-              + (f" with the password {password} (also in {settings.hub_dir}/instructor-password; change it at "
-                 "/hub/change-password)" if created else " with the password set before")
-              + "; students sign up at /hub/signup with their roster id, and the instructor approves them "
-                "at /hub/authorize")
+        print(
+            f"the instructor logs in as {settings.instructor}"
+            + (
+                f" with the password {password} (also in {settings.hub_dir}/instructor-password; change it at "
+                "/hub/change-password)"
+                if created
+                else " with the password set before"
+            )
+            + "; students sign up at /hub/signup with their roster id, and the instructor approves them "
+            "at /hub/authorize"
+        )
     url = f"{scheme}://{browser_host(settings.ip)}:{settings.port}"
-    print(f"the instructor and the graders open the course (formgrader, its folder, a terminal) at "
-          f"{url}/services/{settings.course_id}/")
+    print(
+        f"the instructor and the graders open the course (formgrader, its folder, a terminal) at "
+        f"{url}/services/{settings.course_id}/"
+    )
     print(f"JupyterHub at {url}/", flush=True)
     if args.setup_only:
         return 0
@@ -228,56 +288,110 @@ def main(args):
 
 
 def add_parser(commands):
-    hub = commands.add_parser("hub", help="set up and run the course on a JupyterHub on this machine "
-                              "(as root): accounts, shared exchange, formgrader, the course's environment; "
-                              "or install it as a service, back it up, restore it")
-    hub.add_argument("action", nargs="?", default="start", choices=("start", *ACTIONS),
-                     help="start (the default): set up and run the hub; install-service: write its systemd "
-                     "unit; backup DEST: copy its state to the new folder DEST; restore SOURCE: put a backup "
-                     "back (the hub stopped); roster CSV: make CSV the roster, on the running hub too")
+    hub = commands.add_parser(
+        "hub",
+        help="set up and run the course on a JupyterHub on this machine "
+        "(as root): accounts, shared exchange, formgrader, the course's environment; "
+        "or install it as a service, back it up, restore it",
+    )
+    hub.add_argument(
+        "action",
+        nargs="?",
+        default="start",
+        choices=("start", *ACTIONS),
+        help="start (the default): set up and run the hub; install-service: write its systemd "
+        "unit; backup DEST: copy its state to the new folder DEST; restore SOURCE: put a backup "
+        "back (the hub stopped); roster CSV: make CSV the roster, on the running hub too",
+    )
     hub.add_argument("path", nargs="?", help="backup's DEST, restore's SOURCE, roster's CSV")
-    hub.add_argument("--dir", default=DEFAULT_DIR, help="the hub's folder: environment, proxy, data, exchange, "
-                     "database, secrets, and settings.json, which keeps the options below (default %(default)s)")
-    kept = hub.add_argument_group("settings", "kept in DIR/settings.json: given once, they hold for every later "
-                                  "start until given again (the defaults are a first start's)")
-    kept.add_argument("--students", metavar="CSV", help="the roster: a CSV with an id column (Unix user names) "
-                      "and optionally first_name, last_name, email; accounts are made for new ids")
+    hub.add_argument(
+        "--dir",
+        default=DEFAULT_DIR,
+        help="the hub's folder: environment, proxy, data, exchange, "
+        "database, secrets, and settings.json, which keeps the options below (default %(default)s)",
+    )
+    kept = hub.add_argument_group(
+        "settings",
+        "kept in DIR/settings.json: given once, they hold for every later "
+        "start until given again (the defaults are a first start's)",
+    )
+    kept.add_argument(
+        "--students",
+        metavar="CSV",
+        help="the roster: a CSV with an id column (Unix user names) "
+        "and optionally first_name, last_name, email; accounts are made for new ids",
+    )
     kept.add_argument("--instructor", help=f"the instructor's user name (default {default('instructor')})")
-    kept.add_argument("--graders", metavar="NAME,...", help="teaching assistants' user names: with the "
-                      "instructor, they open the course's service (the group formgrade-COURSE); '' for none")
+    kept.add_argument(
+        "--graders",
+        metavar="NAME,...",
+        help="teaching assistants' user names: with the "
+        "instructor, they open the course's service (the group formgrade-COURSE); '' for none",
+    )
     kept.add_argument("--course-id", help=f"nbgrader's course id (default {default('course_id')})")
     kept.add_argument("--home-root", help=f"where new accounts' homes go (default {default('home_root')})")
     kept.add_argument("--ip", help=f"the address to listen on (default {default('ip')})")
     kept.add_argument("--port", type=int, help=f"the public port (default {default('port')})")
-    kept.add_argument("--hub-port", type=int, help=f"the hub's internal API port on 127.0.0.1 "
-                      f"(default {default('hub_port')})")
-    kept.add_argument("--proxy-api-port", type=int, help=f"the proxy's API port on 127.0.0.1 "
-                      f"(default {default('proxy_api_port')})")
-    kept.add_argument("--course-port", type=int, help=f"the course's service's port on 127.0.0.1 "
-                      f"(default {default('course_port')})")
-    kept.add_argument("--memory", dest="memory_gib", type=float,
-                      help=f"GiB each user's server may use (default {default('memory_gib'):g})")
+    kept.add_argument(
+        "--hub-port", type=int, help=f"the hub's internal API port on 127.0.0.1 (default {default('hub_port')})"
+    )
+    kept.add_argument(
+        "--proxy-api-port", type=int, help=f"the proxy's API port on 127.0.0.1 (default {default('proxy_api_port')})"
+    )
+    kept.add_argument(
+        "--course-port", type=int, help=f"the course's service's port on 127.0.0.1 (default {default('course_port')})"
+    )
+    kept.add_argument(
+        "--memory",
+        dest="memory_gib",
+        type=float,
+        help=f"GiB each user's server may use (default {default('memory_gib'):g})",
+    )
     kept.add_argument("--cpus", type=float, help=f"cores each user's server may use (default {default('cpus'):g})")
-    kept.add_argument("--staff-memory", dest="staff_memory_gib", type=float, help="GiB the course's service "
-                      f"may use: the staff grade there (default {default('staff_memory_gib'):g})")
-    kept.add_argument("--staff-cpus", type=float, help="cores the course's service may use "
-                      f"(default {default('staff_cpus'):g})")
-    kept.add_argument("--max-tasks", type=int, help="processes and threads each user's server may run at once "
-                      f"(default {default('max_tasks')})")
-    kept.add_argument("--limits", action=argparse.BooleanOptionalAction, help="--no-limits starts servers without "
-                      "their memory, CPU and task limits and private /tmp where the machine cannot set them "
-                      "(refused otherwise; default: limits)")
-    kept.add_argument("--idle-timeout", type=int, help="seconds before an idle server is stopped "
-                      f"(default {default('idle_timeout')})")
+    kept.add_argument(
+        "--staff-memory",
+        dest="staff_memory_gib",
+        type=float,
+        help=f"GiB the course's service may use: the staff grade there (default {default('staff_memory_gib'):g})",
+    )
+    kept.add_argument(
+        "--staff-cpus", type=float, help=f"cores the course's service may use (default {default('staff_cpus'):g})"
+    )
+    kept.add_argument(
+        "--max-tasks",
+        type=int,
+        help=f"processes and threads each user's server may run at once (default {default('max_tasks')})",
+    )
+    kept.add_argument(
+        "--limits",
+        action=argparse.BooleanOptionalAction,
+        help="--no-limits starts servers without "
+        "their memory, CPU and task limits and private /tmp where the machine cannot set them "
+        "(refused otherwise; default: limits)",
+    )
+    kept.add_argument(
+        "--idle-timeout", type=int, help=f"seconds before an idle server is stopped (default {default('idle_timeout')})"
+    )
     kept.add_argument("--ssl-cert", help="the TLS certificate (PEM) for https")
     kept.add_argument("--ssl-key", help="the TLS key (PEM) for https")
-    kept.add_argument("--insecure-http", action=argparse.BooleanOptionalAction, help="serve plain HTTP on an "
-                      "address other than 127.0.0.1 (passwords in clear; refused without it unless --ssl-cert "
-                      "and --ssl-key are given)")
-    hub.add_argument("--dummy", action="store_true", help="one shared password for every user, for a test or "
-                     "a demo, this start only: refused unless --ip is 127.0.0.1")
-    hub.add_argument("--upgrade-db", action="store_true", help="upgrade JupyterHub's database to this JupyterHub "
-                     "first, if needed (the service does at every start)")
+    kept.add_argument(
+        "--insecure-http",
+        action=argparse.BooleanOptionalAction,
+        help="serve plain HTTP on an "
+        "address other than 127.0.0.1 (passwords in clear; refused without it unless --ssl-cert "
+        "and --ssl-key are given)",
+    )
+    hub.add_argument(
+        "--dummy",
+        action="store_true",
+        help="one shared password for every user, for a test or "
+        "a demo, this start only: refused unless --ip is 127.0.0.1",
+    )
+    hub.add_argument(
+        "--upgrade-db",
+        action="store_true",
+        help="upgrade JupyterHub's database to this JupyterHub first, if needed (the service does at every start)",
+    )
     hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")
     systemd_unit.add_arguments(hub)
     hub.set_defaults(run=main)

@@ -14,6 +14,7 @@ machine from the class. Its /tmp is its user's own folder and its /dev/shm a new
 namespace of its own), so no one sees or plants another's temporary or shared-memory files. Limits fail closed: a server whose limits cannot be set is
 not started, unless the hub runs with --no-limits.
 """
+
 import ctypes
 import os
 import pwd
@@ -88,9 +89,12 @@ def private_tmp(folder):
     """Mount ``folder`` on /tmp, and a new tmpfs on /dev/shm, for this process and its children only (as
     root, before the server drops root): a mount namespace of its own, whose mounts do not reach the
     machine's."""
-    for call, args in ((LIBC.unshare, (CLONE_NEWNS,)), (LIBC.mount, (b"none", b"/", None, MS_REC | MS_PRIVATE, None)),
-                       (LIBC.mount, (str(folder).encode(), b"/tmp", None, MS_BIND, None)),
-                       (LIBC.mount, (b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, SHM_OPTIONS.encode()))):
+    for call, args in (
+        (LIBC.unshare, (CLONE_NEWNS,)),
+        (LIBC.mount, (b"none", b"/", None, MS_REC | MS_PRIVATE, None)),
+        (LIBC.mount, (str(folder).encode(), b"/tmp", None, MS_BIND, None)),
+        (LIBC.mount, (b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, SHM_OPTIONS.encode())),
+    ):
         if call(*args) != 0:
             error = ctypes.get_errno()
             raise OSError(error, f"a private /tmp and /dev/shm: {os.strerror(error)}")
@@ -113,9 +117,10 @@ def make_cgroups(name, memory=0, cpus=0.0, tasks=0):
         return [folder]
     folders = []  # cgroup v1: a hierarchy per controller
     for controller, limit, files in (
-            ("memory", memory, {"memory.limit_in_bytes": memory}),
-            ("cpu", cpus, {"cpu.cfs_period_us": CPU_PERIOD, "cpu.cfs_quota_us": int((cpus or 0) * CPU_PERIOD)}),
-            ("pids", tasks, {"pids.max": tasks})):
+        ("memory", memory, {"memory.limit_in_bytes": memory}),
+        ("cpu", cpus, {"cpu.cfs_period_us": CPU_PERIOD, "cpu.cfs_quota_us": int((cpus or 0) * CPU_PERIOD)}),
+        ("pids", tasks, {"pids.max": tasks}),
+    ):
         if limit:
             folder = CGROUP / controller / GROUP / name
             folder.mkdir(parents=True, exist_ok=True)
@@ -133,8 +138,10 @@ def join_cgroups(folders):
 
 def remove_cgroups(name):
     """``name``'s cgroups, once empty: a process left behind keeps its limits."""
-    for folder in (CGROUP / GROUP / name, *(CGROUP / controller / GROUP / name
-                                            for controller in ("memory", "cpu", "pids"))):
+    for folder in (
+        CGROUP / GROUP / name,
+        *(CGROUP / controller / GROUP / name for controller in ("memory", "cpu", "pids")),
+    ):
         try:
             folder.rmdir()
         except OSError:
@@ -158,8 +165,10 @@ def tmp_folder(tmp_root, name):
 class CourseOnly(Configurable):
     """A spawner's part: a server for the roster and the staff only, never a system account; its task cap.
     (A Configurable, so that c.CourseOnly configures both spawners; not a Spawner, which must stop and poll.)"""
-    hub_dir = Unicode("", help="the hub's folder: its settings.json names the roster and the staff, and no "
-                      "one else gets a server").tag(config=True)
+
+    hub_dir = Unicode(
+        "", help="the hub's folder: its settings.json names the roster and the staff, and no one else gets a server"
+    ).tag(config=True)
     max_tasks = Integer(0, help="processes and threads a user's server may run at once (0: no cap)").tag(config=True)
 
     async def start(self):
@@ -172,6 +181,7 @@ class CourseOnly(Configurable):
 class CourseSystemdSpawner(CourseOnly, SystemdSpawner):
     """Each server a transient systemd unit (jupyter-<user>-singleuser) with its limits, a private /tmp and
     a private /dev/shm."""
+
     isolate_tmp = Bool(True, help="a /tmp of the server's own (PrivateTmp)").tag(config=True)
 
     async def start(self):
@@ -183,8 +193,11 @@ class CourseSystemdSpawner(CourseOnly, SystemdSpawner):
 
 class CourseSpawner(CourseOnly, LocalProcessSpawner):
     """Each server a process the hub starts, in a cgroup of its own that it makes, with a private /tmp."""
+
     limits = Bool(True, help="refuse a server whose limits cannot be set (False: start it without)").tag(config=True)
-    tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(config=True)
+    tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(
+        config=True
+    )
 
     def make_preexec_fn(self, name):
         drop_root = super().make_preexec_fn(name)

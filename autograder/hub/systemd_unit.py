@@ -4,6 +4,7 @@ The unit is modelled on The Littlest JupyterHub's: it restarts the hub whenever 
 /tmp of its own, and upgrades JupyterHub's database at each start. It runs ``hub`` with no option but
 the folder, so the hub comes back as HUB_DIR/settings.json keeps it (TLS, port, graders, roster).
 """
+
 import subprocess
 import sys
 from pathlib import Path
@@ -53,12 +54,16 @@ def install_service(args):
     """Write the unit; enable and start it where systemd runs this machine, else say what to do."""
     hub_dir = Path(args.dir).resolve()
     if not (hub_dir / "settings.json").exists():
-        raise HubError(f"{hub_dir} holds no hub yet: run `python -m autograder hub --dir {hub_dir} --setup-only` "
-                       "with its options first (the service starts it as they are kept)")
+        raise HubError(
+            f"{hub_dir} holds no hub yet: run `python -m autograder hub --dir {hub_dir} --setup-only` "
+            "with its options first (the service starts it as they are kept)"
+        )
     for needed in (REPO, Path(sys.executable).absolute()):
         if needed.is_relative_to("/tmp"):
-            raise HubError(f"{needed} is in /tmp, which the service does not see (it has a /tmp of its own): "
-                           "install from a checkout and environment outside /tmp")
+            raise HubError(
+                f"{needed} is in /tmp, which the service does not see (it has a /tmp of its own): "
+                "install from a checkout and environment outside /tmp"
+            )
     path = Path(args.unit_dir) / UNIT_NAME
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(unit(hub_dir))
@@ -68,8 +73,10 @@ def install_service(args):
             subprocess.run(command, check=True)
         print(f"enabled and started {UNIT_NAME}: `systemctl status {UNIT_NAME}`, its log `journalctl -u {UNIT_NAME}`")
     else:
-        print(f"systemd does not run this machine (or the unit went elsewhere): start it with "
-              f"`systemctl enable --now {UNIT_NAME}` where it does")
+        print(
+            f"systemd does not run this machine (or the unit went elsewhere): start it with "
+            f"`systemctl enable --now {UNIT_NAME}` where it does"
+        )
     return 0
 
 
@@ -82,5 +89,6 @@ def running(hub_dir):
 
 
 def add_arguments(parser):
-    parser.add_argument("--unit-dir", default=UNIT_DIR, help="where install-service writes its unit "
-                        "(default %(default)s)")
+    parser.add_argument(
+        "--unit-dir", default=UNIT_DIR, help="where install-service writes its unit (default %(default)s)"
+    )

@@ -23,6 +23,7 @@ In the feedback:
 
 The instructor's autograded notebooks keep everything.
 """
+
 import functools
 import re
 from pathlib import Path
@@ -80,9 +81,12 @@ def _tests_own_assertion(error, execution_count):
     every later one is in one of ``bdl.words.SPEAKING_FILES``, none is another cell (the student's
     code) or elsewhere."""
     frames = _frames(error)
-    return (error.get("ename") == "AssertionError" and bool(frames)
-            and frames[0][:2] == ("cell", execution_count)
-            and all(kind == "file" and speaks(where) for kind, where, _ in frames[1:]))
+    return (
+        error.get("ename") == "AssertionError"
+        and bool(frames)
+        and frames[0][:2] == ("cell", execution_count)
+        and all(kind == "file" and speaks(where) for kind, where, _ in frames[1:])
+    )
 
 
 def _identifier(text, limit=40):
@@ -97,8 +101,10 @@ def shown_message(error, execution_count, secrets):
         return f"{name}: {SKIPPED_MESSAGE}"
     if not _tests_own_assertion(error, execution_count):
         return f"{name}: your code raised {name} while the tests ran"
-    lines = [REDACTED if any(secret in line for secret in secrets) else line
-             for line in str(error.get("evalue", "")).split("\n")]
+    lines = [
+        REDACTED if any(secret in line for secret in secrets) else line
+        for line in str(error.get("evalue", "")).split("\n")
+    ]
     message = "\n".join(lines)
     if len(message) > MAX_MESSAGE:
         message = message[:MAX_MESSAGE] + " ..."
@@ -128,8 +134,7 @@ class HideHiddenTests(NbGraderPreprocessor):
         error = next((output for output in cell.get("outputs", []) if output.output_type == "error"), None)
         hidden = hidden_lines(cell.source)
         if hidden:
-            visible = [line for number, line in enumerate(cell.source.split("\n"), start=1)
-                       if number not in hidden]
+            visible = [line for number, line in enumerate(cell.source.split("\n"), start=1) if number not in hidden]
             verdict = _verdict(error, hidden, cell.get("execution_count"))
             cell.source = "\n".join(visible).rstrip() + f"\n# hidden tests: {verdict}"
         if error is None:
@@ -139,6 +144,7 @@ class HideHiddenTests(NbGraderPreprocessor):
             name, _, message = line.partition(": ")
             lines = [line]
             from bdl.diagnoses import PREFIX, noted  # its recognisers load TensorFlow: only here, not for every command
+
             mistake = noted("\n".join(error.get("traceback", [])))
             if mistake:
                 lines.append(PREFIX + mistake)
@@ -176,7 +182,9 @@ class FeedbackExporter(HTMLExporter):
 
 def write_feedback(root, assignment, db_url):
     """Generate the HTML feedback of every graded student; return (written, problems)."""
-    api = make_api(root, {"CourseDirectory": {"db_url": db_url}, "GenerateFeedback": {"exporter_class": FeedbackExporter}})
+    api = make_api(
+        root, {"CourseDirectory": {"db_url": db_url}, "GenerateFeedback": {"exporter_class": FeedbackExporter}}
+    )
     written, problems = [], []
     with Gradebook(db_url) as gradebook:
         students = sorted(s.student_id for s in gradebook.assignment_submissions(assignment))

@@ -6,6 +6,7 @@ model answer is the answer cell, its rubric the block at its end (``autograder.c
 typeset by the MathJax copy the course installs (``autograder.outputs.mathjax``), copied beside the pages, so
 the guide works offline and from a plain folder. The pages hold model answers: instructors only.
 """
+
 import html
 import re
 import shutil
@@ -52,9 +53,9 @@ class ManualCell:
     notebook: str
     grade_id: str
     points: float
-    question: str          # markdown
-    answer: str            # markdown: the model answer without its rubric
-    rubric: object         # rubric.Rubric, or None when the cell has none
+    question: str  # markdown
+    answer: str  # markdown: the model answer without its rubric
+    rubric: object  # rubric.Rubric, or None when the cell has none
 
 
 def manual_cells(path):
@@ -65,19 +66,32 @@ def manual_cells(path):
         if not (cells.is_manual(cell) and cells.has_points(cell)):
             continue
         before = nb.cells[index - 1] if index else None
-        question = before.source if before is not None and before.cell_type == "markdown" \
-            and not cells.is_graded(before) else ""
+        question = (
+            before.source
+            if before is not None and before.cell_type == "markdown" and not cells.is_graded(before)
+            else ""
+        )
         answer, text = rubric.split(cell.source)
-        found.append(ManualCell(Path(path).stem, cells.grade_id(cell),
-                                float(cells.nbgrader_metadata(cell)["points"]), question, answer,
-                                None if text is None else rubric.parse(text)[0]))
+        found.append(
+            ManualCell(
+                Path(path).stem,
+                cells.grade_id(cell),
+                float(cells.nbgrader_metadata(cell)["points"]),
+                question,
+                answer,
+                None if text is None else rubric.parse(text)[0],
+            )
+        )
     return found
 
 
 def automatic_points(path):
     """Return [(grade_id, points)] of a source notebook's test cells."""
-    return [(cells.grade_id(cell), float(cells.nbgrader_metadata(cell)["points"]))
-            for cell in nbformat.read(path, 4).cells if cells.is_test(cell) and cells.has_points(cell)]
+    return [
+        (cells.grade_id(cell), float(cells.nbgrader_metadata(cell)["points"]))
+        for cell in nbformat.read(path, 4).cells
+        if cells.is_test(cell) and cells.has_points(cell)
+    ]
 
 
 ANCHOR = re.compile(r'<a class="anchor-link" href="[^"]*">[^<]*</a>')
@@ -94,20 +108,24 @@ def _points(value):
 
 
 def _section(cell):
-    parts = [f'<section id="{html.escape(cell.grade_id)}">',
-             f'<h2>{html.escape(cell.grade_id)} <span class="points">{_points(cell.points)} '
-             f'&middot; {html.escape(cell.notebook)}.ipynb</span></h2>',
-             '<h3>Question</h3>', f'<div class="question">{_md(cell.question) or "<p>(no question above the cell)</p>"}</div>',
-             '<h3>Rubric</h3>']
+    parts = [
+        f'<section id="{html.escape(cell.grade_id)}">',
+        f'<h2>{html.escape(cell.grade_id)} <span class="points">{_points(cell.points)} '
+        f"&middot; {html.escape(cell.notebook)}.ipynb</span></h2>",
+        "<h3>Question</h3>",
+        f'<div class="question">{_md(cell.question) or "<p>(no question above the cell)</p>"}</div>',
+        "<h3>Rubric</h3>",
+    ]
     if cell.rubric is None:
         parts.append('<p class="banner">No rubric in source/ for this cell (the lint reports it).</p>')
     else:
-        rows = "".join(f'<tr><td class="points">{_points(c.points)}</td><td>{_md(c.text)}</td></tr>'
-                       for c in cell.rubric.criteria)
+        rows = "".join(
+            f'<tr><td class="points">{_points(c.points)}</td><td>{_md(c.text)}</td></tr>' for c in cell.rubric.criteria
+        )
         parts.append(f'<table class="rubric"><tr><th>points</th><th>what earns them</th></tr>{rows}</table>')
         wrong = "".join(f"<li>{_md(text)}</li>" for text in cell.rubric.wrong_answers)
         parts.append(f'<h4>Common wrong answers</h4><ul class="wrong">{wrong}</ul>')
-    parts += ['<h3>Model answer</h3>', f'<div class="answer">{_md(cell.answer)}</div>', '</section>']
+    parts += ["<h3>Model answer</h3>", f'<div class="answer">{_md(cell.answer)}</div>', "</section>"]
     return "\n".join(parts)
 
 
@@ -116,32 +134,45 @@ def render(assignment, notebook_paths, typeset=True):
     manual = [cell for path in notebook_paths for cell in manual_cells(path)]
     automatic = [item for path in notebook_paths for item in automatic_points(path)]
     manual_total, automatic_total = sum(c.points for c in manual), sum(p for _, p in automatic)
-    head = ["<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
-            f"<title>Grading guide: {html.escape(assignment)}</title>", f"<style>{STYLE}</style>"]
+    head = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        f"<title>Grading guide: {html.escape(assignment)}</title>",
+        f"<style>{STYLE}</style>",
+    ]
     if typeset:
         head.append(MATHJAX_SETUP % (MATHJAX_FOLDER, mathjax.CONFIG))
-    body = ['</head><body>',
-            '<p class="banner">Instructors and teaching assistants only: model answers and rubrics. '
-            'Never publish this page or give it to students.</p>',
-            f'<h1>Grading guide: {html.escape(assignment)}</h1>']
+    body = [
+        "</head><body>",
+        '<p class="banner">Instructors and teaching assistants only: model answers and rubrics. '
+        "Never publish this page or give it to students.</p>",
+        f"<h1>Grading guide: {html.escape(assignment)}</h1>",
+    ]
     if not typeset:
-        body.append('<p class="banner">No MathJax copy was found when this page was written: '
-                    'math is shown as LaTeX.</p>')
+        body.append(
+            '<p class="banner">No MathJax copy was found when this page was written: math is shown as LaTeX.</p>'
+        )
     automatic_text = f"{_points(automatic_total)} graded automatically by {len(automatic)} test cells"
     if manual:
-        body.append(f"<p>{_points(manual_total)} graded by hand in {len(manual)} cells, {automatic_text}. "
-                    "Grade the hand-graded cells in formgrader (Nbgrader &gt; Formgrader); it writes to the "
-                    "gradebook that <code>python -m autograder report</code> reads.</p>")
-        items = "".join(f'<li><a href="#{html.escape(c.grade_id)}">{html.escape(c.grade_id)}</a> '
-                        f'({_points(c.points)})</li>' for c in manual)
+        body.append(
+            f"<p>{_points(manual_total)} graded by hand in {len(manual)} cells, {automatic_text}. "
+            "Grade the hand-graded cells in formgrader (Nbgrader &gt; Formgrader); it writes to the "
+            "gradebook that <code>python -m autograder report</code> reads.</p>"
+        )
+        items = "".join(
+            f'<li><a href="#{html.escape(c.grade_id)}">{html.escape(c.grade_id)}</a> ({_points(c.points)})</li>'
+            for c in manual
+        )
         body.append(f"<ul>{items}</ul>")
     else:
         body.append(f"<p><strong>Nothing to grade by hand:</strong> {automatic_text}.</p>")
     body += [_section(cell) for cell in manual]
-    rows = "".join(f'<tr><td>{html.escape(name)}</td><td class="points">{points:g}</td></tr>'
-                   for name, points in automatic)
-    body.append(f'<section><h2>Graded automatically</h2><table><tr><th>test cell</th><th>points</th></tr>'
-                f'{rows}</table></section></body></html>\n')
+    rows = "".join(
+        f'<tr><td>{html.escape(name)}</td><td class="points">{points:g}</td></tr>' for name, points in automatic
+    )
+    body.append(
+        f"<section><h2>Graded automatically</h2><table><tr><th>test cell</th><th>points</th></tr>"
+        f"{rows}</table></section></body></html>\n"
+    )
     return "\n".join(head + body)
 
 
@@ -153,8 +184,10 @@ def _copy_mathjax(out):
         print(f"autograder: warning: {error}; the guide shows math as LaTeX", file=sys.stderr)
         return False
     target = Path(out) / MATHJAX_FOLDER
-    if not (target / "MathJax.js").is_file() or \
-            (target / "MathJax.js").read_bytes() != (source / "MathJax.js").read_bytes():
+    if (
+        not (target / "MathJax.js").is_file()
+        or (target / "MathJax.js").read_bytes() != (source / "MathJax.js").read_bytes()
+    ):
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(source, target)
     return True
@@ -185,8 +218,11 @@ def _guide(args):
 
 
 def add_parser(commands):
-    guide_cmd = commands.add_parser("guide", help="write the grading guide: per assignment an HTML page "
-                                    "with each hand-graded cell's question, points, rubric and model answer")
+    guide_cmd = commands.add_parser(
+        "guide",
+        help="write the grading guide: per assignment an HTML page "
+        "with each hand-graded cell's question, points, rubric and model answer",
+    )
     guide_cmd.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
     guide_cmd.add_argument("--out", help="the folder of the pages (default: ROOT/guides)")
     guide_cmd.add_argument("--root", default=str(REPO), help="the course directory")

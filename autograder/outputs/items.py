@@ -9,6 +9,7 @@ message that says what was checked. Messages that differ only in their numbers a
 Failures are also grouped by the mistake ``bdl.diagnoses`` noted under them ("31 submissions
 seem to use the scale as the variance"): the instructor's first lines, a CSV and a bar chart.
 """
+
 import csv
 import re
 from collections import Counter
@@ -24,8 +25,9 @@ from autograder.outputs.feedback import ANSI
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_\d])")
 TOP_MESSAGES = 3
 MESSAGE_LENGTH = 200
-COLUMNS = ["notebook", "cell", "kind", "max_score", "submissions", "lost", "awaiting", "mean_score",
-           "points_lost"] + [f"{what}_{rank}" for rank in range(1, TOP_MESSAGES + 1) for what in ("message", "count")]
+COLUMNS = ["notebook", "cell", "kind", "max_score", "submissions", "lost", "awaiting", "mean_score", "points_lost"] + [
+    f"{what}_{rank}" for rank in range(1, TOP_MESSAGES + 1) for what in ("message", "count")
+]
 
 
 def error_message(output):
@@ -49,6 +51,7 @@ def _cell_messages(path):
     """({grade_id: why the test cell failed, or None when it raised nothing}, {grade_id: the mistake
     noted under its error}) of an autograded notebook."""
     from bdl.diagnoses import noted  # its recognisers load TensorFlow: only here, not for every command
+
     found, mistakes = {}, {}
     for cell in nbformat.read(path, 4).cells:
         if not cells.is_test(cell):
@@ -85,8 +88,7 @@ def _why_lost(grade, messages, status):
         reason = status.split(" (log: ")[0]
         return f"not graded ({reason})" if status.startswith("error") else "no autograded notebook"
     if grade.name not in messages:
-        return "cell missing from the submission" + (" (awaiting a grade by hand)" if grade.needs_manual_grade
-                                                     else "")
+        return "cell missing from the submission" + (" (awaiting a grade by hand)" if grade.needs_manual_grade else "")
     return messages[grade.name] or f"no error shown (scored {float(grade.score):g})"
 
 
@@ -99,13 +101,30 @@ def item_rows(root, assignment, gradebook, statuses):
         for cell in notebook.grade_cells:
             manual = cell.cell_type == "markdown"
             rows[(notebook.name, cell.name)] = {
-                "notebook": notebook.name, "cell": cell.name, "kind": "manual" if manual else "automatic",
-                "max_score": float(cell.max_score), "submissions": 0, "lost": 0, "awaiting": 0,
-                "scores": [], "reasons": [], "mistakes": Counter()}
+                "notebook": notebook.name,
+                "cell": cell.name,
+                "kind": "manual" if manual else "automatic",
+                "max_score": float(cell.max_score),
+                "submissions": 0,
+                "lost": 0,
+                "awaiting": 0,
+                "scores": [],
+                "reasons": [],
+                "mistakes": Counter(),
+            }
         for task in notebook.task_cells:
             rows[(notebook.name, task.name)] = {
-                "notebook": notebook.name, "cell": task.name, "kind": "manual", "max_score": float(task.max_score),
-                "submissions": 0, "lost": 0, "awaiting": 0, "scores": [], "reasons": [], "mistakes": Counter()}
+                "notebook": notebook.name,
+                "cell": task.name,
+                "kind": "manual",
+                "max_score": float(task.max_score),
+                "submissions": 0,
+                "lost": 0,
+                "awaiting": 0,
+                "scores": [],
+                "reasons": [],
+                "mistakes": Counter(),
+            }
     for submission in gradebook.assignment_submissions(assignment):
         for notebook in submission.notebooks:
             path = Path(root) / "autograded" / submission.student_id / assignment / f"{notebook.name}.ipynb"
@@ -139,8 +158,10 @@ def _finish(row):
         groups.setdefault(message_group(reason), Counter())[reason] += 1
     # each group shown by its most common message; the largest groups first, and of groups as large
     # the ones that say what a test checked
-    row["messages"] = sorted(((counter.most_common(1)[0][0], sum(counter.values())) for counter in groups.values()),
-                             key=lambda item: (-item[1], _tier(item[0]), item[0]))
+    row["messages"] = sorted(
+        ((counter.most_common(1)[0][0], sum(counter.values())) for counter in groups.values()),
+        key=lambda item: (-item[1], _tier(item[0]), item[0]),
+    )
     for rank in range(1, TOP_MESSAGES + 1):
         message, count = row["messages"][rank - 1] if rank <= len(row["messages"]) else ("", "")
         row[f"message_{rank}"], row[f"count_{rank}"] = message, count
@@ -150,15 +171,21 @@ def _finish(row):
 def mistake_rows(rows):
     """[{notebook, cell, mistake, submissions}]: each mistake noted under a lost test cell, with how
     many submissions it was noted in, the most common first."""
-    found = [{"notebook": row["notebook"], "cell": row["cell"], "mistake": mistake, "submissions": count}
-             for row in rows for mistake, count in row["mistakes"].items()]
+    found = [
+        {"notebook": row["notebook"], "cell": row["cell"], "mistake": mistake, "submissions": count}
+        for row in rows
+        for mistake, count in row["mistakes"].items()
+    ]
     return sorted(found, key=lambda item: (-item["submissions"], item["notebook"], item["cell"], item["mistake"]))
 
 
 def format_mistakes(rows):
     """One line per noted mistake, the most common first: what the instructor reads first."""
-    return "\n".join(f"{item['submissions']} submission{'s' if item['submissions'] != 1 else ''} "
-                     f"({cells.answer_id(item['cell'])}): {item['mistake']}" for item in mistake_rows(rows))
+    return "\n".join(
+        f"{item['submissions']} submission{'s' if item['submissions'] != 1 else ''} "
+        f"({cells.answer_id(item['cell'])}): {item['mistake']}"
+        for item in mistake_rows(rows)
+    )
 
 
 def write_mistakes(rows, path):
@@ -183,11 +210,25 @@ def format_items(rows):
     mistakes = format_mistakes(rows)
     lines = ["likely mistakes, the most common first:", mistakes, ""] if mistakes else []
     header = ("cell", "kind", "max", "lost", "of", "await", "mean", "most common failure (count)")
-    lines.append(format_table(header, [
-        (row["cell"], row["kind"], f"{row['max_score']:g}", str(row["lost"]), str(row["submissions"] - row["awaiting"]),
-         str(row["awaiting"]), "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}",
-         f"{row['message_1'][:70]} ({row['count_1']})" if row["message_1"] else "") for row in rows],
-        right=(2, 3, 4, 5, 6)))
+    lines.append(
+        format_table(
+            header,
+            [
+                (
+                    row["cell"],
+                    row["kind"],
+                    f"{row['max_score']:g}",
+                    str(row["lost"]),
+                    str(row["submissions"] - row["awaiting"]),
+                    str(row["awaiting"]),
+                    "-" if row["mean_score"] is None else f"{row['mean_score']:.2f}",
+                    f"{row['message_1'][:70]} ({row['count_1']})" if row["message_1"] else "",
+                )
+                for row in rows
+            ],
+            right=(2, 3, 4, 5, 6),
+        )
+    )
     return "\n".join(lines)
 
 
@@ -201,8 +242,11 @@ def points_lost_figure(rows, assignment, path):
     from matplotlib.patches import Patch
 
     several = len({row["notebook"] for row in rows}) > 1
-    labels = [(f"{row['notebook']}: " if several else "") + (cells.answer_id(row["cell"]) if row["kind"] == "automatic"
-                                                             else f"{row['cell']} (by hand)") for row in rows]
+    labels = [
+        (f"{row['notebook']}: " if several else "")
+        + (cells.answer_id(row["cell"]) if row["kind"] == "automatic" else f"{row['cell']} (by hand)")
+        for row in rows
+    ]
     lost = [row["points_lost"] for row in rows]
     awaiting = [row["awaiting"] * row["max_score"] for row in rows]
     submissions = max((row["submissions"] for row in rows), default=0)
@@ -221,11 +265,17 @@ def points_lost_figure(rows, assignment, path):
     axes.set_xlabel("points lost, summed over the class")
     axes.set_ylabel("graded function or answer")
     axes.set_title(f"{assignment}: points lost per graded cell ({submissions} submissions)")
-    figure.legend(handles=[Patch(color=colours["automatic"], label="lost in automatic tests"),
-                           Patch(color=colours["manual"], label="lost in hand-graded answers"),
-                           Patch(facecolor="none", edgecolor="grey", hatch="//",
-                                 label="hand-graded, awaiting a grader")],
-                  loc="lower center", ncol=3, fontsize=8, frameon=False)
+    figure.legend(
+        handles=[
+            Patch(color=colours["automatic"], label="lost in automatic tests"),
+            Patch(color=colours["manual"], label="lost in hand-graded answers"),
+            Patch(facecolor="none", edgecolor="grey", hatch="//", label="hand-graded, awaiting a grader"),
+        ],
+        loc="lower center",
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+    )
     figure.tight_layout(rect=(0, 0.05, 1, 1))
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)

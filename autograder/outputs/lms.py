@@ -14,6 +14,7 @@ header: its import page maps a column such as ``Email address`` (to ``useremail`
 (to ``useridnumber``) to its users, and each other column to a grade item; every row has as many
 fields as the header.
 """
+
 import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -22,23 +23,34 @@ from pathlib import Path
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS_POSSIBLE = "Points Possible"
 MOODLE_STUDENT_COLUMNS = ("First name", "Last name", "ID number", "Email address")
-MAPPING_COLUMNS = ("nbgrader_id", "name", "first_name", "last_name", "canvas_id", "sis_user_id",
-                   "sis_login_id", "section", "email", "id_number")
+MAPPING_COLUMNS = (
+    "nbgrader_id",
+    "name",
+    "first_name",
+    "last_name",
+    "canvas_id",
+    "sis_user_id",
+    "sis_login_id",
+    "section",
+    "email",
+    "id_number",
+)
 
 
 @dataclass(frozen=True)
 class Student:
     """One student as the LMS files name them."""
+
     nbgrader_id: str
-    name: str = ""          # Canvas's "Student" (its export writes "Last, First")
+    name: str = ""  # Canvas's "Student" (its export writes "Last, First")
     first_name: str = ""
     last_name: str = ""
-    canvas_id: str = ""     # Canvas's user "ID"
+    canvas_id: str = ""  # Canvas's user "ID"
     sis_user_id: str = ""
     sis_login_id: str = ""
     section: str = ""
     email: str = ""
-    id_number: str = ""     # Moodle's "ID number"
+    id_number: str = ""  # Moodle's "ID number"
 
 
 def read_mapping(path):
@@ -48,8 +60,10 @@ def read_mapping(path):
         reader = csv.DictReader(handle)
         columns = [name.strip() for name in reader.fieldnames or []]
         if "nbgrader_id" not in columns:
-            raise ValueError(f"{path}: the student-id mapping needs a column 'nbgrader_id' "
-                             f"(and any of: {', '.join(MAPPING_COLUMNS[1:])})")
+            raise ValueError(
+                f"{path}: the student-id mapping needs a column 'nbgrader_id' "
+                f"(and any of: {', '.join(MAPPING_COLUMNS[1:])})"
+            )
         unknown = [name for name in columns if name not in MAPPING_COLUMNS]
         if unknown:
             raise ValueError(f"{path}: unknown columns {unknown}; known: {', '.join(MAPPING_COLUMNS)}")
@@ -69,9 +83,9 @@ def read_mapping(path):
 class Totals:
     assignment: str
     max_score: float
-    scores: dict     # {nbgrader id: total score}
-    awaiting: dict   # {nbgrader id: points of hand-graded cells not graded yet}
-    students: dict   # {nbgrader id: Student}, everyone with a submission or in the mapping
+    scores: dict  # {nbgrader id: total score}
+    awaiting: dict  # {nbgrader id: points of hand-graded cells not graded yet}
+    students: dict  # {nbgrader id: Student}, everyone with a submission or in the mapping
 
 
 def totals(gradebook, assignment, mapping=None):
@@ -82,14 +96,21 @@ def totals(gradebook, assignment, mapping=None):
     max_score = float(gradebook.find_assignment(assignment).max_score)
     for submission in gradebook.assignment_submissions(assignment):
         scores[submission.student_id] = float(submission.score)
-        awaiting[submission.student_id] = sum(float(grade.max_score) for notebook in submission.notebooks
-                                              for grade in notebook.grades
-                                              if grade.needs_manual_grade and grade.manual_score is None)
+        awaiting[submission.student_id] = sum(
+            float(grade.max_score)
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+            if grade.needs_manual_grade and grade.manual_score is None
+        )
     for record in gradebook.students:
         if record.id in scores or record.id in mapping:
-            students[record.id] = Student(record.id, first_name=record.first_name or "",
-                                          last_name=record.last_name or "", email=record.email or "",
-                                          canvas_id=record.lms_user_id or "")
+            students[record.id] = Student(
+                record.id,
+                first_name=record.first_name or "",
+                last_name=record.last_name or "",
+                email=record.email or "",
+                canvas_id=record.lms_user_id or "",
+            )
     for student, values in mapping.items():
         base = students.get(student, Student(student))
         students[student] = replace(base, **{key: value for key, value in values.items() if key != "nbgrader_id"})
@@ -116,10 +137,17 @@ def canvas_column(assignment, canvas_assignment_id=None):
 def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
     """Write the Canvas gradebook CSV; return its rows (after the header and Points Possible)."""
     column = canvas_column(item_name or totals.assignment, canvas_assignment_id)
-    rows = [{"Student": _canvas_name(s), "ID": s.canvas_id, "SIS User ID": s.sis_user_id,
-             "SIS Login ID": s.sis_login_id or s.nbgrader_id, "Section": s.section,
-             column: _score(totals.scores.get(s.nbgrader_id))}
-            for s in sorted(totals.students.values(), key=lambda s: (_canvas_name(s).lower(), s.nbgrader_id))]
+    rows = [
+        {
+            "Student": _canvas_name(s),
+            "ID": s.canvas_id,
+            "SIS User ID": s.sis_user_id,
+            "SIS Login ID": s.sis_login_id or s.nbgrader_id,
+            "Section": s.section,
+            column: _score(totals.scores.get(s.nbgrader_id)),
+        }
+        for s in sorted(totals.students.values(), key=lambda s: (_canvas_name(s).lower(), s.nbgrader_id))
+    ]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=[*CANVAS_STUDENT_COLUMNS, column])
@@ -132,9 +160,16 @@ def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
 def write_moodle(totals, path, item_name=None):
     """Write the Moodle grade import CSV; return its rows."""
     column = item_name or totals.assignment
-    rows = [{"First name": s.first_name, "Last name": s.last_name, "ID number": s.id_number or s.nbgrader_id,
-             "Email address": s.email, column: _score(totals.scores.get(s.nbgrader_id))}
-            for s in sorted(totals.students.values(), key=lambda s: s.nbgrader_id)]
+    rows = [
+        {
+            "First name": s.first_name,
+            "Last name": s.last_name,
+            "ID number": s.id_number or s.nbgrader_id,
+            "Email address": s.email,
+            column: _score(totals.scores.get(s.nbgrader_id)),
+        }
+        for s in sorted(totals.students.values(), key=lambda s: s.nbgrader_id)
+    ]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=[*MOODLE_STUDENT_COLUMNS, column])
@@ -149,17 +184,22 @@ def notes(totals, mapping=None):
     found = []
     waiting = sorted(student for student, points in totals.awaiting.items() if points)
     if waiting:
-        found.append(f"{len(waiting)} submissions have hand-graded cells not graded yet, counted as 0 in the "
-                     f"totals (grade them in formgrader, then run report again): {', '.join(waiting[:10])}"
-                     + (" ..." if len(waiting) > 10 else ""))
+        found.append(
+            f"{len(waiting)} submissions have hand-graded cells not graded yet, counted as 0 in the "
+            f"totals (grade them in formgrader, then run report again): {', '.join(waiting[:10])}"
+            + (" ..." if len(waiting) > 10 else "")
+        )
     absent = sorted(set(totals.students) - set(totals.scores))
     if absent:
-        found.append(f"{len(absent)} students of the mapping have no submission (left blank): "
-                     f"{', '.join(absent[:10])}" + (" ..." if len(absent) > 10 else ""))
+        found.append(
+            f"{len(absent)} students of the mapping have no submission (left blank): "
+            f"{', '.join(absent[:10])}" + (" ..." if len(absent) > 10 else "")
+        )
     if mapping is not None:
         unmapped = sorted(set(totals.scores) - set(mapping))
         if unmapped:
-            found.append(f"{len(unmapped)} students are not in the mapping file (their nbgrader id is used as "
-                         f"the SIS Login ID and ID number): {', '.join(unmapped[:10])}"
-                         + (" ..." if len(unmapped) > 10 else ""))
+            found.append(
+                f"{len(unmapped)} students are not in the mapping file (their nbgrader id is used as "
+                f"the SIS Login ID and ID number): {', '.join(unmapped[:10])}" + (" ..." if len(unmapped) > 10 else "")
+            )
     return found

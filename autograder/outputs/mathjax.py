@@ -5,6 +5,7 @@ MathJax 2; nbgrader and nbconvert load it from a CDN, which an offline machine c
 The package ships MathJax 2.7 (``MathJax.js``, its TeX input, its HTML-CSS output and the
 STIX-Web fonts) and serves the same folder at ``/static/jupyter_server_mathjax/``.
 """
+
 import importlib.util
 from pathlib import Path
 
@@ -17,6 +18,7 @@ def mathjax_dir():
     spec = importlib.util.find_spec("jupyter_server_mathjax")
     folder = Path(spec.origin).parent / "static" if spec and spec.origin else None
     if folder is None or not (folder / "MathJax.js").is_file():
-        raise RuntimeError("no MathJax copy found: install the pinned jupyter-server-mathjax "
-                           "(pip install -e . installs it)")
+        raise RuntimeError(
+            "no MathJax copy found: install the pinned jupyter-server-mathjax (pip install -e . installs it)"
+        )
     return folder

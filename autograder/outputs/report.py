@@ -6,6 +6,7 @@ Everything is read from nbgrader's gradebook (scores, per-cell points, hand grad
 formgrader), the statuses ``grade`` recorded in ``grading_status/<assignment>.json`` and the
 autograded notebooks.
 """
+
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,15 +25,23 @@ def gradebook_rows(gradebook, assignment, statuses):
     grade cell's points and the status ``grade`` recorded."""
     rows, cells = [], []
     for notebook in gradebook.find_assignment(assignment).notebooks:
-        cells += [f"{notebook.name}:{cell.name}" for cell in notebook.grade_cells
-                  if f"{notebook.name}:{cell.name}" not in cells]
+        cells += [
+            f"{notebook.name}:{cell.name}"
+            for cell in notebook.grade_cells
+            if f"{notebook.name}:{cell.name}" not in cells
+        ]
     for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
         for notebook in submission.notebooks:
             points = notebook_points(notebook)
-            row = {"student": submission.student_id, "notebook": notebook.name,
-                   "score": points["score"], "max_score": points["max_score"],
-                   "status": statuses.get(f"{submission.student_id}/{notebook.name}",
-                                          "graded (before grading statuses were recorded)")}
+            row = {
+                "student": submission.student_id,
+                "notebook": notebook.name,
+                "score": points["score"],
+                "max_score": points["max_score"],
+                "status": statuses.get(
+                    f"{submission.student_id}/{notebook.name}", "graded (before grading statuses were recorded)"
+                ),
+            }
             for grade in notebook.grades:
                 row[f"{notebook.name}:{grade.name}"] = float(grade.score)
             rows.append(row)
@@ -42,24 +51,39 @@ def gradebook_rows(gradebook, assignment, statuses):
 @dataclass
 class Report:
     """What ``write_report`` wrote: {what: path}, the item rows, and notes for the instructor."""
+
     submissions: int
     files: dict
     items: list
     notes: list = field(default_factory=list)
 
 
-def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=None, students=None,
-                 canvas_assignment_id=None, lms_item=None):
+def write_report(
+    root,
+    assignment,
+    db_url,
+    out=None,
+    csv_path=None,
+    png_path=None,
+    students=None,
+    canvas_assignment_id=None,
+    lms_item=None,
+):
     """Write every output of ``report`` into ``out`` (default ``root/reports``): the scores CSV and
     histogram, the item analysis CSV and figure, the Canvas and Moodle files. ``students`` is a
     student-id mapping file; ``canvas_assignment_id`` and ``lms_item`` name the assignment's column."""
     mapping = lms.read_mapping(students) if students else None  # a bad mapping stops before any file
     out = Path(out) if out else Path(root) / "reports"
-    files = {"scores": Path(csv_path) if csv_path else out / f"{assignment}.csv",
-             "histogram": Path(png_path) if png_path else out / f"{assignment}_scores.png",
-             "items": out / f"{assignment}_items.csv", "points lost": out / f"{assignment}_points_lost.png",
-             "mistakes": out / f"{assignment}_mistakes.csv", "mistakes figure": out / f"{assignment}_mistakes.png",
-             "Canvas": out / f"{assignment}_canvas.csv", "Moodle": out / f"{assignment}_moodle.csv"}
+    files = {
+        "scores": Path(csv_path) if csv_path else out / f"{assignment}.csv",
+        "histogram": Path(png_path) if png_path else out / f"{assignment}_scores.png",
+        "items": out / f"{assignment}_items.csv",
+        "points lost": out / f"{assignment}_points_lost.png",
+        "mistakes": out / f"{assignment}_mistakes.csv",
+        "mistakes figure": out / f"{assignment}_mistakes.png",
+        "Canvas": out / f"{assignment}_canvas.csv",
+        "Moodle": out / f"{assignment}_moodle.csv",
+    }
     statuses = load_statuses(root, assignment)  # the statuses and the gradebook are read once
     with Gradebook(db_url) as gradebook:
         scores, cells = gradebook_rows(gradebook, assignment, statuses)
@@ -78,16 +102,20 @@ def write_report(root, assignment, db_url, out=None, csv_path=None, png_path=Non
 def _to_read(statuses):
     """A note per submission whose code a person should read before trusting its score: the review's
     flags (``autograder.grading.review``) in its status."""
-    return [f"read {key} before trusting its score: {status[status.index('review: '):]}"
-            for key, status in sorted(statuses.items()) if "review: " in status]
+    return [
+        f"read {key} before trusting its score: {status[status.index('review: ') :]}"
+        for key, status in sorted(statuses.items())
+        if "review: " in status
+    ]
 
 
 def _write_scores(rows, cells, assignment, csv_path, png_path):
     """Write the CSV and the score histogram; return the number of submissions."""
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "status"],
-                                restval="")
+        writer = csv.DictWriter(
+            handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "status"], restval=""
+        )
         writer.writeheader()
         writer.writerows(rows)
     totals, maximum = {}, {}
@@ -117,8 +145,17 @@ def _histogram(scores, max_score, assignment, path):
 
 
 def _report(args):
-    written = write_report(Path(args.root), args.assignment, db_url(args), args.out, args.csv, args.png,
-                           args.students, args.canvas_assignment_id, args.lms_item)
+    written = write_report(
+        Path(args.root),
+        args.assignment,
+        db_url(args),
+        args.out,
+        args.csv,
+        args.png,
+        args.students,
+        args.canvas_assignment_id,
+        args.lms_item,
+    )
     print(items.format_items(written.items) + "\n")
     for note in written.notes:
         print(f"note: {note}")
@@ -128,18 +165,26 @@ def _report(args):
 
 
 def add_parser(commands):
-    report_cmd = commands.add_parser("report", help="from the gradebook: the scores (CSV, histogram), the "
-                                     "item analysis (CSV, figure) and the totals for Canvas and Moodle")
+    report_cmd = commands.add_parser(
+        "report",
+        help="from the gradebook: the scores (CSV, histogram), the "
+        "item analysis (CSV, figure) and the totals for Canvas and Moodle",
+    )
     report_cmd.add_argument("assignment")
     report_cmd.add_argument("--out", help="the folder of every output (default: ROOT/reports)")
     report_cmd.add_argument("--csv", help="the scores CSV (default: OUT/<assignment>.csv)")
     report_cmd.add_argument("--png", help="the score histogram (default: OUT/<assignment>_scores.png)")
-    report_cmd.add_argument("--students", metavar="CSV",
-                            help="student-id mapping: nbgrader_id and any of name, first_name, last_name, "
-                                 "canvas_id, sis_user_id, sis_login_id, section, email, id_number")
-    report_cmd.add_argument("--canvas-assignment-id", metavar="ID",
-                            help="the assignment's id in Canvas: its column becomes '<name> (<ID>)'")
-    report_cmd.add_argument("--lms-item", metavar="NAME",
-                            help="the assignment's name in the LMS (default: the assignment id)")
+    report_cmd.add_argument(
+        "--students",
+        metavar="CSV",
+        help="student-id mapping: nbgrader_id and any of name, first_name, last_name, "
+        "canvas_id, sis_user_id, sis_login_id, section, email, id_number",
+    )
+    report_cmd.add_argument(
+        "--canvas-assignment-id", metavar="ID", help="the assignment's id in Canvas: its column becomes '<name> (<ID>)'"
+    )
+    report_cmd.add_argument(
+        "--lms-item", metavar="NAME", help="the assignment's name in the LMS (default: the assignment id)"
+    )
     course_options(report_cmd)
     report_cmd.set_defaults(run=_report)

@@ -15,6 +15,7 @@ does, then cleaned to the tags and attributes a notebook's text needs, with
   links only to a whole address (``https://...``), never one of the server's own pages, which the
   grader's browser would request with the grader's login.
 """
+
 import re
 from urllib.parse import urlsplit
 
@@ -24,12 +25,58 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 from pygments.token import STANDARD_TYPES
 
-TAGS = frozenset({"a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "div", "dl", "dt", "em",
-                  "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s",
-                  "span", "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead",
-                  "tr", "u", "ul"})
-ATTRIBUTES = {"a": {"href", "title"}, "img": {"src", "alt", "title", "width", "height"},
-              "td": {"align", "colspan", "rowspan"}, "th": {"align", "colspan", "rowspan"}}
+TAGS = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "kbd",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    }
+)
+ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "td": {"align", "colspan", "rowspan"},
+    "th": {"align", "colspan", "rowspan"},
+}
 # data: for images a notebook embeds (attachments, plots)
 PROTOCOLS = frozenset({"http", "https", "mailto", "data"})
 # The classes of code that nbconvert highlights with pygments: a token's ("k", "nb", ...), the block's.
@@ -47,8 +94,9 @@ def _allowed(tag, name, value):
         return value.strip().lower().startswith("data:image/")
     if tag == "a" and name == "href":
         address = urlsplit(value.strip())
-        return address.scheme.lower() == "mailto" or (address.scheme.lower() in ("http", "https")
-                                                      and bool(address.netloc))
+        return address.scheme.lower() == "mailto" or (
+            address.scheme.lower() in ("http", "https") and bool(address.netloc)
+        )
     return True
 
 

@@ -24,6 +24,7 @@ per-cell timeout; this process notes each cell's key before it runs, in a file t
 reach (``GradingJob.progress``). The autograded notebook stays in the job's temporary course
 directory, where ``autograder.grading.host`` picks it up.
 """
+
 import json
 import os
 import signal
@@ -53,11 +54,13 @@ MAX_CELL_OUTPUT = 8 * 2**20
 MAX_NOTEBOOK_OUTPUT = 32 * 2**20
 DEAD_KERNEL = "DeadKernelError"
 # What nbgrader's log says, and what the instructor is told.
-NBGRADER_LOG_ERRORS = ((DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
-                       ("NotJSONError", "not a notebook (the file is not JSON)"),
-                       ("NBFormatError", "not a valid notebook"),
-                       ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
-                       ("No notebooks found", "no notebook of this assignment in the submission"))
+NBGRADER_LOG_ERRORS = (
+    (DEAD_KERNEL, "the kernel died (the submission crashed or exited it)"),
+    ("NotJSONError", "not a notebook (the file is not JSON)"),
+    ("NBFormatError", "not a valid notebook"),
+    ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
+    ("No notebooks found", "no notebook of this assignment in the submission"),
+)
 
 
 def _limit_processes():
@@ -81,8 +84,11 @@ def error_summary(text):
     for marker, reason in NBGRADER_LOG_ERRORS:
         if marker in (text or ""):
             return reason
-    lines = [line for line in (text or "").strip().splitlines()
-             if line.strip() and "Please see the" not in line and "Traceback" not in line]
+    lines = [
+        line
+        for line in (text or "").strip().splitlines()
+        if line.strip() and "Please see the" not in line and "Traceback" not in line
+    ]
     errors = [line for line in lines if "ERROR" in line] or lines
     return errors[-1].strip()[:200] if errors else "nbgrader failed"
 
@@ -91,10 +97,13 @@ def grade(job):
     """Autograde the job's submission; return a WorkerResult."""
     _limit_processes()
     scratch = Path(job.scratch)
-    overrides = {"CourseDirectory": {"db_url": job.db_url},
-                 "Execute": {"timeout": job.cell_timeout,
-                             "extra_arguments": [KERNEL_LOG_LEVEL,
-                                                 f"--IPKernelApp.exec_lines={GUARD}"]}}
+    overrides = {
+        "CourseDirectory": {"db_url": job.db_url},
+        "Execute": {
+            "timeout": job.cell_timeout,
+            "extra_arguments": [KERNEL_LOG_LEVEL, f"--IPKernelApp.exec_lines={GUARD}"],
+        },
+    }
     # The kernel inherits these (nbgrader starts it with this process's environment).
     os.environ[SKIP_ENV] = json.dumps(list(job.skip))
     os.environ[CRASHED_ENV] = json.dumps(list(job.crashed))
@@ -104,11 +113,12 @@ def grade(job):
     slot = SlotExaminer(job.examiner_fds) if job.examiner_fds else None
     defaults = Autograde.class_traits()["autograde_preprocessors"].default()
     # nbgrader's own exporter back in place of the course config's refusal (autograder.course.gate)
-    overrides["Autograde"] = {"autograde_preprocessors": _examined(defaults, examining(slot)),
-                              "exporter_class": NotebookExporter}
+    overrides["Autograde"] = {
+        "autograde_preprocessors": _examined(defaults, examining(slot)),
+        "exporter_class": NotebookExporter,
+    }
     if job.sandbox:
-        bwrap.install(scratch / "jupyter", kernel_io,
-                               cwd=scratch / "autograded" / job.student / job.assignment)
+        bwrap.install(scratch / "jupyter", kernel_io, cwd=scratch / "autograded" / job.student / job.assignment)
         os.environ["JUPYTER_PATH"] = str(scratch / "jupyter")
         overrides["Execute"]["kernel_name"] = bwrap.KERNEL_NAME
         overrides["KernelManager"] = bwrap.kernel_manager_config(kernel_io)
@@ -116,8 +126,13 @@ def grade(job):
     result = api.autograde(job.assignment, job.student, force=True, create=True)
     log = f"{result.get('error') or ''}\n{result.get('log') or ''}".strip()
     error = "" if result["success"] else error_summary(log)
-    return WorkerResult(result["success"], error, not result["success"] and DEAD_KERNEL in log,
-                        log[-MAX_LOG:], examiner_clean=slot is None or slot.clean)
+    return WorkerResult(
+        result["success"],
+        error,
+        not result["success"] and DEAD_KERNEL in log,
+        log[-MAX_LOG:],
+        examiner_clean=slot is None or slot.clean,
+    )
 
 
 def _examined(preprocessors, examine):
@@ -149,9 +164,16 @@ class BoundOutputs(NbGraderPreprocessor):
                     kept.append(output)
                     size += length
             if dropped:
-                kept.append(new_output("stream", name="stderr", text=(
-                    f"[{dropped / 2**20:.1f} MiB of this cell's output left out: the autograded copy keeps "
-                    f"{MAX_CELL_OUTPUT // 2**20} MiB of a cell's output, {MAX_NOTEBOOK_OUTPUT // 2**20} MiB of a notebook's]\n")))
+                kept.append(
+                    new_output(
+                        "stream",
+                        name="stderr",
+                        text=(
+                            f"[{dropped / 2**20:.1f} MiB of this cell's output left out: the autograded copy keeps "
+                            f"{MAX_CELL_OUTPUT // 2**20} MiB of a cell's output, {MAX_NOTEBOOK_OUTPUT // 2**20} MiB of a notebook's]\n"
+                        ),
+                    )
+                )
             cell.outputs = kept
             total += size
         return nb, resources

@@ -20,6 +20,7 @@ transport) in ``kernel_io``. It runs in its own PID namespace and dies with
 its parent. Interrupts (the cell timeout) go as messages, since bwrap does not
 pass signals on to the kernel.
 """
+
 import importlib.util
 import json
 import os
@@ -34,26 +35,50 @@ from bdl.data import default_data_dir
 KERNEL_NAME = "bdl-sandboxed"
 # The in-memory working folder and /tmp: writes beyond this fail with "no space left".
 TMPFS_BYTES = 256 * 2**20
-MISSING = ("bubblewrap is not installed: grading runs student code inside it "
-           "(apt-get install bubblewrap), or pass --no-sandbox to grade without it")
+MISSING = (
+    "bubblewrap is not installed: grading runs student code inside it "
+    "(apt-get install bubblewrap), or pass --no-sandbox to grade without it"
+)
 
 
 # Ubuntu 24.04 sets this to 1: AppArmor then refuses user namespaces to programs without a profile
 # allowing them, bwrap among them, for every user but root.
 APPARMOR_SWITCH = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
-APPARMOR = ("AppArmor stops bubblewrap for users other than root (kernel.apparmor_restrict_unprivileged_userns=1, "
-            "as on Ubuntu 24.04): give /usr/bin/bwrap the profile in docs/deploy/hub.md (\"Ubuntu 24.04\"), "
-            "or grade with --no-sandbox")
+APPARMOR = (
+    "AppArmor stops bubblewrap for users other than root (kernel.apparmor_restrict_unprivileged_userns=1, "
+    'as on Ubuntu 24.04): give /usr/bin/bwrap the profile in docs/deploy/hub.md ("Ubuntu 24.04"), '
+    "or grade with --no-sandbox"
+)
 
 
 # The environment the worker, and so its kernel, and the examiner start with: what Python, Jupyter,
 # TensorFlow and the course read, and nothing else (a token, a database URL or a password in the
 # caller's environment, as in a hub's terminal, must not reach a kernel).
-ENVIRONMENT = frozenset({"PATH", "PYTHONPATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TEMP", "TMP",
-                         "VIRTUAL_ENV", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
-                         "MPLBACKEND", "CUDA_VISIBLE_DEVICES", "BDL_DATA_DIR", "BDL_FAST",
-                         "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR",
-                         "JUPYTER_RUNTIME_DIR"})
+ENVIRONMENT = frozenset(
+    {
+        "PATH",
+        "PYTHONPATH",
+        "HOME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "TEMP",
+        "TMP",
+        "VIRTUAL_ENV",
+        "PYTHONHASHSEED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUNBUFFERED",
+        "MPLBACKEND",
+        "CUDA_VISIBLE_DEVICES",
+        "BDL_DATA_DIR",
+        "BDL_FAST",
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_CONFIG_PATH",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_RUNTIME_DIR",
+    }
+)
 ENVIRONMENT_PREFIXES = ("LC_", "OMP_", "MKL_", "OPENBLAS_", "TF_")
 # The host grades one submission per core (``grading_slots``), so a grading process's TensorFlow runs
 # its ops on one thread. Its default, pools as large as the machine in every kernel, oversubscribes the
@@ -65,8 +90,10 @@ ONE_CORE = {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1"}
 def environment(given):
     """The part of the environment ``given`` that a grading process may start with (``ENVIRONMENT``),
     with ``ONE_CORE`` where it sets no thread counts."""
-    return {**ONE_CORE, **{key: value for key, value in given.items()
-                           if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)}}
+    return {
+        **ONE_CORE,
+        **{key: value for key, value in given.items() if key in ENVIRONMENT or key.startswith(ENVIRONMENT_PREFIXES)},
+    }
 
 
 def bwrap():
@@ -80,9 +107,12 @@ def unusable(run_as=(), switch=APPARMOR_SWITCH):
     if not bwrap():
         return MISSING
     # what the sandbox makes too (a container often refuses a new /proc where it allows the rest)
-    result = subprocess.run([*run_as, bwrap(), "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc",
-                             "--dev", "/dev", "true"],
-                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    result = subprocess.run(
+        [*run_as, bwrap(), "--unshare-all", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "true"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     if result.returncode == 0:
         return None
     if switch.is_file() and switch.read_text().strip() == "1":
@@ -108,22 +138,50 @@ def _readable():
     real path, so a course reached through a symbolic link works."""
     course_packages = [Path(bdl.__file__).parent, Path(__file__).parents[1]]  # bdl and autograder
     libraries = [Path(entry) for entry in sys.path if "site-packages" in entry or "dist-packages" in entry]
-    paths = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).parent, *course_packages,
-             default_data_dir(), *libraries}
-    found = {str(variant) for path in paths if path.is_dir()
-             for variant in (Path(os.path.abspath(path)), path.resolve())}
+    paths = {
+        Path(sys.base_prefix),
+        Path(sys.prefix),
+        Path(sys.executable).parent,
+        *course_packages,
+        default_data_dir(),
+        *libraries,
+    }
+    found = {
+        str(variant) for path in paths if path.is_dir() for variant in (Path(os.path.abspath(path)), path.resolve())
+    }
     # A folder inside another one on the list comes with it.
-    return [path for path in sorted(found)
-            if not any(path.startswith(other.rstrip("/") + "/") for other in found if other != path)]
+    return [
+        path
+        for path in sorted(found)
+        if not any(path.startswith(other.rstrip("/") + "/") for other in found if other != path)
+    ]
 
 
 def _base():
     """bwrap with no network, no other process to see, the system and the course's packages
     read-only, and an empty ``/tmp`` (first: see ``command``)."""
-    args = [bwrap(), "--unshare-all", "--die-with-parent", "--new-session", *_system_binds(),
-            # /dev is bwrap's own tmpfs: read-only, or a kernel could fill memory there unmeasured
-            "--proc", "/proc", "--dev", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/dev/shm",
-            "--remount-ro", "/dev", "--size", str(TMPFS_BYTES), "--tmpfs", "/tmp"]
+    args = [
+        bwrap(),
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        *_system_binds(),
+        # /dev is bwrap's own tmpfs: read-only, or a kernel could fill memory there unmeasured
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(TMPFS_BYTES),
+        "--tmpfs",
+        "/dev/shm",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(TMPFS_BYTES),
+        "--tmpfs",
+        "/tmp",
+    ]
     for path in _readable():
         args += ["--ro-bind", path, path]
     return args
@@ -137,8 +195,18 @@ def examiner_command():
     """The examiner's command line (``autograder.worker.examiner``): the same sandbox, with no
     folder to write to and nothing of the course but its packages; it reads the test cells on
     its stdin."""
-    return _base() + ["--setenv", "HOME", "/tmp", "--chdir", "/tmp", *_FINALLY, "--",
-                      sys.executable, "-m", "autograder.worker.examiner"]
+    return _base() + [
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--chdir",
+        "/tmp",
+        *_FINALLY,
+        "--",
+        sys.executable,
+        "-m",
+        "autograder.worker.examiner",
+    ]
 
 
 def _without_debugger():
@@ -156,25 +224,47 @@ def command(kernel_io, cwd):
     one put below it. The empty ``/tmp`` comes first, so a course or venv that lives under the
     system temp folder is mounted on top of it, not hidden by it; then everything read-only; then
     the working folder and the folder shared with the worker, which may lie inside them."""
-    args = _base() + ["--size", str(TMPFS_BYTES), "--tmpfs", str(cwd),
-             "--bind", str(kernel_io), str(kernel_io),
-             "--setenv", "HOME", "/tmp", "--chdir", str(cwd),
-             # ipykernel quits when the PID it was given as its parent's is gone: in
-             # the new PID namespace that is bwrap's own process, PID 1.
-             "--setenv", "JPY_PARENT_PID", "1", *_without_debugger(), *_FINALLY]
+    args = _base() + [
+        "--size",
+        str(TMPFS_BYTES),
+        "--tmpfs",
+        str(cwd),
+        "--bind",
+        str(kernel_io),
+        str(kernel_io),
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--chdir",
+        str(cwd),
+        # ipykernel quits when the PID it was given as its parent's is gone: in
+        # the new PID namespace that is bwrap's own process, PID 1.
+        "--setenv",
+        "JPY_PARENT_PID",
+        "1",
+        *_without_debugger(),
+        *_FINALLY,
+    ]
     return args + ["--", sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
 
 
 def kernel_manager_config(kernel_io):
     """jupyter_client settings that put the connection file and sockets in ``kernel_io``."""
-    return {"transport": "ipc", "ip": str(Path(kernel_io) / "kernel"),
-            "connection_file": str(Path(kernel_io) / "connection.json")}
+    return {
+        "transport": "ipc",
+        "ip": str(Path(kernel_io) / "kernel"),
+        "connection_file": str(Path(kernel_io) / "connection.json"),
+    }
 
 
 def install(jupyter_dir, kernel_io, cwd):
     """Write the kernelspec under ``jupyter_dir`` (to be put on ``JUPYTER_PATH``)."""
-    spec = {"argv": command(kernel_io, cwd), "display_name": "Python 3 (graded, sandboxed)",
-            "language": "python", "interrupt_mode": "message"}
+    spec = {
+        "argv": command(kernel_io, cwd),
+        "display_name": "Python 3 (graded, sandboxed)",
+        "language": "python",
+        "interrupt_mode": "message",
+    }
     folder = Path(jupyter_dir) / "kernels" / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "kernel.json").write_text(json.dumps(spec, indent=1))

@@ -22,6 +22,7 @@ It speaks JSON lines with the worker over its stdin and stdout: ``{"source", "co
 ``{"verdict"}`` out. It imports no more than the tests need (TensorFlow only for a test cell that
 uses it, never nbgrader): each grading slot starts one and keeps it between submissions.
 """
+
 import ast
 import builtins
 import json
@@ -36,16 +37,34 @@ from bdl.words import speaks
 
 FILENAME = "<test cell>"
 # The error types of the student's code a message may name (any other is "Exception").
-PYTHON_ERRORS = frozenset(name for name, value in vars(builtins).items()
-                          if isinstance(value, type) and issubclass(value, BaseException))
+PYTHON_ERRORS = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+)
 # TensorFlow's (``tf.errors``), by the name the kernel reports (a class's module and name are its
 # author's to choose, so only these exact names count).
 TF_MODULE = "tensorflow.python.framework.errors_impl"
-TF_ERRORS = frozenset({
-    "AbortedError", "AlreadyExistsError", "CancelledError", "DataLossError", "DeadlineExceededError",
-    "FailedPreconditionError", "InternalError", "InvalidArgumentError", "NotFoundError", "OpError",
-    "OperatorNotAllowedInGraphError", "OutOfRangeError", "PermissionDeniedError", "ResourceExhaustedError",
-    "UnauthenticatedError", "UnavailableError", "UnimplementedError", "UnknownError"})
+TF_ERRORS = frozenset(
+    {
+        "AbortedError",
+        "AlreadyExistsError",
+        "CancelledError",
+        "DataLossError",
+        "DeadlineExceededError",
+        "FailedPreconditionError",
+        "InternalError",
+        "InvalidArgumentError",
+        "NotFoundError",
+        "OpError",
+        "OperatorNotAllowedInGraphError",
+        "OutOfRangeError",
+        "PermissionDeniedError",
+        "ResourceExhaustedError",
+        "UnauthenticatedError",
+        "UnavailableError",
+        "UnimplementedError",
+        "UnknownError",
+    }
+)
 # What an error of the test's own code says: its message may quote the answer it could not use.
 UNUSABLE = "the tests could not go on with what your code gave them"
 
@@ -65,10 +84,12 @@ def trusted_namespace(read):
     under the notebooks' names; TensorFlow's only when the cell reads one of them."""
     import bdl  # noqa: F401 (Keras 2 for TensorFlow Probability; before TensorFlow)
     import numpy as np
+
     namespace = {"__name__": "__examiner__", "__builtins__": builtins, "np": np}
     if read & set(TENSORFLOW_NAMES):
         import tensorflow as tf
         import tensorflow_probability as tfp
+
         namespace.update(tf=tf, tfp=tfp, tfd=tfp.distributions, tfpl=tfp.layers)
     return namespace
 
@@ -93,8 +114,11 @@ def speaks_for_the_tests(error):
     if isinstance(error, AnswerError):
         return True
     frames = traceback.extract_tb(error.__traceback__)
-    return type(error) is AssertionError and bool(frames) and (
-        frames[-1].filename == FILENAME or speaks(frames[-1].filename))
+    return (
+        type(error) is AssertionError
+        and bool(frames)
+        and (frames[-1].filename == FILENAME or speaks(frames[-1].filename))
+    )
 
 
 def _notes(error):
@@ -103,6 +127,7 @@ def _notes(error):
     if not notes:
         return []
     from bdl.diagnoses import noted, note as diagnosis
+
     return [note for note in notes if noted(note) is not None and diagnosis(noted(note)) == note]
 
 
@@ -124,8 +149,12 @@ def error_output(error, source, execution_count, own=True):
     else:
         message = str(error) if own else UNUSABLE
     notes = _notes(error)
-    return {"output_type": "error", "ename": name, "evalue": "\n".join([message, *notes]),
-            "traceback": [f"{name}    Traceback (most recent call last)", *frames, f"{name}: {message}", *notes]}
+    return {
+        "output_type": "error",
+        "ename": name,
+        "evalue": "\n".join([message, *notes]),
+        "traceback": [f"{name}    Traceback (most recent call last)", *frames, f"{name}: {message}", *notes],
+    }
 
 
 def examine(source, ask_kernel, execution_count):
@@ -180,7 +209,7 @@ def ask_worker(question, args, kwargs, channel, describe=True):
 
 
 def _failed_call(question, args, kwargs, channel):
-    """" with a float64 tensor of shape (2, 3); the same call in float32 runs": what a call that raised
+    """ " with a float64 tensor of shape (2, 3); the same call in float32 runs": what a call that raised
     was given, and which simpler calls of it run (``bdl.difference.described_failed_call``), else ""."""
     from bdl.difference import described_failed_call
     from bdl.words import shown
@@ -220,6 +249,7 @@ def _about(args):
     """What a question was about, as the test names it: the kernel name it starts from (a name the
     examiner gave, from the test cell: ``decode`` takes no name from the kernel)."""
     from bdl.wire import Remote
+
     target = args[0] if args else None
     ref = object.__getattribute__(target, "_ref") if type(target) is Remote else None
     name = ref.get("name") if type(ref) is dict else None
@@ -229,8 +259,11 @@ def _about(args):
 
 
 def _verb(question):
-    return {"bdl.questions:call": "called", "bdl.questions:attribute": "read an attribute of",
-            "bdl.questions:item": "indexed"}.get(question, "used")
+    return {
+        "bdl.questions:call": "called",
+        "bdl.questions:attribute": "read an attribute of",
+        "bdl.questions:item": "indexed",
+    }.get(question, "used")
 
 
 def main():

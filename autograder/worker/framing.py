@@ -1,6 +1,7 @@
 """How the worker's relay and the examiner speak over the examiner's stdin and stdout: one JSON
 message per line. The examiner sends ``{"ask"}`` (a question) and ``{"verdict"}``; the relay sends
 ``{"source", "count"}`` (a test cell), and ``{"answer"}`` or ``{"failed"}`` (the kernel's reply)."""
+
 import json
 
 from bdl.wire import MAX_ANSWER

@@ -20,6 +20,7 @@ stopped the kernel is named in ``$BDL_GRADING_CRASHED``: after every cell, the g
 stand-in that raises at once in its place, so however many later cells call it, they fail with
 that error instead of stopping the kernel again.
 """
+
 import hashlib
 import json
 import os
@@ -31,11 +32,15 @@ GUARD = "import autograder.worker.guard; autograder.worker.guard.install()"
 # Set by the grading worker for its kernel: which cells to skip, which functions stand in.
 SKIP_ENV = "BDL_GRADING_SKIP"
 CRASHED_ENV = "BDL_GRADING_CRASHED"
-SKIPPED_MESSAGE = ("not run when graded: this cell stopped the grading kernel, "
-                   "so it was left out and the rest of the notebook graded without it")
+SKIPPED_MESSAGE = (
+    "not run when graded: this cell stopped the grading kernel, "
+    "so it was left out and the rest of the notebook graded without it"
+)
 SKIPPED_CELL = f"raise RuntimeError({SKIPPED_MESSAGE!r})\n"
-CRASHED_MESSAGE = ("not run when graded: {name} stopped the grading kernel when its tests called it, "
-                   "so every later call of it raises this error instead")
+CRASHED_MESSAGE = (
+    "not run when graded: {name} stopped the grading kernel when its tests called it, "
+    "so every later call of it raises this error instead"
+)
 
 
 def cell_key(source):
@@ -45,15 +50,19 @@ def cell_key(source):
 
 def _skipper(keys):
     """An IPython input transformer that swaps the code of the cells in ``keys`` for ``SKIPPED_CELL``."""
+
     def skip(lines):
         return [SKIPPED_CELL] if cell_key("".join(lines)) in keys else lines
+
     return skip
 
 
 def _crashed(name):
     """What stands in for the graded ``name`` once it stopped the kernel: it raises at once."""
+
     def crashed(*args, **kwargs):
         raise RuntimeError(CRASHED_MESSAGE.format(name=name))
+
     crashed.__name__ = crashed.__qualname__ = name
     return crashed
 

@@ -4,6 +4,7 @@ inherits (``GradingJob.result_fd``) and passes to no child, so the kernel cannot
 kernel's stdout and stderr are a pipe of their own (``GradingJob.kernel_output_fd``), not the worker's.
 These two dataclasses are all the two processes share.
 """
+
 import json
 from dataclasses import asdict, dataclass
 
@@ -14,14 +15,15 @@ MAX_LOG = 2**20
 @dataclass
 class GradingJob:
     """What the worker grades, and where."""
-    scratch: str         # the temporary course directory holding submitted/<student>/<assignment>/
+
+    scratch: str  # the temporary course directory holding submitted/<student>/<assignment>/
     assignment: str
     student: str
-    db_url: str          # the gradebook
-    cell_timeout: int    # seconds one cell may run before nbgrader interrupts it
-    progress: str = ""   # the worker's file naming the running cell (its key), out of the kernel's sandbox
+    db_url: str  # the gradebook
+    cell_timeout: int  # seconds one cell may run before nbgrader interrupts it
+    progress: str = ""  # the worker's file naming the running cell (its key), out of the kernel's sandbox
     kernel_io: str = ""  # the folder the kernel shares with the worker (connection file, sockets): new each run
-    skip: tuple = ()     # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
+    skip: tuple = ()  # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
     crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap
     examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
@@ -36,10 +38,11 @@ class GradingJob:
 class WorkerResult:
     """How grading went: ``error`` says why it did not succeed; ``crashed``: the kernel
     died or was killed in a cell (``GradingJob.progress`` names the cell)."""
+
     success: bool
     error: str = ""
     crashed: bool = False
-    log: str = ""        # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
+    log: str = ""  # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
     examiner_clean: bool = False  # the slot's examiner waits for a new cell (not mid-question): keep it
 
     def to_json(self):

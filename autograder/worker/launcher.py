@@ -18,6 +18,7 @@ socket of the host's for this worker alone; on that socket the worker sends its 
 launcher its exit status (``Popen``'s ``returncode``) once it has reaped it, and closes it. When the host's end
 of the pair closes (the host is gone), the launcher exits; its workers stop when their stdin ends.
 """
+
 import atexit
 import fcntl
 import json
@@ -81,9 +82,16 @@ class Launcher:
         """A worker in ``cwd`` with ``env``, a new session, a pipe for stdin, ``stdout`` as its stdout
         and stderr, and the descriptors ``pass_fds`` under their own numbers."""
         if not FORKS:
-            return subprocess.Popen([sys.executable, "-m", "autograder.worker"], stdin=subprocess.PIPE,
-                                    stdout=stdout, stderr=stdout, start_new_session=True, cwd=cwd,
-                                    pass_fds=pass_fds, env=env)
+            return subprocess.Popen(
+                [sys.executable, "-m", "autograder.worker"],
+                stdin=subprocess.PIPE,
+                stdout=stdout,
+                stderr=stdout,
+                start_new_session=True,
+                cwd=cwd,
+                pass_fds=pass_fds,
+                env=env,
+            )
         stdin_read, stdin_write = os.pipe()
         host, launcher = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -92,8 +100,9 @@ class Launcher:
                 for attempt in range(2):  # a launcher that died since its last worker is started again
                     self._running(env)
                     try:
-                        socket.send_fds(self.control, [request],
-                                        [launcher.fileno(), stdin_read, stdout, stdout, *pass_fds])
+                        socket.send_fds(
+                            self.control, [request], [launcher.fileno(), stdin_read, stdout, stdout, *pass_fds]
+                        )
                         break
                     except OSError:
                         if attempt:
@@ -129,9 +138,13 @@ class Launcher:
             self.control.close()
         self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         with theirs:
-            self.process = subprocess.Popen([sys.executable, "-m", "autograder.worker.launcher", str(theirs.fileno())],
-                                            stdin=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
-                                            start_new_session=True, env=env)
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "autograder.worker.launcher", str(theirs.fileno())],
+                stdin=subprocess.DEVNULL,
+                pass_fds=[theirs.fileno()],
+                start_new_session=True,
+                env=env,
+            )
 
 
 LAUNCHER = Launcher()
@@ -144,6 +157,7 @@ def start(cwd, env, stdout, pass_fds):
 
 
 # ---------------------------------------------------------------- the launcher process
+
 
 def _load_once():
     """Load here, once, what every worker would otherwise load for itself, the same for every job: the
@@ -159,6 +173,7 @@ def _load_once():
     import autograder.course.exchange  # noqa: F401
     import autograder.course.gate  # noqa: F401
     import autograder.worker.__main__  # noqa: F401
+
     KernelProvisionerFactory.instance()
     get_validator()
 
@@ -188,8 +203,9 @@ def serve(control):
             reply = socket.socket(fileno=descriptors[0])
             pid = os.fork()
             if pid == 0:
-                _become_worker(json.loads(message), descriptors[1:], reply, [control, *running.values()],
-                               [wake_read, wake_write])
+                _become_worker(
+                    json.loads(message), descriptors[1:], reply, [control, *running.values()], [wake_read, wake_write]
+                )
             for descriptor in descriptors[1:]:
                 os.close(descriptor)
             running[pid] = reply
@@ -244,6 +260,7 @@ def _become_worker(request, descriptors, reply, sockets, pipes):
         sys.stdout = open(1, "w", encoding="utf-8", buffering=1, closefd=False)
         sys.stderr = open(2, "w", encoding="utf-8", buffering=1, errors="backslashreplace", closefd=False)
         from autograder.worker.__main__ import main
+
         main()
         code = 0
     except SystemExit as stop:

@@ -17,6 +17,7 @@ inherited pipes: a ``SlotExaminer``), so TensorFlow loads once per slot, not per
 starts one of its own. A cell whose relay stops half way leaves the examiner waiting mid-question:
 the ``SlotExaminer``'s ``clean`` then says the slot must start a new one.
 """
+
 import asyncio
 import json
 import os
@@ -53,8 +54,9 @@ class Examiner:
         """A new examiner, under bubblewrap when ``sandbox``; its stderr kept for ``log``."""
         command = bwrap.examiner_command() if sandbox else [sys.executable, "-m", "autograder.worker.examiner"]
         log = tempfile.TemporaryFile()
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log,
-                                   env=bwrap.environment(os.environ))
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=bwrap.environment(os.environ)
+        )
         return cls(process.stdin, process.stdout, process, log)
 
     @classmethod
@@ -96,9 +98,9 @@ class ExaminesTests:
     to the examiner; every other cell runs in the kernel as before."""
 
     skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
-    progress = None      # the worker's file naming the running cell's key, should the kernel die
-    sandbox = False      # run the examiner under bubblewrap
-    slot = None          # the grading slot's examiner (a ``SlotExaminer``), if it has one
+    progress = None  # the worker's file naming the running cell's key, should the kernel die
+    sandbox = False  # run the examiner under bubblewrap
+    slot = None  # the grading slot's examiner (a ``SlotExaminer``), if it has one
     _examiner = None
     _attached = False
 
@@ -185,9 +187,16 @@ class ExaminesTests:
     async def _ask(self, request, cell):
         """Put the examiner's ``request`` to the kernel; return the kernel's answer as text, unread."""
         expression = f"__import__('bdl.wire').wire.respond({json.dumps(request)!r})"
-        msg_id = await ensure_async(self.kc.execute("", silent=True, store_history=False, allow_stdin=False,
-                                                    user_expressions={"answer": expression},
-                                                    stop_on_error=False))
+        msg_id = await ensure_async(
+            self.kc.execute(
+                "",
+                silent=True,
+                store_history=False,
+                allow_stdin=False,
+                user_expressions={"answer": expression},
+                stop_on_error=False,
+            )
+        )
         reply = await self.async_wait_for_reply(msg_id, cell)
         if reply is None:
             return {"failed": f"took longer than {self._get_timeout(cell)} seconds"}

@@ -20,6 +20,7 @@ One table per assignment, in this package's modules, maps each graded function (
 cell's grade id) to the name the notebook defines it under and its mistakes; ``probes`` holds
 what they are made of.
 """
+
 import contextlib
 import functools
 import importlib
@@ -52,14 +53,16 @@ def all_tables():
 @functools.lru_cache(maxsize=1)
 def sentences():
     """Every sentence a diagnosis can add, as the student reads it (with ``PREFIX``)."""
-    return frozenset(PREFIX + mistake.sentence for function in all_tables().values()
-                     for mistake in function.mistakes)
+    return frozenset(PREFIX + mistake.sentence for function in all_tables().values() for mistake in function.mistakes)
 
 
 def note(sentence):
     """A mistake's sentence as a note under an error: ``PREFIX`` and the sentence, wrapped."""
-    return "\n".join(textwrap.wrap(PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  ",
-                                   break_on_hyphens=False, break_long_words=False))
+    return "\n".join(
+        textwrap.wrap(
+            PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+        )
+    )
 
 
 def noted_mistake(text, function):
@@ -69,8 +72,10 @@ def noted_mistake(text, function):
     if sentence is None:
         return None
     table = all_tables().get(function)
-    return next((mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
-                f"a mistake of another function: {sentence}")
+    return next(
+        (mistake.name for mistake in (table.mistakes if table else ()) if mistake.sentence == sentence),
+        f"a mistake of another function: {sentence}",
+    )
 
 
 def _words(text):
@@ -93,7 +98,7 @@ def noted(text):
         return None
     words = _words(text)
     found = [(words.find(_words(known)), known) for known in sentences() if _words(known) in words]
-    return min(found)[1][len(PREFIX):] if found else None
+    return min(found)[1][len(PREFIX) :] if found else None
 
 
 def diagnose(grade_id, answer):

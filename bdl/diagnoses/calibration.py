@@ -4,6 +4,7 @@ Each recogniser gets the student's function and returns whether it behaves like 
 its probes; ``bdl.diagnoses`` says the rules (no right answer computed here). The numbers below
 are what the *mistakes* give on hand-made probes, never what a right answer gives.
 """
+
 import functools
 
 import numpy as np
@@ -20,8 +21,10 @@ _LOW = np.array([[0.4, 0.3, 0.3], [0.2, 0.5, 0.3]])  # every confidence in the l
 
 # What the reliability bins and the ECE can both get wrong.
 BY_LABEL = "Your points seem to be binned by their label; they are binned by their confidence, the largest probability."
-TRUE_CLASS = ("Your confidence seems to be the probability of the true class; it is the largest probability, that "
-              "of the predicted class.")
+TRUE_CLASS = (
+    "Your confidence seems to be the probability of the true class; it is the largest probability, that "
+    "of the predicted class."
+)
 
 
 def _bins(function, probs=_PROBS, labels=_LABELS, num_bins=4):
@@ -32,72 +35,108 @@ def _is(part, values):
     return same(part, np.array(values, dtype=np.float64))
 
 
-RELIABILITY = Function("reliability_bins", (
-    Mistake("not_numpy", "Your bins are tensors; the spec asks for NumPy arrays.",
-            lambda f: any(tf.is_tensor(part) for part in f(_PROBS, _LABELS, 4))),
-    Mistake("num_bins_ignored",
+RELIABILITY = Function(
+    "reliability_bins",
+    (
+        Mistake(
+            "not_numpy",
+            "Your bins are tensors; the spec asks for NumPy arrays.",
+            lambda f: any(tf.is_tensor(part) for part in f(_PROBS, _LABELS, 4)),
+        ),
+        Mistake(
+            "num_bins_ignored",
             "Your bins do not follow num_bins: use the argument, not the notebook's number of bins.",
-            lambda f: len(_bins(f)[0]) == 15),
-    Mistake("too_short",
+            lambda f: len(_bins(f)[0]) == 15,
+        ),
+        Mistake(
+            "too_short",
             "Your bins go wrong when the highest ones are empty: give every one of the num_bins bins an entry, "
             "empty or not.",
-            lambda f: len(_bins(f)[2]) == 4 and (fails(lambda: _bins(f, _LOW, np.array([0, 1])))
-                                                or len(_bins(f, _LOW, np.array([0, 1]))[2]) < 4)),
-    Mistake("nan_in_empty_bins", "Your empty bins hold nan: give an empty bin zero accuracy and confidence.",
-            lambda f: not np.all(np.isfinite(np.concatenate(_bins(f))))),
-    Mistake("shares_not_counts",
-            "Your counts add up to one: they seem to be shares; the spec asks for the number of points in each "
-            "bin.",
-            lambda f: same(np.sum(_bins(f)[2]), 1.0)),
-    Mistake("binned_by_label",
-            BY_LABEL,
-            lambda f: _is(_bins(f)[2], [3, 1, 1, 0])),
-    Mistake("confidence_of_the_true_class",
-            TRUE_CLASS,
-            lambda f: _is(_bins(f)[1], [0.05, 0.4, 0.6, 0.8])),
-    Mistake("top_bin_unused",
+            lambda f: (
+                len(_bins(f)[2]) == 4
+                and (fails(lambda: _bins(f, _LOW, np.array([0, 1]))) or len(_bins(f, _LOW, np.array([0, 1]))[2]) < 4)
+            ),
+        ),
+        Mistake(
+            "nan_in_empty_bins",
+            "Your empty bins hold nan: give an empty bin zero accuracy and confidence.",
+            lambda f: not np.all(np.isfinite(np.concatenate(_bins(f)))),
+        ),
+        Mistake(
+            "shares_not_counts",
+            "Your counts add up to one: they seem to be shares; the spec asks for the number of points in each bin.",
+            lambda f: same(np.sum(_bins(f)[2]), 1.0),
+        ),
+        Mistake("binned_by_label", BY_LABEL, lambda f: _is(_bins(f)[2], [3, 1, 1, 0])),
+        Mistake("confidence_of_the_true_class", TRUE_CLASS, lambda f: _is(_bins(f)[1], [0.05, 0.4, 0.6, 0.8])),
+        Mistake(
+            "top_bin_unused",
             "Your highest bin stays empty even for confidences near one: the bins split the interval from zero "
             "to one into num_bins equal parts.",
-            lambda f: _is(_bins(f)[2], [0, 3, 2, 0])),
-    Mistake("overall_accuracy",
+            lambda f: _is(_bins(f)[2], [0, 3, 2, 0]),
+        ),
+        Mistake(
+            "overall_accuracy",
             "Your accuracy is the same in every non-empty bin: it seems to be the overall accuracy; each bin's "
             "accuracy counts its own points.",
-            lambda f: _is(_bins(f)[0], [0, 0.8, 0.8, 0.8])),
-))
+            lambda f: _is(_bins(f)[0], [0, 0.8, 0.8, 0.8]),
+        ),
+    ),
+)
 
 
 def _ece(function, labels=_LABELS, num_bins=4):
     return float(call(function, _PROBS, labels, num_bins))
 
 
-ECE = Function("expected_calibration_error", (
-    Mistake("not_a_float", "Your ECE is not a Python float: convert it with float().",
-            lambda f: type(f(_PROBS, _LABELS, 4)) is not float),
-    Mistake("signed_gaps",
+ECE = Function(
+    "expected_calibration_error",
+    (
+        Mistake(
+            "not_a_float",
+            "Your ECE is not a Python float: convert it with float().",
+            lambda f: type(f(_PROBS, _LABELS, 4)) is not float,
+        ),
+        Mistake(
+            "signed_gaps",
             "Your ECE can be negative: take each bin's gap between accuracy and confidence as an absolute value.",
             # negative on one of the two sets, whichever way round the gap is taken: less right than sure
             # overall, and more right than sure (the probe's own labels)
-            lambda f: _ece(f, _OVERCONFIDENT) < 0 or _ece(f) < 0),
-    Mistake("one_bin",
+            lambda f: _ece(f, _OVERCONFIDENT) < 0 or _ece(f) < 0,
+        ),
+        Mistake(
+            "one_bin",
             "Your ECE comes out as the gap between accuracy and confidence of all the points taken together, as "
             "if they were one bin: bin them by their confidence into num_bins bins, and add up each bin's "
             "absolute gap, weighted by its share of the points.",
-            lambda f: same(_ece(f, _OVERCONFIDENT), 0.02) and same(_ece(f, _OVERCONFIDENT, 2), 0.02)),
-    Mistake("confidence_of_the_true_class",
+            lambda f: same(_ece(f, _OVERCONFIDENT), 0.02) and same(_ece(f, _OVERCONFIDENT, 2), 0.02),
+        ),
+        Mistake(
+            "confidence_of_the_true_class",
             TRUE_CLASS,
-            lambda f: same(_ece(f, _OVERCONFIDENT, 2), 0.17) and same(_ece(f, _OVERCONFIDENT), 0.19)),
-    Mistake("num_bins_ignored",
+            lambda f: same(_ece(f, _OVERCONFIDENT, 2), 0.17) and same(_ece(f, _OVERCONFIDENT), 0.19),
+        ),
+        Mistake(
+            "num_bins_ignored",
             "Your ECE does not change with num_bins: use the argument, not the notebook's number of bins.",
-            lambda f: same(_ece(f, num_bins=2), _ece(f)) and same(_ece(f), _ece(f, num_bins=15))),
-    Mistake("binned_by_label",
+            lambda f: same(_ece(f, num_bins=2), _ece(f)) and same(_ece(f), _ece(f, num_bins=15)),
+        ),
+        Mistake(
+            "binned_by_label",
             BY_LABEL,
-            lambda f: same(_ece(f), _ece(f, num_bins=15)) and not same(_ece(f, num_bins=2), _ece(f))),
-    Mistake("unweighted",
+            lambda f: same(_ece(f), _ece(f, num_bins=15)) and not same(_ece(f, num_bins=2), _ece(f)),
+        ),
+        Mistake(
+            "unweighted",
             "Your ECE seems to average the bins' gaps as equals; each bin counts by its share of the points.",
             # the mean gap over the non-empty bins, or over all of them
-            lambda f: any(same(_ece(f, _OVERCONFIDENT), over_labels, rtol=1e-3) and same(_ece(f), over, rtol=1e-3)
-                          for over_labels, over in ((0.28333, 0.45), (0.2125, 0.3375)))),
-))
+            lambda f: any(
+                same(_ece(f, _OVERCONFIDENT), over_labels, rtol=1e-3) and same(_ece(f), over, rtol=1e-3)
+                for over_labels, over in ((0.28333, 0.45), (0.2125, 0.3375))
+            ),
+        ),
+    ),
+)
 
 # Two classes, logits (4, 0) for every point and 88 of 100 labels 0: the NLL is smallest where
 # sigmoid(4 / T) = 0.88, at T = 2.0076. Below, what the mistakes give instead.
@@ -112,31 +151,50 @@ def _fitted(function):
     return float(function(_LOGITS.copy(), _TARGETS))
 
 
-TEMPERATURE = Function("fit_temperature", (
-    Mistake("not_a_float", "Your temperature is not a Python float: convert it with float().",
-            lambda f: tf.is_tensor(f(_LOGITS.copy(), _TARGETS))),
-    Mistake("changes_the_logits",
+TEMPERATURE = Function(
+    "fit_temperature",
+    (
+        Mistake(
+            "not_a_float",
+            "Your temperature is not a Python float: convert it with float().",
+            lambda f: tf.is_tensor(f(_LOGITS.copy(), _TARGETS)),
+        ),
+        Mistake(
+            "changes_the_logits",
             "Your fit changes the logits array it is given: leave it unchanged, the notebook uses it again.",
-            lambda f: changes_its_arguments(f, _LOGITS, _TARGETS)),
-    Mistake("returns_log_temperature",
+            lambda f: changes_its_arguments(f, _LOGITS, _TARGETS),
+        ),
+        Mistake(
+            "returns_log_temperature",
             "Your fit seems to return the logarithm of the temperature; return the temperature itself.",
-            lambda f: same(_fitted(f), np.log(_BEST), rtol=0.01)),
-    Mistake("multiplies",
+            lambda f: same(_fitted(f), np.log(_BEST), rtol=0.01),
+        ),
+        Mistake(
+            "multiplies",
             "Your fit seems to multiply the logits by the temperature; temperature scaling divides them by it.",
-            lambda f: same(_fitted(f), 1 / _BEST, rtol=0.01)),
-    Mistake("softmax_twice",
+            lambda f: same(_fitted(f), 1 / _BEST, rtol=0.01),
+        ),
+        Mistake(
+            "softmax_twice",
             "Your fit seems to apply the softmax to the logits before scaling them; the temperature divides "
             "the logits themselves.",
-            lambda f: same(_fitted(f), (1 / (1 + np.exp(-4.0)) - 1 / (1 + np.exp(4.0))) / np.log(0.88 / 0.12),
-                           rtol=0.01)),
-    Mistake("maximises",
+            lambda f: same(
+                _fitted(f), (1 / (1 + np.exp(-4.0)) - 1 / (1 + np.exp(4.0))) / np.log(0.88 / 0.12), rtol=0.01
+            ),
+        ),
+        Mistake(
+            "maximises",
             "Your fit moves away from the best temperature: it seems to maximise the NLL, where it minimises it.",
-            lambda f: not np.isfinite(_fitted(f)) or _fitted(f) > 10 * _BEST or _fitted(f) < _BEST / 10),
-    Mistake("not_converged",
+            lambda f: not np.isfinite(_fitted(f)) or _fitted(f) > 10 * _BEST or _fitted(f) < _BEST / 10,
+        ),
+        Mistake(
+            "not_converged",
             "Your fit stops before it has converged: run more steps (or a one-dimensional minimiser) until the "
             "temperature settles.",
-            lambda f: 1.0 <= _fitted(f) < 0.95 * _BEST),
-))
+            lambda f: 1.0 <= _fitted(f) < 0.95 * _BEST,
+        ),
+    ),
+)
 
 # Planar flow probes: three points in two dimensions; u, w, b with w.u far below -1, so that the
 # correction of u matters.
@@ -184,34 +242,56 @@ def _correction_as_long_as_its_factor(function):
     return along_w and same(float(np.linalg.norm(correction)), abs(_m(w_u) - w_u))
 
 
-PLANAR = Function("planar_flow", (
-    Mistake("size_one_axes_lost",
+PLANAR = Function(
+    "planar_flow",
+    (
+        Mistake(
+            "size_one_axes_lost",
             "Your flow loses an axis of size one: with one point, f(z) still has shape one by D and the "
             "log-determinant one entry.",
-            lambda f: _flow(f)[0].shape == (3, 2) and _flow(f, z=_Z[:1])[0].shape != (1, 2)),
-    Mistake("two_dimensions_hard_coded", "Your flow works in two dimensions only: write it for any D.",
-            lambda f: _flow(f)[0].shape == (3, 2) and (fails(lambda: _in_three(f, 0.0)) or same(
-                _in_three(f, 1.0) - _in_three(f, 0.0), np.array([[0.0, 0.0, 1.0]] * 2)))),
-    Mistake("u_and_w_swapped",
+            lambda f: _flow(f)[0].shape == (3, 2) and _flow(f, z=_Z[:1])[0].shape != (1, 2),
+        ),
+        Mistake(
+            "two_dimensions_hard_coded",
+            "Your flow works in two dimensions only: write it for any D.",
+            lambda f: (
+                _flow(f)[0].shape == (3, 2)
+                and (
+                    fails(lambda: _in_three(f, 0.0))
+                    or same(_in_three(f, 1.0) - _in_three(f, 0.0), np.array([[0.0, 0.0, 1.0]] * 2))
+                )
+            ),
+        ),
+        Mistake(
+            "u_and_w_swapped",
             "Your flow seems to take u where w belongs and w where u belongs: the tanh's argument is w.z + b, "
             "and the step is along the corrected u.",
-            lambda f: _direction(f, _U) is not None and _direction(f, _W) is None),
-    Mistake("u_not_corrected",
-            "Your flow uses u as it is; replace it by the corrected u of the spec, so that the map stays "
-            "invertible.",
-            lambda f: same(_corrected_u(f), _U)),
-    Mistake("m_without_minus_one",
+            lambda f: _direction(f, _U) is not None and _direction(f, _W) is None,
+        ),
+        Mistake(
+            "u_not_corrected",
+            "Your flow uses u as it is; replace it by the corrected u of the spec, so that the map stays invertible.",
+            lambda f: same(_corrected_u(f), _U),
+        ),
+        Mistake(
+            "m_without_minus_one",
             "Your corrected u seems to use m(x) without its minus one: then w.u-hat is the softplus itself; the "
             "spec's m subtracts one.",
-            lambda f: same(float(_W @ _corrected_u(f)), _m(float(_W @ _U)) + 1.0)),
-    Mistake("divides_by_the_norm",
+            lambda f: same(float(_W @ _corrected_u(f)), _m(float(_W @ _U)) + 1.0),
+        ),
+        Mistake(
+            "divides_by_the_norm",
             "Your correction of u seems to divide by the length of w; it divides by its squared length.",
-            _correction_as_long_as_its_factor),
-    Mistake("log_det_mismatch",
+            _correction_as_long_as_its_factor,
+        ),
+        Mistake(
+            "log_det_mismatch",
             "Your log-determinant does not match the Jacobian of your own map: check the derivative of tanh, "
             "and that it uses the corrected u.",
-            lambda f: not same(_flow(f)[1], _jacobian_log_det(f), rtol=1e-3, atol=1e-4)),
-))
+            lambda f: not same(_flow(f)[1], _jacobian_log_det(f), rtol=1e-3, atol=1e-4),
+        ),
+    ),
+)
 
 
 def _in_three(function, third):
@@ -221,5 +301,9 @@ def _in_three(function, third):
     return _flow(function, z=z, u=np.array([0.1, 0.2, 0.3], "float32"), w=np.array([0.5, -0.2, 0.4], "float32"))[0]
 
 
-TABLE = {"reliability_bins": RELIABILITY, "expected_calibration_error": ECE, "fit_temperature": TEMPERATURE,
-         "planar_flow": PLANAR}
+TABLE = {
+    "reliability_bins": RELIABILITY,
+    "expected_calibration_error": ECE,
+    "fit_temperature": TEMPERATURE,
+    "planar_flow": PLANAR,
+}

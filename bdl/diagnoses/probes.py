@@ -1,5 +1,6 @@
 """What the tables of ``bdl.diagnoses`` are made of: a mistake, a graded function's mistakes, and the
 building blocks of recognisers."""
+
 from dataclasses import dataclass
 from typing import Callable
 
@@ -10,14 +11,14 @@ from bdl.checks import _numbers
 
 @dataclass(frozen=True)
 class Mistake:
-    name: str          # what check-tests maps mutants to
-    sentence: str      # what the student reads: no code, no numbers
+    name: str  # what check-tests maps mutants to
+    sentence: str  # what the student reads: no code, no numbers
     recognise: Callable  # recognise(answer) -> whether the answer behaves like this mistake
 
 
 @dataclass(frozen=True)
 class Function:
-    name: str          # the name the notebook defines the answer under
+    name: str  # the name the notebook defines the answer under
     mistakes: tuple
 
 
@@ -37,8 +38,12 @@ def same(a, b, rtol=1e-4, atol=1e-5):
     if isinstance(b, (int, float)) and not isinstance(a, tuple):
         b = np.full(np.shape(a), float(b))
     if type(a) is tuple or type(b) is tuple:
-        return type(a) is tuple and type(b) is tuple and len(a) == len(b) and all(
-            same(x, y, rtol, atol) for x, y in zip(a, b))
+        return (
+            type(a) is tuple
+            and type(b) is tuple
+            and len(a) == len(b)
+            and all(same(x, y, rtol, atol) for x, y in zip(a, b))
+        )
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     return a.shape == b.shape and bool(np.all(np.isfinite(a))) and np.allclose(a, b, rtol=rtol, atol=atol)
 

@@ -1,4 +1,5 @@
 """Figures of the Bayesian CNN notebook: images, predicted probabilities, entropies."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 import tensorflow as tf
@@ -20,8 +21,7 @@ def inspect_images(data, num_images, title):
     plt.show()
 
 
-def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=False,
-                             num_samples=200):
+def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=False, num_samples=200):
     """Plot one image beside the model's predicted class probabilities.
 
     ``model(x)`` must return a distribution whose ``mean()`` is the class
@@ -29,7 +29,7 @@ def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=F
     times (a Bayesian model draws new weights on every call) and the bars show
     the mean with a 95% interval (2.5th to 97.5th percentile) of those draws.
     """
-    image = data[image_num:image_num + 1]
+    image = data[image_num : image_num + 1]
     true_label = int(np.ravel(true_labels)[image_num])
     draws = num_samples if run_ensemble else 1
     # One call per draw: the reparameterization layers sample one set of
@@ -43,15 +43,16 @@ def analyse_model_prediction(data, true_labels, model, image_num, run_ensemble=F
     mean = probs.mean(axis=0)
     low, high = np.percentile(probs, [2.5, 97.5], axis=0)
 
-    fig, (ax_image, ax_probs) = plt.subplots(
-        1, 2, figsize=(10, 2.4), gridspec_kw={"width_ratios": [1, 4]})
+    fig, (ax_image, ax_probs) = plt.subplots(1, 2, figsize=(10, 2.4), gridspec_kw={"width_ratios": [1, 4]})
     ax_image.imshow(image[0, ..., 0], cmap="gray", vmin=0, vmax=1)
     ax_image.set_title(f"True label: {true_label}")
     ax_image.axis("off")
     colours = ["tab:green" if c == true_label else "tab:red" for c in CLASSES]
     ax_probs.bar(CLASSES, mean, color=colours, alpha=0.45)
-    legend = [Patch(color="tab:green", alpha=0.45, label="true class"),
-              Patch(color="tab:red", alpha=0.45, label="other classes")]
+    legend = [
+        Patch(color="tab:green", alpha=0.45, label="true class"),
+        Patch(color="tab:red", alpha=0.45, label="other classes"),
+    ]
     if run_ensemble:
         ax_probs.vlines(CLASSES, low, high, colors="black", linewidth=3)
         legend.append(Line2D([], [], color="black", linewidth=3, label="95% interval"))
@@ -82,8 +83,9 @@ def plot_entropy_distribution(model, x, labels, title):
         values = entropies[mask]
         share = 100 * mask.mean()
         if values.size:
-            ax.hist(values, bins=bins, weights=np.full(values.size, 1 / values.size),
-                    label=f"mean {values.mean():.3f} bits")
+            ax.hist(
+                values, bins=bins, weights=np.full(values.size, 1 / values.size), label=f"mean {values.mean():.3f} bits"
+            )
             ax.legend(loc="upper right")
         ax.set_title(f"{name} labelled ({share:.1f}% of images)")
         ax.set_xlabel("predictive entropy (bits)")
@@ -100,18 +102,21 @@ def plot_uncertainty_decomposition(parts_by_dataset, title):
     ``parts_by_dataset`` maps a data set's name to its ``(total, aleatoric,
     epistemic)`` arrays, one value per image.
     """
-    names = ("total: entropy of the mean prediction",
-             "aleatoric: expected entropy",
-             "epistemic: mutual information")
+    names = ("total: entropy of the mean prediction", "aleatoric: expected entropy", "epistemic: mutual information")
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
     for i, (ax, name) in enumerate(zip(axes, names)):
         top = max(float(np.max(parts[i])) for parts in parts_by_dataset.values())
         bins = np.linspace(0, max(top, 1e-3), 30)
         for dataset, parts in parts_by_dataset.items():
             values = np.asarray(parts[i])
-            ax.hist(values, bins=bins, weights=np.full(values.size, 1 / values.size),
-                    histtype="step", linewidth=2,
-                    label=f"{dataset} (mean {values.mean():.3f})")
+            ax.hist(
+                values,
+                bins=bins,
+                weights=np.full(values.size, 1 / values.size),
+                histtype="step",
+                linewidth=2,
+                label=f"{dataset} (mean {values.mean():.3f})",
+            )
         ax.set_yscale("log")
         ax.set_title(name)
         ax.set_xlabel("bits")

@@ -1,4 +1,5 @@
 """The reliability diagram of the calibration notebook."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -20,23 +21,44 @@ def plot_reliability_diagram(accuracy, confidence, count, title, axes=None, labe
     filled = count > 0
     show = axes is None
     if show:
-        fig, axes = plt.subplots(2, 1, figsize=(4.6, 5.6), sharex=True,
-                                 gridspec_kw={"height_ratios": [3, 1]})
+        fig, axes = plt.subplots(2, 1, figsize=(4.6, 5.6), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
     ax_top, ax_share = axes
-    ax_top.bar(centres[filled], accuracy[filled], width=width, color="tab:blue",
-               edgecolor="black", linewidth=0.5, label=f"{label}: accuracy")
+    ax_top.bar(
+        centres[filled],
+        accuracy[filled],
+        width=width,
+        color="tab:blue",
+        edgecolor="black",
+        linewidth=0.5,
+        label=f"{label}: accuracy",
+    )
     gap_bottom = np.minimum(accuracy, confidence)[filled]
-    ax_top.bar(centres[filled], np.abs(confidence - accuracy)[filled], bottom=gap_bottom,
-               width=width, color="tab:red", alpha=0.35, edgecolor="tab:red", hatch="//",
-               linewidth=0.5, label="gap to confidence")
+    ax_top.bar(
+        centres[filled],
+        np.abs(confidence - accuracy)[filled],
+        bottom=gap_bottom,
+        width=width,
+        color="tab:red",
+        alpha=0.35,
+        edgecolor="tab:red",
+        hatch="//",
+        linewidth=0.5,
+        label="gap to confidence",
+    )
     ax_top.plot([0, 1], [0, 1], "k--", linewidth=1, label="perfect calibration")
     ax_top.set(xlim=(0, 1), ylim=(0, 1), ylabel="accuracy in bin", title=title)
     ax_top.legend(loc="upper left", fontsize=8)
     share = count / max(count.sum(), 1)
-    ax_share.bar(centres, share, width=width, color="tab:gray", edgecolor="black", linewidth=0.5,
-                 label="share of samples")
-    ax_share.set(xlim=(0, 1), ylim=(0, 1), xlabel="confidence (top predicted probability)",
-                 ylabel="share of samples", title="samples per bin")
+    ax_share.bar(
+        centres, share, width=width, color="tab:gray", edgecolor="black", linewidth=0.5, label="share of samples"
+    )
+    ax_share.set(
+        xlim=(0, 1),
+        ylim=(0, 1),
+        xlabel="confidence (top predicted probability)",
+        ylabel="share of samples",
+        title="samples per bin",
+    )
     ax_share.legend(loc="upper left", fontsize=8)
     if show:
         fig.tight_layout()

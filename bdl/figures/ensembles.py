@@ -1,10 +1,26 @@
 """Figures of the deep-ensembles notebook: members and ensemble, training, uncertainty maps."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 
-def _band_panel(ax, x, truth, x_train, y_train, centre, spread, colour, label, band_label, panel_title,
-                ylim, data_range, outliers=None, span_label=None):
+def _band_panel(
+    ax,
+    x,
+    truth,
+    x_train,
+    y_train,
+    centre,
+    spread,
+    colour,
+    label,
+    band_label,
+    panel_title,
+    ylim,
+    data_range,
+    outliers=None,
+    span_label=None,
+):
     """One panel of the cubic set: the truth, the training data (``outliers``, a mask, marked apart),
     ``centre`` +- ``spread`` over the grid ``x``, and the range of the training inputs shaded."""
     outliers = np.zeros(x_train.shape, bool) if outliers is None else outliers
@@ -22,8 +38,18 @@ def _band_panel(ax, x, truth, x_train, y_train, centre, spread, colour, label, b
     ax.set_ylabel("y")
 
 
-def plot_regression_ensemble(x, member_means, member_scales, mean, std, x_train, y_train, truth,
-                             data_range=(-4.0, 4.0), title="A deep ensemble on the cubic data"):
+def plot_regression_ensemble(
+    x,
+    member_means,
+    member_scales,
+    mean,
+    std,
+    x_train,
+    y_train,
+    truth,
+    data_range=(-4.0, 4.0),
+    title="A deep ensemble on the cubic data",
+):
     """Plot six members' mean +- scale (a 3x2 grid) beside the ensemble's mean +- std.
 
     ``x`` ``[G]`` is the grid; ``member_means`` and ``member_scales`` are
@@ -36,11 +62,37 @@ def plot_regression_ensemble(x, member_means, member_scales, mean, std, x_train,
     grid = fig.add_gridspec(3, 4)
     for m in range(min(6, len(member_means))):
         ax = fig.add_subplot(grid[m // 2, m % 2])
-        _band_panel(ax, x, truth, x_train, y_train, member_means[m], member_scales[m], "tab:blue", "mean",
-                    "mean $\\pm$ scale", f"member {m + 1}", (-limit, limit), data_range)
+        _band_panel(
+            ax,
+            x,
+            truth,
+            x_train,
+            y_train,
+            member_means[m],
+            member_scales[m],
+            "tab:blue",
+            "mean",
+            "mean $\\pm$ scale",
+            f"member {m + 1}",
+            (-limit, limit),
+            data_range,
+        )
     ax = fig.add_subplot(grid[:, 2:])
-    _band_panel(ax, x, truth, x_train, y_train, mean, std, "tab:purple", "ensemble mean $\\mu_*$",
-                "$\\mu_* \\pm \\sigma_*$", f"ensemble of {len(member_means)} members", (-limit, limit), data_range)
+    _band_panel(
+        ax,
+        x,
+        truth,
+        x_train,
+        y_train,
+        mean,
+        std,
+        "tab:purple",
+        "ensemble mean $\\mu_*$",
+        "$\\mu_* \\pm \\sigma_*$",
+        f"ensemble of {len(member_means)} members",
+        (-limit, limit),
+        data_range,
+    )
     handles, labels = ax.get_legend_handles_labels()
     handles.append(plt.Rectangle((0, 0), 1, 1, color="0.93"))
     labels.append("range of the training inputs")
@@ -60,8 +112,7 @@ def plot_training_history(history, reference=None, title="Training the ensemble"
     for ax, key, name in zip(axes, ("accuracy", "nll"), ("accuracy", "NLL (nats)")):
         ax.plot(epochs, history[key], label=f"this run (last {history[key][-1]:.3f})")
         if reference is not None:
-            ax.axhline(reference[key], color="black", linestyle="--",
-                       label=f"original run ({reference[key]:.3f})")
+            ax.axhline(reference[key], color="black", linestyle="--", label=f"original run ({reference[key]:.3f})")
         ax.set_title(f"Ensemble training {name}")
         ax.set_xlabel("epoch")
         ax.set_ylabel(name)
@@ -71,8 +122,16 @@ def plot_training_history(history, reference=None, title="Training the ensemble"
     plt.show()
 
 
-def plot_uncertainty_maps(x_train, labels, grid, predicted_class, data_uncertainty,
-                          knowledge_uncertainty, vmax=None, title="Where the ensemble is uncertain"):
+def plot_uncertainty_maps(
+    x_train,
+    labels,
+    grid,
+    predicted_class,
+    data_uncertainty,
+    knowledge_uncertainty,
+    vmax=None,
+    title="Where the ensemble is uncertain",
+):
     """Plot, over a square grid, the data, decision regions and the two uncertainties.
 
     ``grid`` ``[G]`` holds the coordinates along each axis; ``predicted_class``
@@ -99,18 +158,32 @@ def plot_uncertainty_maps(x_train, labels, grid, predicted_class, data_uncertain
     ax.set_title("Training data")
     ax.legend(loc="upper right", markerscale=3)
     ax = axes[0, 1]
-    ax.imshow(as_image(predicted_class), origin="lower", extent=extent, cmap=class_cmap,
-              vmin=-0.5, vmax=num_classes - 0.5, interpolation="nearest")
+    ax.imshow(
+        as_image(predicted_class),
+        origin="lower",
+        extent=extent,
+        cmap=class_cmap,
+        vmin=-0.5,
+        vmax=num_classes - 0.5,
+        interpolation="nearest",
+    )
     ax.scatter(*x_train.T, s=0.3, color="black", alpha=0.3)
-    ax.legend(handles=[plt.matplotlib.patches.Patch(color=colours[k], label=f"class {k}")
-                       for k in range(num_classes)], loc="upper right")
+    ax.legend(
+        handles=[plt.matplotlib.patches.Patch(color=colours[k], label=f"class {k}") for k in range(num_classes)],
+        loc="upper right",
+    )
     ax.set_title("Ensemble's decision regions (data in black)")
-    maps = ((axes[1, 0], data_uncertainty, vmax[0], "Data uncertainty (mean member entropy)"),
-            (axes[1, 1], knowledge_uncertainty, vmax[1], "Knowledge uncertainty (disagreement)"))
+    maps = (
+        (axes[1, 0], data_uncertainty, vmax[0], "Data uncertainty (mean member entropy)"),
+        (axes[1, 1], knowledge_uncertainty, vmax[1], "Knowledge uncertainty (disagreement)"),
+    )
     for ax, values, top, name in maps:
         image = ax.imshow(as_image(values), origin="lower", extent=extent, cmap="magma", vmin=0.0, vmax=top)
-        ax.add_patch(plt.Circle((0, 0), 1.0, fill=False, linestyle="--", color="white", linewidth=1.2,
-                                label="edge of the training data"))
+        ax.add_patch(
+            plt.Circle(
+                (0, 0), 1.0, fill=False, linestyle="--", color="white", linewidth=1.2, label="edge of the training data"
+            )
+        )
         ax.legend(loc="upper right", facecolor="0.25", labelcolor="white", edgecolor="0.25")
         ax.set_title(name)
         fig.colorbar(image, ax=ax, label="nats", shrink=0.85, extend="max")
@@ -139,17 +212,32 @@ def plot_ensemble_bands(x, truth, rows, data_range=(-4.0, 4.0), ylim=None, title
     limit = 1.4 * np.max(np.abs(truth))
     ylim = (-limit, limit) if ylim is None else ylim
     num_columns = max(len(row[3]) for row in rows)
-    fig, axes = plt.subplots(len(rows), num_columns, figsize=(6 * num_columns, 4.2 * len(rows)),
-                             layout="constrained", squeeze=False)
+    fig, axes = plt.subplots(
+        len(rows), num_columns, figsize=(6 * num_columns, 4.2 * len(rows)), layout="constrained", squeeze=False
+    )
     colours = ("tab:purple", "tab:green", "tab:orange")
     for row_axes, row in zip(axes, rows):
         row_name, x_train, y_train, panels = row[:4]
         x_train, y_train = np.ravel(x_train), np.ravel(y_train)
         outliers = np.ravel(row[4]) if len(row) == 5 else None
         for ax, (name, (mean, std)), colour in zip(row_axes, panels.items(), colours):
-            _band_panel(ax, x, truth, x_train, y_train, mean, std, colour, "ensemble mean $\\mu_*$",
-                        "$\\mu_* \\pm \\sigma_*$", f"{name}: {row_name}", ylim, data_range, outliers,
-                        span_label="range of the training inputs")
+            _band_panel(
+                ax,
+                x,
+                truth,
+                x_train,
+                y_train,
+                mean,
+                std,
+                colour,
+                "ensemble mean $\\mu_*$",
+                "$\\mu_* \\pm \\sigma_*$",
+                f"{name}: {row_name}",
+                ylim,
+                data_range,
+                outliers,
+                span_label="range of the training inputs",
+            )
             ax.legend(loc="upper left", fontsize="small")
     fig.suptitle(title)
     plt.show()
@@ -169,12 +257,13 @@ def plot_ensemble_size_sweep(sizes, test_nll, epistemic_share, best_nll=None, ti
     top = 10 * np.min(all_nlls)
     for region, series in test_nll.items():
         series = np.asarray(series, dtype=float)
-        line, = axes[0].plot(sizes, np.minimum(series, top), "o-", label=region)
+        (line,) = axes[0].plot(sizes, np.minimum(series, top), "o-", label=region)
         for size, value in zip(sizes, series):
             if value > top:
                 axes[0].plot(size, top, "^", color=line.get_color(), markersize=10)
-                axes[0].annotate(f"{value:.3g}", (size, top), textcoords="offset points", xytext=(8, -12),
-                                 color=line.get_color())
+                axes[0].annotate(
+                    f"{value:.3g}", (size, top), textcoords="offset points", xytext=(8, -12), color=line.get_color()
+                )
     if best_nll is not None:
         axes[0].axhline(best_nll, color="black", linestyle="--", linewidth=1, label="knowing the truth and noise")
     axes[0].set_yscale("log")

@@ -11,6 +11,7 @@ Everything here is public: the questions say what is asked, never what the answe
 The questions and stand-ins every assignment uses are here; one assignment's own are in its
 module (``bdl.questions.likelihoods``...).
 """
+
 import functools
 
 import numpy as np
@@ -30,6 +31,7 @@ def question(function):
         if wire.ask_kernel.get() is not None:  # in the examiner: every question is about the kernel's state
             return ask(name, *args, **kwargs)
         return function(*args, **kwargs)
+
     return put
 
 
@@ -178,6 +180,7 @@ def bind(names):
     """Bind the notebook's ``names`` (a dict) to the given values for the rest of a test cell;
     return ``{name: (bound, value)}`` of what they were, for ``bind_back``."""
     from IPython import get_ipython
+
     namespace = get_ipython().user_ns
     before = {name: (name in namespace, namespace.get(name)) for name in names}
     namespace.update(names)
@@ -188,6 +191,7 @@ def bind(names):
 def bind_back(before):
     """Undo ``bind``: each name bound as it was (or unbound)."""
     from IPython import get_ipython
+
     namespace = get_ipython().user_ns
     for name, (bound, value) in before.items():
         if bound:

@@ -6,6 +6,7 @@ and log densities are known (``CountingLayer``), and log-likelihoods of their ow
 builds its own copy of each, so what it did to them (how often it called a layer) comes back in
 the same answer as its loss (``with_calls``).
 """
+
 import tensorflow as tf
 
 from bdl.questions import StandIn, question
@@ -28,8 +29,14 @@ def layer_gradients(layer, inputs):
     with tf.GradientTape(persistent=True) as tape:
         result, log_prior, log_q = _recorded(layer, inputs)
         objective = tf.reduce_sum(result) + log_q - log_prior
-    return [(variable.numpy(), tape.gradient(log_q, variable, unconnected_gradients=tf.UnconnectedGradients.ZERO),
-             tape.gradient(objective, variable)) for variable in layer.trainable_variables]
+    return [
+        (
+            variable.numpy(),
+            tape.gradient(log_q, variable, unconnected_gradients=tf.UnconnectedGradients.ZERO),
+            tape.gradient(objective, variable),
+        )
+        for variable in layer.trainable_variables
+    ]
 
 
 @question
@@ -94,8 +101,12 @@ class Dense(_KerasStandIn, tf.keras.layers.Dense):
 
     def __init__(self, kernel, bias):
         kernel, bias = [[float(w) for w in row] for row in kernel], [float(b) for b in bias]
-        tf.keras.layers.Dense.__init__(self, len(bias), kernel_initializer=tf.keras.initializers.Constant(kernel),
-                                       bias_initializer=tf.keras.initializers.Constant(bias))
+        tf.keras.layers.Dense.__init__(
+            self,
+            len(bias),
+            kernel_initializer=tf.keras.initializers.Constant(kernel),
+            bias_initializer=tf.keras.initializers.Constant(bias),
+        )
         self._keep_arguments(kernel, bias)
 
 

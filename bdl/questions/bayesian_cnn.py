@@ -12,6 +12,7 @@ a graded function's answer. Those whose state a test reads back (how often they 
 made in the kernel with ``made``, so that the test holds a handle to the very object the student's
 code was given.
 """
+
 import functools
 import warnings
 
@@ -123,8 +124,7 @@ def with_warnings(function, args, kwargs=None):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         value = function(*args, **(kwargs or {}))
-    return value, [[f"{cls.__module__}.{cls.__qualname__}" for cls in warning.category.__mro__]
-                   for warning in caught]
+    return value, [[f"{cls.__module__}.{cls.__qualname__}" for cls in warning.category.__mro__] for warning in caught]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -148,8 +148,7 @@ def _shown(names):
     """A layer's class as a message may show it: the first of its classes (most derived first) that
     is Keras' or TFP's own, by its name; "object" when none is."""
     names = names if type(names) is list else []
-    return next((_known_layers()[name] for name in names if type(name) is str and name in _known_layers()),
-                "object")
+    return next((_known_layers()[name] for name in names if type(name) is str and name in _known_layers()), "object")
 
 
 def assert_layer_types(model, expected, what="the model", count_input=True):
@@ -160,10 +159,12 @@ def assert_layer_types(model, expected, what="the model", count_input=True):
     names = [cls.__name__ for cls in expected]
     assert len(found) == len(expected), (
         f"{what} should have {len(expected)} layers ({', '.join(names)}), "
-        f"found {number(len(found))}: {listed(_shown(classes) for classes, _ in found)}")
+        f"found {number(len(found))}: {listed(_shown(classes) for classes, _ in found)}"
+    )
     for position, ((classes, _), cls) in enumerate(zip(found, expected)):
         assert type(classes) is list and _name(cls) in classes, (
-            f"layer {position} of {what} should be a {cls.__name__}, found {_shown(classes)}")
+            f"layer {position} of {what} should be a {cls.__name__}, found {_shown(classes)}"
+        )
     return [layer for _, layer in found]
 
 
@@ -197,8 +198,9 @@ class NormalPrior(StandIn):
 
     def __call__(self, kernel_size, bias_size, dtype=None):
         size, scale = kernel_size + bias_size, self.scale
-        return tf.keras.Sequential([tfpl.DistributionLambda(
-            lambda t: tfd.Independent(tfd.Normal(tf.zeros(size), scale * tf.ones(size)), 1))])
+        return tf.keras.Sequential(
+            [tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(tf.zeros(size), scale * tf.ones(size)), 1))]
+        )
 
 
 class LaplaceMixturePrior(StandIn):
@@ -212,9 +214,16 @@ class LaplaceMixturePrior(StandIn):
 
     def __call__(self, kernel_size, bias_size, dtype=None):
         size, scales = kernel_size + bias_size, self.scales
-        return tf.keras.Sequential([tfpl.DistributionLambda(lambda t: tfd.Mixture(
-            cat=tfd.Categorical(probs=[1 / len(scales)] * len(scales)),
-            components=[tfd.Independent(tfd.Laplace(tf.zeros(size), s * tf.ones(size)), 1) for s in scales]))])
+        return tf.keras.Sequential(
+            [
+                tfpl.DistributionLambda(
+                    lambda t: tfd.Mixture(
+                        cat=tfd.Categorical(probs=[1 / len(scales)] * len(scales)),
+                        components=[tfd.Independent(tfd.Laplace(tf.zeros(size), s * tf.ones(size)), 1) for s in scales],
+                    )
+                )
+            ]
+        )
 
 
 class FixedPosterior(StandIn):
@@ -229,11 +238,15 @@ class FixedPosterior(StandIn):
 
     def __call__(self, kernel_size, bias_size, dtype=None):
         size = kernel_size + bias_size
-        return tf.keras.Sequential([
-            tfpl.VariableLayer(2 * size, initializer=tf.keras.initializers.Constant(self.value)),
-            tfpl.DistributionLambda(
-                lambda t: tfd.Independent(tfd.Laplace(t[..., :size], tf.nn.softplus(t[..., size:])), 1),
-                convert_to_tensor_fn=tfd.Distribution.mean)])
+        return tf.keras.Sequential(
+            [
+                tfpl.VariableLayer(2 * size, initializer=tf.keras.initializers.Constant(self.value)),
+                tfpl.DistributionLambda(
+                    lambda t: tfd.Independent(tfd.Laplace(t[..., :size], tf.nn.softplus(t[..., size:])), 1),
+                    convert_to_tensor_fn=tfd.Distribution.mean,
+                ),
+            ]
+        )
 
 
 class Recorded(StandIn):
@@ -280,8 +293,10 @@ class SmallBayesianClassifier(tf.keras.Sequential):
     output. Each call draws new weights."""
 
     def __init__(self, input_shape, classes):
-        super().__init__([
-            tf.keras.layers.Flatten(input_shape=tuple(input_shape)),
-            tfpl.DenseReparameterization(int(classes)),
-            tfpl.DistributionLambda(lambda logits: tfd.OneHotCategorical(logits=logits, dtype=tf.float32)),
-        ])
+        super().__init__(
+            [
+                tf.keras.layers.Flatten(input_shape=tuple(input_shape)),
+                tfpl.DenseReparameterization(int(classes)),
+                tfpl.DistributionLambda(lambda logits: tfd.OneHotCategorical(logits=logits, dtype=tf.float32)),
+            ]
+        )

@@ -4,6 +4,7 @@
 of bins the examiner computed, never a way to compute them. The questions say what is asked (a
 Jacobian, the arguments as a call left them), never what the answer should be.
 """
+
 import numpy as np
 import tensorflow as tf
 
@@ -24,9 +25,12 @@ class KnownBins(StandIn):
 
     def __call__(self, probs, labels, num_bins=15):
         given_probs, given_labels = np.asarray(probs, dtype=np.float64), np.ravel(labels)
-        if given_probs.shape != self.probs.shape or given_labels.shape != self.labels.shape \
-                or not np.allclose(given_probs, self.probs, rtol=1e-5, atol=1e-6) \
-                or not np.array_equal(given_labels, self.labels):
+        if (
+            given_probs.shape != self.probs.shape
+            or given_labels.shape != self.labels.shape
+            or not np.allclose(given_probs, self.probs, rtol=1e-5, atol=1e-6)
+            or not np.array_equal(given_labels, self.labels)
+        ):
             raise ValueError("reliability_bins was called with other probabilities or labels than the test's")
         key = str(int(num_bins)) if float(num_bins) == int(num_bins) else None
         if key not in self.bins:

@@ -1,4 +1,5 @@
 """Stand-ins for the tests of 02 (deep ensembles): a table taking another graded function's place."""
+
 import numpy as np
 import tensorflow as tf
 

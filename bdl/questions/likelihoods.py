@@ -1,4 +1,5 @@
 """Stand-ins for the tests of 01 (likelihoods): the losses ``fgsm`` and ``adversarial_loss`` are given."""
+
 import numpy as np
 import tensorflow as tf
 

@@ -2,6 +2,7 @@
 kept true for every assignment in source/: its folder is ``NN_topic`` and holds ``topic.ipynb``; its
 variants are in ``tests/course/mutants/NN_topic.py`` and its likely mistakes in ``bdl/diagnoses/topic.py``,
 each for every graded function; the notebook's own questions, if any, in ``bdl/questions/topic.py``. No kernel."""
+
 import re
 
 import nbformat
@@ -37,8 +38,9 @@ def test_every_graded_function_has_variants_and_a_table(name):
         assert len(variants["mutants"].get(function, [])) >= MIN_MUTANTS, (name, function)
         assert len(variants["alternatives"].get(function, [])) >= MIN_ALTERNATIVES, (name, function)
         assert function in tables, f"{function} has no table in bdl/diagnoses/{topic}.py"
-        assert names_mistakes(functions[function][1], function), \
+        assert names_mistakes(functions[function][1], function), (
             f"{function}'s tests do not run inside diagnosed({function!r}): their failures name no mistake"
+        )
     assert (REPO / "bdl" / "diagnoses" / f"{topic}.py").is_file()
 
 

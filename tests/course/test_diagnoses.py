@@ -2,6 +2,7 @@
 
 The share of the mutant catalogue each table names is measured by check-tests
 (tests/course/test_assignment_tests.py); here, the mechanism and its guarantees."""
+
 import json
 import re
 import subprocess
@@ -30,8 +31,11 @@ def sentence(function, name):
 
 def _failing_test(namespace):
     with diagnosed("gaussian_nll", namespace):
-        assert_close(namespace["gaussian_nll"](tf.zeros((2, 1)), tf.zeros((2, 1)), tf.ones((2, 1))),
-                     0.9189385, "the Gaussian NLL at the mean")
+        assert_close(
+            namespace["gaussian_nll"](tf.zeros((2, 1)), tf.zeros((2, 1)), tf.ones((2, 1))),
+            0.9189385,
+            "the Gaussian NLL at the mean",
+        )
 
 
 def test_a_failing_test_notes_the_mistake_and_keeps_its_own_line():
@@ -42,8 +46,11 @@ def test_a_failing_test_notes_the_mistake_and_keeps_its_own_line():
     assert str(caught.value).startswith("the Gaussian NLL at the mean does not match")
     # The error still comes from the test's own line, which the feedback looks for.
     frames = traceback.extract_tb(caught.value.__traceback__)
-    assert [frame.name for frame in frames] == ["test_a_failing_test_notes_the_mistake_and_keeps_its_own_line",
-                                                "_failing_test", "assert_close"]
+    assert [frame.name for frame in frames] == [
+        "test_a_failing_test_notes_the_mistake_and_keeps_its_own_line",
+        "_failing_test",
+        "assert_close",
+    ]
 
 
 def test_an_error_of_the_answer_is_noted_too_and_stays_what_it_was():
@@ -76,9 +83,11 @@ def test_no_note_without_a_failure_or_without_a_match():
 def test_an_error_with_no_note_is_read_without_loading_tensorflow():
     # The feedback and the report read every failing test's error: most carry no note, and loading the
     # tables for them (TensorFlow, 5 to 7 s of CPU) would cost each command that much.
-    code = ("import json, sys\nfrom bdl.diagnoses import noted\n"
-            "found = noted('Traceback\\nAssertionError: the Brier score of a certain right answer should be 0')\n"
-            "print(json.dumps([found, 'tensorflow' in sys.modules]))")
+    code = (
+        "import json, sys\nfrom bdl.diagnoses import noted\n"
+        "found = noted('Traceback\\nAssertionError: the Brier score of a certain right answer should be 0')\n"
+        "print(json.dumps([found, 'tensorflow' in sys.modules]))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(result.stdout.splitlines()[-1]) == [None, False]
     with_note = f"AssertionError: some check\n{note(sentence('gaussian_nll', 'scale_as_variance'))}"
@@ -103,7 +112,7 @@ def test_the_answer_runs_quietly_and_cannot_break_the_diagnosis(capsys):
 
 def test_a_right_answer_matches_no_mistake():
     def right(y, mean, scale):
-        return tf.reduce_mean(0.5 * np.log(2 * np.pi) + tf.math.log(scale) + (y - mean) ** 2 / (2 * scale ** 2))
+        return tf.reduce_mean(0.5 * np.log(2 * np.pi) + tf.math.log(scale) + (y - mean) ** 2 / (2 * scale**2))
 
     assert diagnose("gaussian_nll", right) is None
 
@@ -128,7 +137,7 @@ def test_the_sentences_give_nothing_away():
         assert not leaked_lines(text, secrets), text
         assert not re.search(r"[`=\[\]{}]|\b(tf|np|tfp|tfd)\.", text), text
     for text in sentences():  # each note, however wrapped, is found again as its sentence
-        assert noted(note(text[len(PREFIX):])) == text[len(PREFIX):], text
+        assert noted(note(text[len(PREFIX) :])) == text[len(PREFIX) :], text
     for function in all_tables().values():
         names = [mistake.name for mistake in function.mistakes]
         assert len(names) == len(set(names)), function.name
@@ -145,11 +154,17 @@ def test_the_validate_button_shows_the_likely_mistake(tmp_path):
     nb = nbformat.read(REPO / "release" / "01_likelihoods" / "likelihoods.ipynb", 4)
     graded_cells(nb)["gaussian_nll"].source = (
         "def gaussian_nll(y, mean, scale):\n"
-        "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))\n")
+        "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))\n"
+    )
     path = tmp_path / "likelihoods.ipynb"
     nbformat.write(nb, path)
-    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", str(path)], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "validate", str(path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     output = result.stdout + result.stderr
     assert "the Gaussian NLL of three observations does not match" in output, output[-3000:]
     assert noted(output) == sentence("gaussian_nll", "missing_constant"), output[-3000:]

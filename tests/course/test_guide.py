@@ -1,5 +1,6 @@
 """The grading guide and the rubrics it shows: every manual cell has one, the guide shows it with the
 question and the model answer typeset offline, and no rubric reaches the release or the student kit."""
+
 import html
 import re
 import shutil
@@ -35,9 +36,11 @@ def test_every_manual_cell_has_a_rubric_that_adds_up_to_its_points():
 
 
 def test_rubric_parses_criteria_wrong_answers_and_continued_lines():
-    answer, text = rubric.split("The answer, $x^2$.\n\n### BEGIN RUBRIC\n- 1 point: the square,\n"
-                                "  written $x^2$.\n- 0.5 points: why.\n\n**Common wrong answers:**\n"
-                                "- $2x$, the derivative\n  instead.\n### END RUBRIC")
+    answer, text = rubric.split(
+        "The answer, $x^2$.\n\n### BEGIN RUBRIC\n- 1 point: the square,\n"
+        "  written $x^2$.\n- 0.5 points: why.\n\n**Common wrong answers:**\n"
+        "- $2x$, the derivative\n  instead.\n### END RUBRIC"
+    )
     assert answer == "The answer, $x^2$."
     parsed, problems = rubric.parse(text)
     assert problems == []
@@ -95,6 +98,7 @@ def test_math_is_typeset_by_the_mathjax_copy_beside_the_pages(pages):
 
 def test_guide_cli_writes_pages_and_refuses_an_unknown_assignment(tmp_path, capsys):
     from autograder.__main__ import main
+
     assert main(["guide", "02_deep_ensembles", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "02_deep_ensembles.html").exists() and not (tmp_path / "01_likelihoods.html").exists()
     assert "1 grading guides written" in capsys.readouterr().out
@@ -121,6 +125,9 @@ def test_the_release_holds_no_rubric_and_a_planted_one_is_caught(tmp_path):
     assert any(planted[:40] in p for p in problems)
     rubric_findings = [item for item in scan_folder(tmp_path, secrets) if ": rubric: " in item or "RUBRIC" in item]
     answer_cell = next(i for i, cell in enumerate(nb.cells) if cells.grade_id(cell) == "derivation_gaussian")
-    assert sorted(rubric_findings) == sorted([
-        f"release/01_likelihoods/likelihoods.ipynb (cell {answer_cell}): rubric: {planted}",
-        f"release/01_likelihoods/likelihoods.ipynb (cell {len(nb.cells) - 1}): marker: BEGIN RUBRIC"]), rubric_findings
+    assert sorted(rubric_findings) == sorted(
+        [
+            f"release/01_likelihoods/likelihoods.ipynb (cell {answer_cell}): rubric: {planted}",
+            f"release/01_likelihoods/likelihoods.ipynb (cell {len(nb.cells) - 1}): marker: BEGIN RUBRIC",
+        ]
+    ), rubric_findings

@@ -1,4 +1,5 @@
 """The source-notebook metadata lint: the real course, then one case per rule."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -21,16 +22,14 @@ def test_real_source_notebooks_are_clean():
 
 
 def nbg(grade_id, solution=False, grade=False, locked=False, points=None):
-    meta = {"schema_version": 3, "grade_id": grade_id, "solution": solution,
-            "grade": grade, "locked": locked}
+    meta = {"schema_version": 3, "grade_id": grade_id, "solution": solution, "grade": grade, "locked": locked}
     if points is not None:
         meta["points"] = points
     return {"nbgrader": meta}
 
 
 SOLUTION = "def nll(x):\n    ### BEGIN SOLUTION\n    return -x\n    ### END SOLUTION\n"
-TESTS = ("assert nll(1) == -1\n"
-         "### BEGIN HIDDEN TESTS\nassert nll(2) == -2\n### END HIDDEN TESTS\n")
+TESTS = "assert nll(1) == -1\n### BEGIN HIDDEN TESTS\nassert nll(2) == -2\n### END HIDDEN TESTS\n"
 RUBRIC = "### BEGIN RUBRIC\n- 1 point: says it is convex.\n\nCommon wrong answers:\n- concave.\n### END RUBRIC"
 DERIVATION = f"### BEGIN SOLUTION\nIt is convex.\n{RUBRIC}\n### END SOLUTION"
 
@@ -109,16 +108,17 @@ BROKEN = {
     "bad_grade_id": (set_(3, grade_id="Derivation-1"), "(Derivation-1)"),
     "unclosed_solution": (source(1, "def nll(x):\n    ### BEGIN SOLUTION\n    return -x\n"), "(nll)"),
     "end_before_begin": (source(1, "### END SOLUTION\n### BEGIN SOLUTION\n"), "(nll)"),
-    "nested_solution": (source(1, "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n"
-                                  "### END SOLUTION\n"), "(nll)"),
+    "nested_solution": (
+        source(1, "### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION\n### END SOLUTION\n"),
+        "(nll)",
+    ),
     "solution_outside_solution_cell": (source(0, "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"), "cell 0"),
     "solution_in_test_cell": (source(2, "### BEGIN SOLUTION\nx = 1\n### END SOLUTION"), "(nll_tests)"),
     "solution_cell_without_markers": (source(1, "def nll(x):\n    return -x\n"), "(nll)"),
     "unclosed_hidden_tests": (source(2, "### BEGIN HIDDEN TESTS\nassert True\n"), "(nll_tests)"),
     "hidden_tests_in_solution_cell": (source(1, SOLUTION + TESTS), "(nll)"),
     "hidden_tests_in_plain_cell": (source(0, "### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS"), "cell 0"),
-    "hidden_tests_in_manual_answer": (source(3, "### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS"),
-                                      "(derivation)"),
+    "hidden_tests_in_manual_answer": (source(3, "### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS"), "(derivation)"),
     "test_cell_unlocked": (set_(2, locked=False), "(nll_tests)"),
     "test_cell_zero_points": (set_(2, points=0), "(nll_tests)"),
     "test_cell_no_points": (lambda cells: meta(cells[2]).pop("points"), "(nll_tests)"),
@@ -131,16 +131,22 @@ BROKEN = {
     "two_parameters_cells": (second_parameters, "parameters"),
     "graded_parameters_cell": (graded_parameters, "cell 0 (params)"),
     # rubrics: every manual answer has one that adds up, and nbgrader clears it from the release
-    "manual_answer_without_rubric": (source(3, "### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION"),
-                                     "(derivation): manual cell has no rubric"),
+    "manual_answer_without_rubric": (
+        source(3, "### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION"),
+        "(derivation): manual cell has no rubric",
+    ),
     "rubric_points_do_not_add_up": (set_(3, points=2), "add up to 1 points, the cell has 2"),
-    "rubric_without_wrong_answers": (source(3, DERIVATION.replace("\nCommon wrong answers:\n- concave.", "")),
-                                     "no common wrong answer"),
+    "rubric_without_wrong_answers": (
+        source(3, DERIVATION.replace("\nCommon wrong answers:\n- concave.", "")),
+        "no common wrong answer",
+    ),
     "rubric_line_not_understood": (source(3, DERIVATION.replace("- 1 point:", "1 pt:")), "not understood"),
     "rubric_without_answer": (source(3, RUBRIC), "no model answer"),
     "unclosed_rubric": (source(3, DERIVATION.replace("### END RUBRIC\n", "")), "(derivation): rubric markers"),
-    "rubric_outside_solution_block": (source(3, "### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION\n" + RUBRIC),
-                                      "would reach the release"),
+    "rubric_outside_solution_block": (
+        source(3, "### BEGIN SOLUTION\nIt is convex.\n### END SOLUTION\n" + RUBRIC),
+        "would reach the release",
+    ),
     "rubric_in_code_answer": (source(1, SOLUTION + "# " + RUBRIC.replace("\n", "\n# ")), "(nll): rubric in a cell"),
     "rubric_in_plain_cell": (source(5, "## Summary\n" + RUBRIC), "cell 5: rubric in a cell"),
 }
@@ -185,6 +191,7 @@ def test_course_skips_checkpoints_and_cli_exit_code(tmp_path, capsys):
 
 def test_module_runs_as_script(tmp_path):
     write(tmp_path, good_cells())
-    done = subprocess.run([sys.executable, "-m", "autograder.course.lint", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder.course.lint", str(tmp_path)], cwd=ROOT, capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr

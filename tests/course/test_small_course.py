@@ -1,5 +1,6 @@
 """The small course the whole-system grading tests use (``tests/support/small_course.py``): 01 with
 only its ungraded experiments left out, so that what those tests find holds for 01 itself."""
+
 import nbformat
 
 from autograder.course import cells
@@ -15,8 +16,9 @@ def test_only_ungraded_code_cells_are_left_out():
     assert all(cell.cell_type == "code" and not cells.is_graded(cell) for cell in left_out)
     assert [cell.id for cell in whole.cells if cell.id in kept] == [cell.id for cell in small.cells]
     first, second = [cell for cell in small.cells if cell.cell_type == "code"][:2]
-    assert "import bdl" in first.source and "parameters" in second.metadata.get("tags", []), \
+    assert "import bdl" in first.source and "parameters" in second.metadata.get("tags", []), (
         "the imports and the parameters stay"
+    )
     assert (automatic_points(small), manual_points(small)) == (automatic_points(whole), manual_points(whole))
 
 

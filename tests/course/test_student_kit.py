@@ -1,4 +1,5 @@
 """The student kit (``python -m autograder student-kit OUT``): what students get, and nothing they must not see."""
+
 import ast
 import re
 import shutil
@@ -23,25 +24,31 @@ COMPANIONS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "noteb
 BDL = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "bdl").rglob("*.py"))
 REQUIRED = ["README.md", "pyproject.toml", "environment.yml", "data/README.md", *BDL, *RELEASES, *COMPANIONS]
 # The instructor's side of the course: never in a student's hands.
-ABSENT = ["source/", "tests/", "autograder/", "nbgrader_config.py", "gradebook.db", "Makefile", ".ci/",
-          "submitted/", "autograded/", "feedback/", "grades.csv"]
+ABSENT = [
+    "source/",
+    "tests/",
+    "autograder/",
+    "nbgrader_config.py",
+    "gradebook.db",
+    "Makefile",
+    ".ci/",
+    "submitted/",
+    "autograded/",
+    "feedback/",
+    "grades.csv",
+]
 # Findings of the leak scan that a person has read and judged not to be leaks, each with why.
 # A textual scan cannot tell two functions of one name apart, nor a keyword argument every
 # TFP layer takes from an answer; an entry that no longer occurs fails test_reviewed_findings_still_occur.
 # Keyed by file, kind and line, not by cell number, so that editing a notebook elsewhere keeps them.
 REVIEWED = {
-    "notebooks/02_variational_inference.ipynb: solution: bias_prior_fn=tfpl.default_multivariate_normal_fn,":
-        "the lecture companion configures a TFP VI layer with TFP's default prior, as it teaches",
-    "notebooks/02_variational_inference.ipynb: solution: kernel_divergence_fn=divergence_fn,":
-        "the companion's VI layer takes the divergence it compares (KL / N against others) as an argument",
-    "notebooks/02_variational_inference.ipynb: definition: nll":
-        "the companion's Gaussian NLL with a known noise level, not 04_bayesian_cnn's graded nll "
-        "of a distribution-valued output (for an instructor to judge: it shows the idea)",
+    "notebooks/02_variational_inference.ipynb: solution: bias_prior_fn=tfpl.default_multivariate_normal_fn,": "the lecture companion configures a TFP VI layer with TFP's default prior, as it teaches",
+    "notebooks/02_variational_inference.ipynb: solution: kernel_divergence_fn=divergence_fn,": "the companion's VI layer takes the divergence it compares (KL / N against others) as an argument",
+    "notebooks/02_variational_inference.ipynb: definition: nll": "the companion's Gaussian NLL with a known noise level, not 04_bayesian_cnn's graded nll "
+    "of a distribution-valued output (for an instructor to judge: it shows the idea)",
     # found in the kits through 01 to 04, where release 05 (which gives this line) is not yet out
-    "bdl/diagnoses/bayes_by_backprop.py: solution: return model":
-        "the last line of any function that returns a Keras model (here a probe's helper)",
-    "bdl/diagnoses/bayesian_cnn.py: solution: return model":
-        "the last line of any function that returns a Keras model (here a probe's helper)",
+    "bdl/diagnoses/bayes_by_backprop.py: solution: return model": "the last line of any function that returns a Keras model (here a probe's helper)",
+    "bdl/diagnoses/bayesian_cnn.py: solution: return model": "the last line of any function that returns a Keras model (here a probe's helper)",
 }
 
 
@@ -65,8 +72,10 @@ def secrets():
 def kits_through(tmp_path_factory):
     """{assignment: the kit through it}: what students hold while that assignment is open."""
     folder = tmp_path_factory.mktemp("kits")
-    return {assignment: studentkit.build_kit(folder / assignment, through=assignment.split("_")[0])[0]
-            for assignment in assignments(REPO)}
+    return {
+        assignment: studentkit.build_kit(folder / assignment, through=assignment.split("_")[0])[0]
+        for assignment in assignments(REPO)
+    }
 
 
 def _scan_through(kits_through, assignment):
@@ -91,9 +100,9 @@ def test_zip_holds_the_same_files(kit):
     with zipfile.ZipFile(kit.with_name(kit.name + ".zip")) as archive:
         names = archive.namelist()
         assert all(name.startswith(f"{kit.name}/") for name in names), names[:3]
-        assert sorted(name[len(kit.name) + 1:] for name in names) == studentkit.kit_files(kit)
+        assert sorted(name[len(kit.name) + 1 :] for name in names) == studentkit.kit_files(kit)
         for name in names:
-            assert archive.read(name) == (kit / name[len(kit.name) + 1:]).read_bytes(), name
+            assert archive.read(name) == (kit / name[len(kit.name) + 1 :]).read_bytes(), name
 
 
 def test_no_hidden_test_model_answer_or_graded_definition_in_the_kit(kit, secrets):
@@ -102,8 +111,9 @@ def test_no_hidden_test_model_answer_or_graded_definition_in_the_kit(kit, secret
 
 
 def test_reviewed_findings_still_occur(kit, secrets, kits_through):
-    found = scan_folder(kit, secrets) + [finding for assignment in kits_through
-                                         for finding in _scan_through(kits_through, assignment)]
+    found = scan_folder(kit, secrets) + [
+        finding for assignment in kits_through for finding in _scan_through(kits_through, assignment)
+    ]
     stale = set(REVIEWED) - {re.sub(r" \(cell \d+\)", "", finding, count=1) for finding in found}
     assert not stale, f"no longer found, remove from REVIEWED: {sorted(stale)}"
 
@@ -133,11 +143,15 @@ def test_the_scan_finds_planted_leaks(kit, secrets, tmp_path):
     nb.cells.append(nbformat.v4.new_code_cell("def get_prior(kernel_size, bias_size, dtype=None):\n    pass"))
     nbformat.write(nb, later)
     found = scan_folder(copy, secrets)
-    expected = [f"bdl/metrics.py: solution: {solution}", f"README.md: hidden: {hidden}",
-                "bdl/toy.py: definition: brier_score", "bdl/modes.py: definition: gaussian_nll",
-                "data/README.md: marker: BEGIN SOLUTION",
-                f"{RELEASES[0]} (cell {len(nbformat.read(path, 4).cells) - 1}): definition: laplace_nll",
-                f"{RELEASES[1]} (cell {len(nb.cells) - 1}): definition: get_prior"]
+    expected = [
+        f"bdl/metrics.py: solution: {solution}",
+        f"README.md: hidden: {hidden}",
+        "bdl/toy.py: definition: brier_score",
+        "bdl/modes.py: definition: gaussian_nll",
+        "data/README.md: marker: BEGIN SOLUTION",
+        f"{RELEASES[0]} (cell {len(nbformat.read(path, 4).cells) - 1}): definition: laplace_nll",
+        f"{RELEASES[1]} (cell {len(nb.cells) - 1}): definition: get_prior",
+    ]
     assert not [item for item in expected if item not in found], found
     # what was there before is all that was there before
     assert set(found) - set(expected) == set(scan_folder(kit, secrets))
@@ -149,10 +163,12 @@ def test_a_kit_through_an_assignment_holds_no_answer_of_it_or_a_later_one(assign
     deadlines have passed), the companions scheduled so far, and no secret line of it or a later one."""
     folder = kits_through[assignment]
     files = studentkit.kit_files(folder)
-    assert [name for name in files if name.startswith("release/")] == \
-        [name for name in RELEASES if name.split("/")[1] <= assignment]
-    assert [name for name in files if name.startswith("notebooks/")] == \
-        [name for name in COMPANIONS if studentkit.COMPANIONS[name.split("/")[1]] <= assignment]
+    assert [name for name in files if name.startswith("release/")] == [
+        name for name in RELEASES if name.split("/")[1] <= assignment
+    ]
+    assert [name for name in files if name.startswith("notebooks/")] == [
+        name for name in COMPANIONS if studentkit.COMPANIONS[name.split("/")[1]] <= assignment
+    ]
     findings = [finding for finding in _scan_through(kits_through, assignment) if not _reviewed(finding)]
     assert not findings, f"the kit through {assignment} gives away:\n" + "\n".join(findings)
     readme = (folder / "README.md").read_text()
@@ -183,18 +199,26 @@ def test_a_later_release_in_an_earlier_kit_is_found(kits_through, tmp_path):
     first, second = assignments(REPO)[:2]
     folder = shutil.copytree(kits_through[first], tmp_path / "kit")
     shutil.copytree(REPO / "release" / second, folder / "release" / second)
-    [model] = [cell for path in (REPO / "source" / first).glob("*.ipynb")
-               for cell in nbformat.read(path, 4).cells if cells.grade_id(cell) == "fgsm"]
+    [model] = [
+        cell
+        for path in (REPO / "source" / first).glob("*.ipynb")
+        for cell in nbformat.read(path, 4).cells
+        if cells.grade_id(cell) == "fgsm"
+    ]
     lines = model.source.split("\n")
     model_answer = {lines[number - 1].strip() for number in solution_lines(model)}
-    [given] = [cell.source for cell in nbformat.read(REPO / RELEASES[1], 4).cells
-               if cell.source.startswith("def fgsm(")]
+    [given] = [
+        cell.source for cell in nbformat.read(REPO / RELEASES[1], 4).cells if cell.source.startswith("def fgsm(")
+    ]
     own = {line.strip() for cell in nbformat.read(REPO / RELEASES[0], 4).cells for line in cell.source.split("\n")}
     answer = {line.strip() for line in given.split("\n") if telling(line.strip())} & model_answer - own
     assert answer, f"release {second} no longer hands out {first}'s fgsm: plant another answer it gives"
     assert not answer & course_secrets(REPO).solution
-    found = {finding.split(": ", 2)[2] for finding in scan_folder(folder, secrets_from(REPO, first))
-             if finding.startswith(f"release/{second}/")}
+    found = {
+        finding.split(": ", 2)[2]
+        for finding in scan_folder(folder, secrets_from(REPO, first))
+        if finding.startswith(f"release/{second}/")
+    }
     assert answer <= found, f"not found: {sorted(answer - found)}"
 
 
@@ -207,8 +231,12 @@ def test_every_companion_has_a_place_in_the_schedule(tmp_path):
 def test_trivial_and_given_lines_are_not_secrets(secrets):
     # short or generic lines say nothing (see tests/support/scan.py); given code is in the release anyway
     assert not [line for line in secrets.solution | secrets.hidden if len(line) < 12 or line in (")", "return x")]
-    release = {line.strip() for name in RELEASES for cell in nbformat.read(REPO / name, 4).cells
-               for line in cell.source.split("\n")}
+    release = {
+        line.strip()
+        for name in RELEASES
+        for cell in nbformat.read(REPO / name, 4).cells
+        for line in cell.source.split("\n")
+    }
     assert not (secrets.solution | secrets.hidden) & release
     assert {"brier_score", "gaussian_nll", "fgsm"} <= secrets.names
 
@@ -236,14 +264,18 @@ def test_student_pins_are_the_course_dependencies_and_no_optional_group(kit):
     assert student["project"]["dependencies"] == course["project"]["dependencies"]
     assert "optional-dependencies" not in student["project"]
     # the instructor's, the hub's and the tests' packages: pinned in the course's optional groups only
-    dropped = {canonicalize_name(Requirement(dep).name)
-               for group in course["project"]["optional-dependencies"].values() for dep in group}
+    dropped = {
+        canonicalize_name(Requirement(dep).name)
+        for group in course["project"]["optional-dependencies"].values()
+        for dep in group
+    }
     assert {"pytest", "playwright", "psutil", "jupyterhub"} <= dropped
     assert not dropped & {canonicalize_name(Requirement(dep).name) for dep in course["project"]["dependencies"]}
     assert student["project"]["requires-python"] == course["project"]["requires-python"]
     packages = student["tool"]["setuptools"]["packages"]
-    assert packages == [".".join(path.parent.relative_to(REPO).parts)
-                        for path in sorted((REPO / "bdl").rglob("__init__.py"))]
+    assert packages == [
+        ".".join(path.parent.relative_to(REPO).parts) for path in sorted((REPO / "bdl").rglob("__init__.py"))
+    ]
     environment = yaml.safe_load((kit / "environment.yml").read_text())
     [pip] = [dep["pip"] for dep in environment["dependencies"] if isinstance(dep, dict)]
     assert pip == student["project"]["dependencies"] + ["-e ."]
@@ -255,8 +287,7 @@ def test_student_pins_are_the_course_dependencies_and_no_optional_group(kit):
     owners = metadata.packages_distributions()
     distributions = {canonicalize_name(dist) for module in modules for dist in owners.get(module, [])}
     assert not distributions & dropped, f"the kit imports instructor-only packages: {distributions & dropped}"
-    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow",
-               "jupyter-server-mathjax", "ml-dtypes"}
+    runtime = {"tf-keras", "nbgrader", "jupyterlab", "notebook", "tensorflow", "jupyter-server-mathjax", "ml-dtypes"}
     kept = {canonicalize_name(Requirement(dep).name) for dep in student["project"]["dependencies"]}
     assert kept - runtime <= distributions, f"pinned but never imported: {kept - runtime - distributions}"
 
@@ -285,6 +316,7 @@ def test_rebuilding_replaces_an_earlier_kit_with_the_same_bytes(kit, tmp_path):
 
 def test_refuses_a_folder_that_is_not_a_kit_and_a_course_without_release(tmp_path, capsys):
     from autograder.__main__ import main
+
     taken = tmp_path / "notes"
     taken.mkdir()
     (taken / "thesis.tex").write_text("mine")

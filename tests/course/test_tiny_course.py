@@ -1,5 +1,6 @@
 """The tiny assignment the grading machinery's tests grade (``tests/support/tiny_course.py``): 01's
 graded functions and points, a release that nbgrader makes, and tests that never load TensorFlow."""
+
 import csv
 import json
 import subprocess
@@ -20,7 +21,7 @@ TINY_MUTANTS = Path(__file__).parents[1] / "support" / "tiny_mutants"
 # Runs every test cell of a notebook as grading does, in one process: the examiner's ``examine``, its
 # questions put to the notebook's namespace through ``bdl.wire.respond`` (an IPython shell's, as in the
 # kernel), every answer encoded and decoded. Prints each cell's verdict and whether TensorFlow loaded.
-EXAMINED = r'''
+EXAMINED = r"""
 import json, sys
 import nbformat
 from IPython.core.interactiveshell import InteractiveShell
@@ -47,12 +48,13 @@ for cell in nbformat.read(sys.argv[1], 4).cells:
 
     verdicts[cells.grade_id(cell)] = examine(cell.source, ask, 1) is None
 print(json.dumps({"passed": verdicts, "tensorflow": "tensorflow" in sys.modules}))
-'''
+"""
 
 
 def _examined(path):
-    result = subprocess.run([sys.executable, "-c", EXAMINED, str(path)], capture_output=True, text=True,
-                            timeout=300, cwd=REPO)
+    result = subprocess.run(
+        [sys.executable, "-c", EXAMINED, str(path)], capture_output=True, text=True, timeout=300, cwd=REPO
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -69,12 +71,16 @@ def test_the_reference_passes_and_the_blank_fails_without_tensorflow(tmp_path):
 
 def test_it_has_01s_graded_functions_and_points():
     """The attacks and bad submissions are written for 01: they find its functions, and expect its points."""
+
     def points(nb):
-        return {cells.grade_id(cell): cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
-                if cells.is_test(cell)}
+        return {
+            cells.grade_id(cell): cells.nbgrader_metadata(cell)["points"] for cell in nb.cells if cells.is_test(cell)
+        }
+
     assert points(tiny_course.source_notebook()) == points(small_course.source_notebook())
-    assert set(cells.graded_functions(tiny_course.source_notebook())) == set(cells.graded_functions(
-        small_course.source_notebook()))
+    assert set(cells.graded_functions(tiny_course.source_notebook())) == set(
+        cells.graded_functions(small_course.source_notebook())
+    )
     assert tiny_course.FULL == small_course.FULL
     assert tiny_course.manual_points(tiny_course.source_notebook()) == 2
 
@@ -134,5 +140,6 @@ def test_the_checklist_end_to_end(tmp_path, bubblewrap):
 
 
 def _autograder(*args):
-    return subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True,
-                          timeout=900, cwd=REPO)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True, timeout=900, cwd=REPO
+    )

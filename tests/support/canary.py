@@ -14,6 +14,7 @@ write, under the names the grader's files had and might have.
 The kernel holds each canary only as two halves, never joined, so a search of its own memory
 finds a canary only where something else put it whole.
 """
+
 import json
 import secrets
 
@@ -34,10 +35,12 @@ def new_canaries():
 def hidden_lines(canaries):
     """What every test cell's hidden part gets: one canary as a comment, one as an expected value,
     one as a reference function's name."""
-    return [f"# {canaries['comment']}",
-            f"_expected_canary = {canaries['expected value']!r}",
-            f"def _reference_{canaries['reference function']}():",
-            "    return _expected_canary"]
+    return [
+        f"# {canaries['comment']}",
+        f"_expected_canary = {canaries['expected value']!r}",
+        f"def _reference_{canaries['reference function']}():",
+        "    return _expected_canary",
+    ]
 
 
 def _with_canaries(source, canaries):
@@ -47,12 +50,12 @@ def _with_canaries(source, canaries):
     planted = hidden_lines(canaries)
     if cells.BEGIN_HIDDEN in source:
         at = next(i for i, line in enumerate(lines) if cells.BEGIN_HIDDEN in line)
-        indent = lines[at][:len(lines[at]) - len(lines[at].lstrip())]
-        return "\n".join(lines[:at + 1] + [indent + line for line in planted] + lines[at + 1:])
+        indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+        return "\n".join(lines[: at + 1] + [indent + line for line in planted] + lines[at + 1 :])
     return "\n".join(lines + [f"### {cells.BEGIN_HIDDEN}", *planted, f"### {cells.END_HIDDEN}"])
 
 
-SCANNER = r'''
+SCANNER = r"""
 import json as _cj, os as _cos, stat as _cstat, time as _ctime
 import bdl.wire as _cwire
 _C_HALVES = [tuple(_cpart.encode() for _cpart in _cpair) for _cpair in %(halves)s]
@@ -209,20 +212,20 @@ _cwire.respond = _c_answering
 get_ipython().events.register("post_run_cell", _c_after_cell)
 _c_plant()
 _c_scan(memory=True)
-'''
+"""
 
-REPORT = r'''
+REPORT = r"""
 _c_walk("/", changed_only=True)
 _c["walks"] += 1
 _c_scan(memory=True)
 print("%(mark)s" + _cj.dumps({key: value for key, value in _c.items() if key != "last_memory"}))
-'''
+"""
 
 
 def plant(source_root, target_root, canaries, since, sentinel):
     """Copy every notebook of ``source_root/source`` to ``target_root/source`` with canaries in
     every test cell and the scanner around its cells; return the number of test cells planted."""
-    halves = [(canary[:len(canary) // 2], canary[len(canary) // 2:]) for canary in canaries.values()]
+    halves = [(canary[: len(canary) // 2], canary[len(canary) // 2 :]) for canary in canaries.values()]
     scanner = SCANNER % {"halves": halves, "since": since, "sentinel": str(sentinel), "prefix": PREFIX}
     planted = 0
     for path in sorted((source_root / "source").glob("*/*.ipynb")):
@@ -246,5 +249,5 @@ def report(nb):
         for output in cell.get("outputs", []):
             for line in output.get("text", "").splitlines():
                 if line.startswith(MARK):
-                    return json.loads(line[len(MARK):])
+                    return json.loads(line[len(MARK) :])
     return None

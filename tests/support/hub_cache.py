@@ -5,6 +5,7 @@ The hub's environment (every pin: two minutes of pip) and its proxy (npm) are ke
 (``CACHE``), one per digest of what they are installed from, and the hub's folder ``CACHE``/hub links to
 them. The two tests use the same folder, one after the other (tests/conftest.py runs them on one worker).
 """
+
 import hashlib
 import os
 import shutil
@@ -51,8 +52,10 @@ def cache_keys():
     pins = hub_requirements()
     python = shared_python()
     version = subprocess.run([python, "--version"], capture_output=True, text=True, check=True).stdout
-    return {"venv": _key(*pins, python, version, str(HUB_DIR)),  # its scripts name HUB_DIR/venv/bin/python
-            "proxy": _key(*((PROXY_PACKAGE / name).read_text() for name in ("package.json", "package-lock.json")))}
+    return {
+        "venv": _key(*pins, python, version, str(HUB_DIR)),  # its scripts name HUB_DIR/venv/bin/python
+        "proxy": _key(*((PROXY_PACKAGE / name).read_text() for name in ("package.json", "package-lock.json"))),
+    }
 
 
 def link_cached_installs():
@@ -93,6 +96,7 @@ def clear_hub_dir():
 def answers(url, timeout, going_on=lambda: True):
     """Whether ``url`` answers 200 within ``timeout`` seconds, asked every second while ``going_on()``."""
     import requests
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and going_on():
         try:
@@ -108,5 +112,4 @@ def form(session, url, **fields):
     """POST a hub form as a browser does (with its _xsrf); return the answer, redirects not followed."""
     session.get(url, timeout=30)
     xsrf = next(cookie.value for cookie in session.cookies if cookie.name == "_xsrf")
-    return session.post(url, data={**fields, "_xsrf": xsrf},
-                        allow_redirects=False, timeout=30)
+    return session.post(url, data={**fields, "_xsrf": xsrf}, allow_redirects=False, timeout=30)

@@ -1,6 +1,7 @@
 """What the browser tests do in JupyterLab (Playwright's sync API): menus, Run All, Validate, the
 Assignment List; Debian's Chromium and a free port on the loopback to run them with; and the
 screenshots in docs/images/, which the tests take as they pass the steps they show (`make screenshots`)."""
+
 import os
 import re
 import shutil
@@ -94,9 +95,11 @@ def run_all(page, shot):
     page.locator("#jp-main-statusbar").get_by_text(re.compile(r"\(ipykernel\) \| Idle")).wait_for()
     # Cells waiting or running show [*], cells run show [n]; a failed cell stops the rest,
     # which go back to [ ].
-    prompts = ("[...document.querySelectorAll("
-               "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]"
-               ".map(p => p.textContent.trim())")
+    prompts = (
+        "[...document.querySelectorAll("
+        "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-CodeCell .jp-InputPrompt')]"
+        ".map(p => p.textContent.trim())"
+    )
     # CI once saw Run All start no cell on a busy machine: choose it again, once, if no
     # cell has started a minute later.
     for attempt in (1, 2):
@@ -171,7 +174,8 @@ class Flow:
         print(f"{self.name}: {step}: {seconds:.1f} s")
         self.artifacts.mkdir(parents=True, exist_ok=True)
         (self.artifacts / "times.txt").write_text(
-            "".join(f"{name}: {value:.1f} s\n" for name, value in self.times.items()))
+            "".join(f"{name}: {value:.1f} s\n" for name, value in self.times.items())
+        )
 
     @contextmanager
     def started(self, step, make):
@@ -201,6 +205,7 @@ class Flow:
         """Debian's Chromium under Playwright, with an empty artifacts folder."""
         executable = chromium()
         from playwright.sync_api import sync_playwright
+
         shutil.rmtree(self.artifacts, ignore_errors=True)
         self.artifacts.mkdir(parents=True)
         with sync_playwright() as playwright:

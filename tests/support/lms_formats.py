@@ -12,12 +12,21 @@ as many fields as the header (else "csvweirdcolumns"), one column identifies the
 ``useremail`` (``Email address``) or ``useridnumber`` (``ID number``), each other column to a grade
 item; a grade is a number or empty.
 """
+
 import csv
 import re
 
 CANVAS_ASSIGNMENT = re.compile(r"\A(.*)\s\((\d+)\)\Z")
-MOODLE_USER_FIELDS = ("First name", "Last name", "Surname", "ID number", "Institution", "Department",
-                      "Email address", "Username")
+MOODLE_USER_FIELDS = (
+    "First name",
+    "Last name",
+    "Surname",
+    "ID number",
+    "Institution",
+    "Department",
+    "Email address",
+    "Username",
+)
 
 
 def _number(value, where):
@@ -40,8 +49,10 @@ def parse_canvas(path):
     elif re.match(r"SIS\s+Login\s+ID", header[2]):
         columns += 1
     assert "Section" in header[columns - 1], f"the last student column must be Section: {header}"
-    assignments = [(CANVAS_ASSIGNMENT.match(title).groups() if CANVAS_ASSIGNMENT.match(title) else (title, None))
-                   for title in header[columns:]]
+    assignments = [
+        (CANVAS_ASSIGNMENT.match(title).groups() if CANVAS_ASSIGNMENT.match(title) else (title, None))
+        for title in header[columns:]
+    ]
     assert assignments, "no assignment column"
     titles = [title for title, _ in assignments]
     points, students = {}, []
@@ -51,12 +62,15 @@ def parse_canvas(path):
             points = {title: _number(value, f"line {number}") for title, value in zip(titles, row[columns:])}
             continue
         student = dict(zip(header[:columns], row[:columns]))
-        assert any(student.get(key) for key in ("ID", "SIS User ID", "SIS Login ID", "Student")), \
+        assert any(student.get(key) for key in ("ID", "SIS User ID", "SIS Login ID", "Student")), (
             f"line {number}: nothing Canvas can find the student by"
+        )
         if student["ID"]:
             assert student["ID"].isdigit(), f"line {number}: Canvas's user ID is a number: {student['ID']!r}"
-        student["grades"] = {title: (_number(value, f"line {number}") if value.strip() else None)
-                             for title, value in zip(titles, row[columns:])}
+        student["grades"] = {
+            title: (_number(value, f"line {number}") if value.strip() else None)
+            for title, value in zip(titles, row[columns:])
+        }
         students.append(student)
     return assignments, points, students
 
@@ -76,6 +90,7 @@ def parse_moodle(path, identifier):
         record = dict(zip(header, row))
         user = record[identifier]
         assert user and user not in grades, f"line {number}: {identifier} {user!r} is empty or repeated"
-        grades[user] = {item: (_number(record[item], f"line {number}") if record[item].strip() else None)
-                        for item in items}
+        grades[user] = {
+            item: (_number(record[item], f"line {number}") if record[item].strip() else None) for item in items
+        }
     return grades

@@ -2,6 +2,7 @@
 fixture ``postgres_url`` (import it into a test module) starts one in a
 temporary folder (Debian's `postgresql` package: `initdb` and `pg_ctl`),
 listening on a Unix socket only, and stops it at the end of the module."""
+
 import getpass
 import glob
 import os
@@ -16,8 +17,9 @@ from system_packages import require
 
 
 def _postgres_bin():
-    initdb = shutil.which("initdb") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
-                                                        reverse=True)), None)
+    initdb = shutil.which("initdb") or next(
+        iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)), None
+    )
     return Path(require(initdb, "postgresql")).parent
 
 
@@ -33,12 +35,15 @@ def postgres_url():
     data = folder / "data"
     if os.geteuid() == 0:
         shutil.chown(folder, "postgres")
-    subprocess.run(_as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust"]),
-                   check=True, capture_output=True)
+    subprocess.run(
+        _as_server_user([str(bin_dir / "initdb"), "-D", str(data), "-A", "trust"]), check=True, capture_output=True
+    )
     pg_ctl = _as_server_user([str(bin_dir / "pg_ctl"), "-D", str(data), "-w"])
-    subprocess.run(pg_ctl + ["-l", str(folder / "server.log"), "-o",
-                             f"-k {folder} -c listen_addresses='' -F", "start"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        pg_ctl + ["-l", str(folder / "server.log"), "-o", f"-k {folder} -c listen_addresses='' -F", "start"],
+        check=True,
+        capture_output=True,
+    )
     user = "postgres" if os.geteuid() == 0 else getpass.getuser()
     try:
         yield f"postgresql://{user}@/postgres?host={folder}"

@@ -1,6 +1,7 @@
 """The leak scans: of folders of files students get (the student kit), every secret line,
 marker and graded definition found (``autograder.course.leaks`` says what is secret); and of the
 text a feedback page shows (``visible_text``) against an assignment's hidden tests."""
+
 import html
 import json
 import re
@@ -20,16 +21,21 @@ RELEASE = REPO / "release" / "01_likelihoods" / "likelihoods.ipynb"
 def secret_lines(source_path=SOURCE, release_path=RELEASE):
     """Lines of the hidden-test blocks that a student sees neither in the release nor in their own
     answers when they are right (long enough to be telling), and the markers."""
-    given = {line.strip() for cell in nbformat.read(release_path, 4).cells
-             for line in cell.source.splitlines()}
-    given |= {line.strip() for cell in nbformat.read(source_path, 4).cells if cells.is_answer(cell)
-              for line in cell.source.splitlines()}
+    given = {line.strip() for cell in nbformat.read(release_path, 4).cells for line in cell.source.splitlines()}
+    given |= {
+        line.strip()
+        for cell in nbformat.read(source_path, 4).cells
+        if cells.is_answer(cell)
+        for line in cell.source.splitlines()
+    }
     lines = set()
     for cell in nbformat.read(source_path, 4).cells:
         source = cell.source.split("\n")
         lines |= {source[number - 1].strip() for number in hidden_lines(cell.source)}
-    return {line for line in lines if len(line) >= 12 and line not in given} | {"BEGIN HIDDEN TESTS",
-                                                                                "END HIDDEN TESTS"}
+    return {line for line in lines if len(line) >= 12 and line not in given} | {
+        "BEGIN HIDDEN TESTS",
+        "END HIDDEN TESTS",
+    }
 
 
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/=]{16,}")
@@ -41,8 +47,12 @@ def decoded_forms(text):
     import base64
     import codecs
 
-    forms = [text, codecs.encode(text, "rot13"), text[::-1],
-             "".join(line if len(line) == 1 else "\n" for line in text.split("\n"))]
+    forms = [
+        text,
+        codecs.encode(text, "rot13"),
+        text[::-1],
+        "".join(line if len(line) == 1 else "\n" for line in text.split("\n")),
+    ]
     for run in BASE64_RUN.findall(text):
         try:
             forms.append(base64.b64decode(run + "=" * (-len(run) % 4)).decode("utf-8", errors="ignore"))
@@ -86,8 +96,7 @@ def scan_folder(folder, known):
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
         assignment = rel.split("/")[1] if rel.startswith("release/") else None
-        names = known.names - {name for name, first in known.origin
-                               if assignment is not None and first < assignment}
+        names = known.names - {name for name, first in known.origin if assignment is not None and first < assignment}
         names_only = Secrets(frozenset(), frozenset(), names)
         try:
             text = path.read_text()

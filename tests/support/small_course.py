@@ -10,6 +10,7 @@ source/ (to the same bytes). Submissions are trimmed the same way, so that a gra
 runs 01's graded cells and tests and nothing else of it. The reference answers are handed in as a
 student would (``cells.answered``): ``grade`` refuses a notebook that holds the source's markers.
 """
+
 import nbformat
 
 from autograder.course import cells
@@ -26,9 +27,14 @@ def trimmed(nb):
     """``nb`` without its ungraded code cells, but for the first (the imports, less Matplotlib's) and
     the one tagged ``parameters``; markdown cells stay (the graded ones are hand-graded answers)."""
     first = next((cell for cell in nb.cells if cell.cell_type == "code"), None)
-    nb.cells = [cell for cell in nb.cells
-                if cell.cell_type != "code" or cell is first or cells.is_graded(cell)
-                or "parameters" in cell.metadata.get("tags", [])]
+    nb.cells = [
+        cell
+        for cell in nb.cells
+        if cell.cell_type != "code"
+        or cell is first
+        or cells.is_graded(cell)
+        or "parameters" in cell.metadata.get("tags", [])
+    ]
     if first is not None:
         # Only the experiments plot: Matplotlib would cost each grading kernel about a second.
         first.source = "\n".join(line for line in first.source.splitlines() if "matplotlib" not in line)
@@ -53,14 +59,16 @@ def blank():
 
 def automatic_points(nb):
     """The points of ``nb``'s test cells (what grading can give)."""
-    return sum(cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
-               if cells.is_test(cell) and cells.has_points(cell))
+    return sum(
+        cells.nbgrader_metadata(cell)["points"] for cell in nb.cells if cells.is_test(cell) and cells.has_points(cell)
+    )
 
 
 def manual_points(nb):
     """The points of ``nb``'s hand-graded cells."""
-    return sum(cells.nbgrader_metadata(cell)["points"] for cell in nb.cells
-               if cells.is_manual(cell) and cells.has_points(cell))
+    return sum(
+        cells.nbgrader_metadata(cell)["points"] for cell in nb.cells if cells.is_manual(cell) and cells.has_points(cell)
+    )
 
 
 FULL = automatic_points(reference())  # a submission with every answer right

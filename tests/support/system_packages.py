@@ -1,6 +1,7 @@
 """Debian packages some tests need: in CI (``CI=true``) their absence fails the
 test, since `.ci/run` installs them; elsewhere the test is skipped with a
 one-line message naming the package."""
+
 import os
 
 import pytest

@@ -15,6 +15,7 @@ accounts. It must not touch what the machine's other work uses:
 
 Stopping it kills its PID 1, and with it every process in its namespace.
 """
+
 import os
 import shutil
 import signal
@@ -35,8 +36,11 @@ def cgroup_folders():
     root = Path("/sys/fs/cgroup")
     if (root / "cgroup.controllers").exists():
         return [root / CGROUP]
-    return [root / name / CGROUP for name in ("systemd", "unified", "memory", "cpu", "cpuacct", "pids")
-            if (root / name).is_dir()]
+    return [
+        root / name / CGROUP
+        for name in ("systemd", "unified", "memory", "cpu", "cpuacct", "pids")
+        if (root / name).is_dir()
+    ]
 
 
 def masked_units():
@@ -52,11 +56,14 @@ def masked_units():
 
 def boot_script(kept, binds):
     """The shell that makes its mounts and becomes systemd (in the new namespaces, as root)."""
-    lines = ["set -e", *(f"mount --rbind '{source}' '{target}'" for source, target in binds.items()),
-             "mount -t tmpfs -o mode=755 tmpfs /run",
-             "mkdir -p /run/systemd/system /run/host-tmp",
-             "mount --bind /tmp /run/host-tmp",
-             "mount -t tmpfs -o mode=1777 tmpfs /tmp"]
+    lines = [
+        "set -e",
+        *(f"mount --rbind '{source}' '{target}'" for source, target in binds.items()),
+        "mount -t tmpfs -o mode=755 tmpfs /run",
+        "mkdir -p /run/systemd/system /run/host-tmp",
+        "mount --bind /tmp /run/host-tmp",
+        "mount -t tmpfs -o mode=1777 tmpfs /tmp",
+    ]
     for folder in kept:
         inside = Path("/run/host-tmp", Path(folder).relative_to("/tmp"))
         lines += [f"mkdir -p '{folder}'", f"mount --rbind '{inside}' '{folder}'"]
@@ -64,19 +71,30 @@ def boot_script(kept, binds):
     if not Path("/sys/fs/cgroup/cgroup.controllers").exists():
         # cgroup v1: the hierarchies' folder is a tmpfs, which systemd remounts read-only, and a remount
         # reaches every namespace: it gets a tmpfs of its own, holding the machine's hierarchies
-        hierarchies = [path.name for path in Path("/sys/fs/cgroup").iterdir()
-                       if path.is_dir() and not path.is_symlink() and os.path.ismount(path)]
-        lines += ["mkdir /run/host-cgroup", "mount --rbind /sys/fs/cgroup /run/host-cgroup",
-                  "mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup"]
+        hierarchies = [
+            path.name
+            for path in Path("/sys/fs/cgroup").iterdir()
+            if path.is_dir() and not path.is_symlink() and os.path.ismount(path)
+        ]
+        lines += [
+            "mkdir /run/host-cgroup",
+            "mount --rbind /sys/fs/cgroup /run/host-cgroup",
+            "mount -t tmpfs -o mode=755 tmpfs /sys/fs/cgroup",
+        ]
         for name in hierarchies:
-            lines += [f"mkdir '/sys/fs/cgroup/{name}'", f"mount --bind '/run/host-cgroup/{name}' '/sys/fs/cgroup/{name}'"]
+            lines += [
+                f"mkdir '/sys/fs/cgroup/{name}'",
+                f"mount --bind '/run/host-cgroup/{name}' '/sys/fs/cgroup/{name}'",
+            ]
         lines.append("umount -l /run/host-cgroup")
     if Path("/var/log/journal").is_dir():
         lines.append("mount -t tmpfs tmpfs /var/log/journal")
     lines += [f"ln -s /dev/null /run/systemd/system/{unit}" for unit in masked_units()]
-    lines += [f"printf '[Unit]\\nDescription=the tests: nothing but what they start\\nDefaultDependencies=no\\n' "
-              f"> /run/systemd/system/{TARGET}",
-              f"exec env container=bdl-test {SYSTEMD} --system --unit={TARGET}"]
+    lines += [
+        f"printf '[Unit]\\nDescription=the tests: nothing but what they start\\nDefaultDependencies=no\\n' "
+        f"> /run/systemd/system/{TARGET}",
+        f"exec env container=bdl-test {SYSTEMD} --system --unit={TARGET}",
+    ]
     return "\n".join(lines)
 
 
@@ -85,8 +103,7 @@ class SystemdMachine:
     ``binds``: {folder: an empty folder where it also shows, inside only}."""
 
     def __init__(self, kept=(), binds=None):
-        self.kept = [str(Path(folder).resolve()) for folder in kept
-                     if Path(folder).resolve().is_relative_to("/tmp")]
+        self.kept = [str(Path(folder).resolve()) for folder in kept if Path(folder).resolve().is_relative_to("/tmp")]
         self.binds = dict(binds or {})
         self.process = None
 
@@ -98,10 +115,26 @@ class SystemdMachine:
         def own_cgroups():  # before it becomes systemd, which takes the cgroup it is in as its root
             for folder in folders:
                 (folder / "cgroup.procs").write_text(str(os.getpid()))
+
         self.process = subprocess.Popen(
-            ["unshare", "--pid", "--fork", "--mount-proc", "--mount", "--uts", "--propagation", "private", "sh", "-c",
-             boot_script(self.kept, self.binds)], preexec_fn=own_cgroups, stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [
+                "unshare",
+                "--pid",
+                "--fork",
+                "--mount-proc",
+                "--mount",
+                "--uts",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                boot_script(self.kept, self.binds),
+            ],
+            preexec_fn=own_cgroups,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             self.wait_until_running()
         except BaseException:
@@ -117,12 +150,10 @@ class SystemdMachine:
 
     def command(self, *command, cwd="/"):
         """``command`` as it runs inside: in systemd's namespaces, in the folder ``cwd`` as seen there."""
-        return ["nsenter", f"--target={self.pid}", "--mount", "--pid", "--uts", f"--wd={cwd}", "--",
-                *map(str, command)]
+        return ["nsenter", f"--target={self.pid}", "--mount", "--pid", "--uts", f"--wd={cwd}", "--", *map(str, command)]
 
     def run(self, *command, check=True, cwd="/", **options):
-        return subprocess.run(self.command(*command, cwd=cwd), check=check, capture_output=True, text=True,
-                              **options)
+        return subprocess.run(self.command(*command, cwd=cwd), check=check, capture_output=True, text=True, **options)
 
     def wait_until_running(self, timeout=60):
         deadline = time.monotonic() + timeout

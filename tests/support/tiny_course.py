@@ -12,6 +12,7 @@ release is what nbgrader's ``generate_assignment`` makes of it (``release_notebo
 process). It lives here, with the tests, never in ``source/``, ``release/`` or the student kit.
 ``write_course`` writes both into a temporary course root, where ``grade`` makes release/ anew.
 """
+
 import atexit
 import functools
 import shutil
@@ -35,8 +36,13 @@ SPELLING = {
     "import numpy as np, tensorflow as tf": "import numpy as np",
     '{"tf": tf, "tfd": tfp.distributions, "np": np, ': '{"np": np, ',
     '{"tf": tf, "np": np}': '{"np": np}',
-    "tf.constant(": "np.float32(", "tf.reduce_mean(": "np.mean(", "tf.reduce_sum(": "np.sum(",
-    "tf.square(": "np.square(", "tf.math.log(": "np.log(", "tf.ones(": "np.ones(", "tf.float32": "np.float32",
+    "tf.constant(": "np.float32(",
+    "tf.reduce_mean(": "np.mean(",
+    "tf.reduce_sum(": "np.sum(",
+    "tf.square(": "np.square(",
+    "tf.math.log(": "np.log(",
+    "tf.ones(": "np.ones(",
+    "tf.float32": "np.float32",
 }
 
 
@@ -54,12 +60,20 @@ def _solution(signature, docstring, body):
 def _tests(visible, hidden):
     """A test cell: ``visible``, then ``hidden`` (None: adversarial_loss's, inside the visible part's ``try``)."""
     if hidden is None:
-        return ("from bdl.checks import assert_close, assert_equal\n\n" + visible
-                + "    ### BEGIN HIDDEN TESTS\n" + "".join(f"    {line}\n" if line else "\n"
-                                                       for line in ADVERSARIAL_HIDDEN.split("\n"))
-                + "    ### END HIDDEN TESTS\nfinally:\n    bind_back(_students_fgsm)\n")
-    return ("from bdl.checks import assert_close, assert_equal\n\n" + visible
-            + "\n### BEGIN HIDDEN TESTS\n" + hidden + "\n### END HIDDEN TESTS\n")
+        return (
+            "from bdl.checks import assert_close, assert_equal\n\n"
+            + visible
+            + "    ### BEGIN HIDDEN TESTS\n"
+            + "".join(f"    {line}\n" if line else "\n" for line in ADVERSARIAL_HIDDEN.split("\n"))
+            + "    ### END HIDDEN TESTS\nfinally:\n    bind_back(_students_fgsm)\n"
+        )
+    return (
+        "from bdl.checks import assert_close, assert_equal\n\n"
+        + visible
+        + "\n### BEGIN HIDDEN TESTS\n"
+        + hidden
+        + "\n### END HIDDEN TESTS\n"
+    )
 
 
 ADVERSARIAL_HIDDEN = (
@@ -70,15 +84,21 @@ ADVERSARIAL_HIDDEN = (
     "_y = _x + _rng.choice([-1, 1], 5) * _rng.uniform(0.2, 1, 5)\n"
     "for _eps in [0.1, 0.3]:\n"
     "    _adversarial = _reference_fgsm(_x, _y, _eps)\n"
-    "    bind({\"fgsm\": Returns(_adversarial, tensor=False)})\n"
+    '    bind({"fgsm": Returns(_adversarial, tensor=False)})\n'
     "    _expected = 0.5 * (sqeuclidean(_x, _y) + sqeuclidean(_adversarial, _y))\n"
     "    assert_close(adversarial_loss(Partial(sqeuclidean), _x, _y, _eps), _expected,\n"
-    "                 f\"the adversarial loss of the squared distance with eps = {_eps}\", rtol=1e-5)")
+    '                 f"the adversarial loss of the squared distance with eps = {_eps}", rtol=1e-5)'
+)
 
 
 def _graded(cell, grade_id, points=None, solution=False):
-    meta = {"grade": points is not None, "grade_id": grade_id, "locked": not solution, "schema_version": 3,
-            "solution": solution}
+    meta = {
+        "grade": points is not None,
+        "grade_id": grade_id,
+        "locked": not solution,
+        "schema_version": 3,
+        "solution": solution,
+    }
     if points is not None:
         meta["points"] = points
     cell.metadata["nbgrader"] = meta
@@ -86,130 +106,161 @@ def _graded(cell, grade_id, points=None, solution=False):
 
 
 FUNCTIONS = [  # (grade id, solution, visible tests, hidden tests, points)
-    ("brier_score",
-     _solution("def brier_score(probs, labels):",
-               "Return the mean over the examples of sum_k (probs_k - onehot(labels)_k)^2.",
-               "    probs = np.asarray(probs, dtype=float)\n"
-               "    labels = np.asarray(labels)\n"
-               "    if labels.ndim == probs.ndim - 1:\n"
-               "        labels = np.eye(probs.shape[-1])[labels]\n"
-               "    return float(np.mean(np.sum((probs - labels) ** 2, axis=-1)))"),
-     "_probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])\n"
-     "# First example: 0.3^2 + 0.2^2 + 0.1^2 = 0.14; second: 0.1^2 + 0.9^2 + 0.8^2 = 1.46.\n"
-     "assert_close(brier_score(_probs, np.array([0, 1])), 0.8, \"the Brier score of two examples\", rtol=1e-5)\n",
-     "_rng = np.random.default_rng(11)\n"
-     "for _n, _k in [(1, 2), (7, 3), (50, 10)]:\n"
-     "    _p = _rng.dirichlet(np.ones(_k), size=_n)\n"
-     "    _y = _rng.integers(0, _k, _n)\n"
-     "    _expected = np.mean(np.sum((_p - np.eye(_k)[_y]) ** 2, axis=1))\n"
-     "    assert_equal(np.shape(brier_score(_p, _y)), (), f\"the shape of the Brier score of {_n} examples\")\n"
-     "    assert_close(brier_score(_p, _y), _expected, f\"the Brier score of {_n} examples, integer labels\",\n"
-     "                 rtol=1e-4)\n"
-     "    assert_close(brier_score(_p, np.eye(_k)[_y]), _expected, f\"the Brier score of {_n} examples, one-hot\",\n"
-     "                 rtol=1e-4)\n"
-     "assert_close(brier_score(np.eye(3), (np.arange(3) + 1) % 3), 2.0, \"the Brier score of confident mistakes\")",
-     2),
-    ("gaussian_nll",
-     _solution("def gaussian_nll(y, mean, scale):", "Return the mean over all entries of -log N(y | mean, scale^2).",
-               "    return np.mean(0.5 * np.log(2 * np.pi) + np.log(scale) + (y - mean) ** 2 / (2 * scale ** 2))"),
-     "_y, _mean, _scale = np.array([[0.0], [1.0], [3.0]]), np.array([[0.0], [0.0], [1.0]]), np.array([[1.0], [1.0], [2.0]])\n"
-     "# The mean of scipy.stats.norm.logpdf's three values, negated.\n"
-     "assert_close(gaussian_nll(_y, _mean, _scale), 1.4833209, \"the Gaussian NLL of three observations\", rtol=1e-5)\n",
-     "_rng = np.random.default_rng(21)\n"
-     "for _shape in [(1,), (5,), (3, 4), (2, 3, 2)]:\n"
-     "    _y, _mean = _rng.normal(scale=5, size=_shape), _rng.normal(scale=5, size=_shape)\n"
-     "    _scale = np.exp(_rng.uniform(-3, 3, size=_shape))\n"
-     "    _expected = np.mean(0.5 * np.log(2 * np.pi * _scale ** 2) + (_y - _mean) ** 2 / (2 * _scale ** 2))\n"
-     "    assert_close(gaussian_nll(_y, _mean, _scale), _expected, f\"the Gaussian NLL for inputs of shape {_shape}\",\n"
-     "                 rtol=1e-4, atol=1e-4)",
-     2),
-    ("laplace_nll",
-     _solution("def laplace_nll(y, loc, scale):", "Return the mean over all entries of -log Laplace(y | loc, scale).",
-               "    return np.mean(np.log(2 * scale) + np.abs(y - loc) / scale)"),
-     "_y, _loc, _scale = np.array([0.0, 1.0, -3.0]), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.5, 2.0])\n"
-     "assert_close(laplace_nll(_y, _loc, _scale), 2.0264805, \"the Laplace NLL of three observations\", rtol=1e-5)\n",
-     "_rng = np.random.default_rng(22)\n"
-     "for _shape in [(1,), (5,), (3, 4)]:\n"
-     "    _y, _loc = _rng.normal(scale=5, size=_shape), _rng.normal(scale=5, size=_shape)\n"
-     "    _scale = np.exp(_rng.uniform(-3, 3, size=_shape))\n"
-     "    _expected = np.mean(np.log(2 * _scale) + np.abs(_y - _loc) / _scale)\n"
-     "    assert_close(laplace_nll(_y, _loc, _scale), _expected, f\"the Laplace NLL for inputs of shape {_shape}\",\n"
-     "                 rtol=1e-4, atol=1e-4)",
-     2),
-    ("categorical_nll",
-     _solution("def categorical_nll(labels_onehot, logits):",
-               "Return the mean over the examples of -sum_k y_k log softmax(logits)_k.",
-               "    logits = np.asarray(logits, dtype=float)\n"
-               "    top = logits.max(axis=-1, keepdims=True)\n"
-               "    log_probs = logits - top - np.log(np.sum(np.exp(logits - top), axis=-1, keepdims=True))\n"
-               "    return -np.mean(np.sum(labels_onehot * log_probs, axis=-1))"),
-     "_labels = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])\n"
-     "_logits = np.log(np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]]))\n"
-     "assert_close(categorical_nll(_labels, _logits), np.mean(-np.log([0.7, 0.8])), \"the categorical NLL of two \"\n"
-     "             \"examples\", rtol=1e-5)\n",
-     "_rng = np.random.default_rng(23)\n"
-     "for _scale in [1.0, 4.0, 1e3]:\n"
-     "    _logits = _rng.normal(scale=_scale, size=(20, 5))\n"
-     "    _classes = _rng.integers(0, 5, size=20)\n"
-     "    _shifted = _logits - _logits.max(axis=1, keepdims=True)\n"
-     "    _expected = -np.mean(_shifted[np.arange(20), _classes] - np.log(np.exp(_shifted).sum(axis=1)))\n"
-     "    assert_close(categorical_nll(np.eye(5)[_classes], _logits), _expected,\n"
-     "                 f\"the categorical NLL for logits of size {_scale:g} (is it computed stably?)\", rtol=1e-4, atol=1e-4)",
-     2),
-    ("split_mean_scale",
-     _solution("def split_mean_scale(outputs):", "Return (mean, scale), each (N, 1): column 0, and softplus(column 1) + 1e-6.",
-               "    outputs = np.asarray(outputs, dtype=float)\n"
-               "    return outputs[:, 0:1], np.logaddexp(0.0, outputs[:, 1:2]) + 1e-6"),
-     "_mean, _scale = split_mean_scale(np.array([[1.0, 0.0], [-2.0, 3.0], [0.5, -3.0]]))\n"
-     "assert_equal(np.shape(_mean), (3, 1), \"the shape of the mean for 3 inputs\")\n"
-     "assert_close(_mean, [[1.0], [-2.0], [0.5]], \"the mean\")\n",
-     "assert_close(_scale, np.log1p(np.exp([[0.0], [3.0], [-3.0]])) + 1e-6, \"the scale\", rtol=1e-5)\n"
-     "_mean, _scale = split_mean_scale(np.array([[0.0, -1000.0], [0.0, 1000.0]]))\n"
-     "assert np.all(np.asarray(_scale) > 0), \"the scale must be positive even for rho = -1000\"\n"
-     "assert_close(_scale, [[1e-6], [1000.0]], \"the scale for rho = -1000 and 1000\", rtol=1e-5)",
-     1),
-    ("fgsm",
-     _solution("def fgsm(loss_fn, x, y, eps):",
-               "Return x + eps * sign(g), g the gradient of loss_fn(x, y) in x by central differences of step 1e-3.",
-               "    x = np.asarray(x, dtype=float)\n"
-               "    gradient = np.zeros_like(x)\n"
-               "    for i in range(x.size):\n"
-               "        step = np.zeros_like(x)\n"
-               "        step.flat[i] = 1e-3\n"
-               "        gradient.flat[i] = (loss_fn(x + step, y) - loss_fn(x - step, y)) / 2e-3\n"
-               "    return x + eps * np.sign(gradient)"),
-     "from bdl.questions import Partial\n"
-     "from scipy.spatial.distance import sqeuclidean\n\n"
-     "# The squared distance: its gradient in x is 2 (x - y), so the step moves x away from y.\n"
-     "_x, _y = np.array([0.0, 1.0, -1.0]), np.array([1.0, 0.5, -3.0])\n"
-     "assert_close(fgsm(Partial(sqeuclidean), _x, _y, 0.1), [-0.1, 1.1, -0.9], \"the adversarial inputs\",\n"
-     "             rtol=1e-5, start=_x)\n",
-     "from scipy.spatial.distance import cityblock, minkowski\n\n"
-     "_rng = np.random.default_rng(25)\n"
-     "for _loss, _name in [(Partial(cityblock), \"the L1 distance\"), (Partial(minkowski, p=3), \"the L3 distance\"),\n"
-     "                     (Partial(sqeuclidean, w=_rng.uniform(0.5, 2, 6)), \"a weighted squared distance\")]:\n"
-     "    _x = _rng.normal(size=6)\n"
-     "    _y = _x + _rng.choice([-1, 1], 6) * _rng.uniform(0.2, 1, 6)  # no entry where the gradient is 0\n"
-     "    _expected = _x + 0.05 * np.sign(_x - _y)\n"
-     "    assert_close(fgsm(_loss, _x, _y, 0.05), _expected, f\"the adversarial inputs of {_name}\", rtol=1e-5,\n"
-     "                 start=_x)\n"
-     "assert_close(fgsm(Partial(cityblock), _x, _y, 0.0), _x, \"the adversarial inputs for eps = 0\")",
-     2),
-    ("adversarial_loss",
-     _solution("def adversarial_loss(loss_fn, x, y, eps):",
-               "Return (loss_fn(x, y) + loss_fn(fgsm(loss_fn, x, y, eps), y)) / 2.",
-               "    return 0.5 * (loss_fn(x, y) + loss_fn(fgsm(loss_fn, x, y, eps), y))"),
-     "from bdl.questions import Partial, Returns, bind, bind_back\n"
-     "from scipy.spatial.distance import sqeuclidean\n\n"
-     "# For this cell, fgsm's place is taken by the right adversarial inputs (a stand-in that returns them),\n"
-     "# so that a wrong or missing fgsm costs only fgsm's points; yours is bound back at the end.\n"
-     "_x, _y = np.array([0.0, 1.0, -1.0]), np.array([1.0, 0.5, -3.0])\n"
-     "_students_fgsm = bind({\"fgsm\": Returns(np.array([-0.1, 1.1, -0.9]), tensor=False)})\n"
-     "try:\n"
-     "    # 5.25 at the inputs, 5.98 at the adversarial ones.\n"
-     "    assert_close(adversarial_loss(Partial(sqeuclidean), _x, _y, 0.1), 5.615, \"the adversarial loss\", rtol=1e-5)\n",
-     None,
-     2),
+    (
+        "brier_score",
+        _solution(
+            "def brier_score(probs, labels):",
+            "Return the mean over the examples of sum_k (probs_k - onehot(labels)_k)^2.",
+            "    probs = np.asarray(probs, dtype=float)\n"
+            "    labels = np.asarray(labels)\n"
+            "    if labels.ndim == probs.ndim - 1:\n"
+            "        labels = np.eye(probs.shape[-1])[labels]\n"
+            "    return float(np.mean(np.sum((probs - labels) ** 2, axis=-1)))",
+        ),
+        "_probs = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])\n"
+        "# First example: 0.3^2 + 0.2^2 + 0.1^2 = 0.14; second: 0.1^2 + 0.9^2 + 0.8^2 = 1.46.\n"
+        'assert_close(brier_score(_probs, np.array([0, 1])), 0.8, "the Brier score of two examples", rtol=1e-5)\n',
+        "_rng = np.random.default_rng(11)\n"
+        "for _n, _k in [(1, 2), (7, 3), (50, 10)]:\n"
+        "    _p = _rng.dirichlet(np.ones(_k), size=_n)\n"
+        "    _y = _rng.integers(0, _k, _n)\n"
+        "    _expected = np.mean(np.sum((_p - np.eye(_k)[_y]) ** 2, axis=1))\n"
+        '    assert_equal(np.shape(brier_score(_p, _y)), (), f"the shape of the Brier score of {_n} examples")\n'
+        '    assert_close(brier_score(_p, _y), _expected, f"the Brier score of {_n} examples, integer labels",\n'
+        "                 rtol=1e-4)\n"
+        '    assert_close(brier_score(_p, np.eye(_k)[_y]), _expected, f"the Brier score of {_n} examples, one-hot",\n'
+        "                 rtol=1e-4)\n"
+        'assert_close(brier_score(np.eye(3), (np.arange(3) + 1) % 3), 2.0, "the Brier score of confident mistakes")',
+        2,
+    ),
+    (
+        "gaussian_nll",
+        _solution(
+            "def gaussian_nll(y, mean, scale):",
+            "Return the mean over all entries of -log N(y | mean, scale^2).",
+            "    return np.mean(0.5 * np.log(2 * np.pi) + np.log(scale) + (y - mean) ** 2 / (2 * scale ** 2))",
+        ),
+        "_y, _mean, _scale = np.array([[0.0], [1.0], [3.0]]), np.array([[0.0], [0.0], [1.0]]), np.array([[1.0], [1.0], [2.0]])\n"
+        "# The mean of scipy.stats.norm.logpdf's three values, negated.\n"
+        'assert_close(gaussian_nll(_y, _mean, _scale), 1.4833209, "the Gaussian NLL of three observations", rtol=1e-5)\n',
+        "_rng = np.random.default_rng(21)\n"
+        "for _shape in [(1,), (5,), (3, 4), (2, 3, 2)]:\n"
+        "    _y, _mean = _rng.normal(scale=5, size=_shape), _rng.normal(scale=5, size=_shape)\n"
+        "    _scale = np.exp(_rng.uniform(-3, 3, size=_shape))\n"
+        "    _expected = np.mean(0.5 * np.log(2 * np.pi * _scale ** 2) + (_y - _mean) ** 2 / (2 * _scale ** 2))\n"
+        '    assert_close(gaussian_nll(_y, _mean, _scale), _expected, f"the Gaussian NLL for inputs of shape {_shape}",\n'
+        "                 rtol=1e-4, atol=1e-4)",
+        2,
+    ),
+    (
+        "laplace_nll",
+        _solution(
+            "def laplace_nll(y, loc, scale):",
+            "Return the mean over all entries of -log Laplace(y | loc, scale).",
+            "    return np.mean(np.log(2 * scale) + np.abs(y - loc) / scale)",
+        ),
+        "_y, _loc, _scale = np.array([0.0, 1.0, -3.0]), np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.5, 2.0])\n"
+        'assert_close(laplace_nll(_y, _loc, _scale), 2.0264805, "the Laplace NLL of three observations", rtol=1e-5)\n',
+        "_rng = np.random.default_rng(22)\n"
+        "for _shape in [(1,), (5,), (3, 4)]:\n"
+        "    _y, _loc = _rng.normal(scale=5, size=_shape), _rng.normal(scale=5, size=_shape)\n"
+        "    _scale = np.exp(_rng.uniform(-3, 3, size=_shape))\n"
+        "    _expected = np.mean(np.log(2 * _scale) + np.abs(_y - _loc) / _scale)\n"
+        '    assert_close(laplace_nll(_y, _loc, _scale), _expected, f"the Laplace NLL for inputs of shape {_shape}",\n'
+        "                 rtol=1e-4, atol=1e-4)",
+        2,
+    ),
+    (
+        "categorical_nll",
+        _solution(
+            "def categorical_nll(labels_onehot, logits):",
+            "Return the mean over the examples of -sum_k y_k log softmax(logits)_k.",
+            "    logits = np.asarray(logits, dtype=float)\n"
+            "    top = logits.max(axis=-1, keepdims=True)\n"
+            "    log_probs = logits - top - np.log(np.sum(np.exp(logits - top), axis=-1, keepdims=True))\n"
+            "    return -np.mean(np.sum(labels_onehot * log_probs, axis=-1))",
+        ),
+        "_labels = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])\n"
+        "_logits = np.log(np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]]))\n"
+        'assert_close(categorical_nll(_labels, _logits), np.mean(-np.log([0.7, 0.8])), "the categorical NLL of two "\n'
+        '             "examples", rtol=1e-5)\n',
+        "_rng = np.random.default_rng(23)\n"
+        "for _scale in [1.0, 4.0, 1e3]:\n"
+        "    _logits = _rng.normal(scale=_scale, size=(20, 5))\n"
+        "    _classes = _rng.integers(0, 5, size=20)\n"
+        "    _shifted = _logits - _logits.max(axis=1, keepdims=True)\n"
+        "    _expected = -np.mean(_shifted[np.arange(20), _classes] - np.log(np.exp(_shifted).sum(axis=1)))\n"
+        "    assert_close(categorical_nll(np.eye(5)[_classes], _logits), _expected,\n"
+        '                 f"the categorical NLL for logits of size {_scale:g} (is it computed stably?)", rtol=1e-4, atol=1e-4)',
+        2,
+    ),
+    (
+        "split_mean_scale",
+        _solution(
+            "def split_mean_scale(outputs):",
+            "Return (mean, scale), each (N, 1): column 0, and softplus(column 1) + 1e-6.",
+            "    outputs = np.asarray(outputs, dtype=float)\n"
+            "    return outputs[:, 0:1], np.logaddexp(0.0, outputs[:, 1:2]) + 1e-6",
+        ),
+        "_mean, _scale = split_mean_scale(np.array([[1.0, 0.0], [-2.0, 3.0], [0.5, -3.0]]))\n"
+        'assert_equal(np.shape(_mean), (3, 1), "the shape of the mean for 3 inputs")\n'
+        'assert_close(_mean, [[1.0], [-2.0], [0.5]], "the mean")\n',
+        'assert_close(_scale, np.log1p(np.exp([[0.0], [3.0], [-3.0]])) + 1e-6, "the scale", rtol=1e-5)\n'
+        "_mean, _scale = split_mean_scale(np.array([[0.0, -1000.0], [0.0, 1000.0]]))\n"
+        'assert np.all(np.asarray(_scale) > 0), "the scale must be positive even for rho = -1000"\n'
+        'assert_close(_scale, [[1e-6], [1000.0]], "the scale for rho = -1000 and 1000", rtol=1e-5)',
+        1,
+    ),
+    (
+        "fgsm",
+        _solution(
+            "def fgsm(loss_fn, x, y, eps):",
+            "Return x + eps * sign(g), g the gradient of loss_fn(x, y) in x by central differences of step 1e-3.",
+            "    x = np.asarray(x, dtype=float)\n"
+            "    gradient = np.zeros_like(x)\n"
+            "    for i in range(x.size):\n"
+            "        step = np.zeros_like(x)\n"
+            "        step.flat[i] = 1e-3\n"
+            "        gradient.flat[i] = (loss_fn(x + step, y) - loss_fn(x - step, y)) / 2e-3\n"
+            "    return x + eps * np.sign(gradient)",
+        ),
+        "from bdl.questions import Partial\n"
+        "from scipy.spatial.distance import sqeuclidean\n\n"
+        "# The squared distance: its gradient in x is 2 (x - y), so the step moves x away from y.\n"
+        "_x, _y = np.array([0.0, 1.0, -1.0]), np.array([1.0, 0.5, -3.0])\n"
+        'assert_close(fgsm(Partial(sqeuclidean), _x, _y, 0.1), [-0.1, 1.1, -0.9], "the adversarial inputs",\n'
+        "             rtol=1e-5, start=_x)\n",
+        "from scipy.spatial.distance import cityblock, minkowski\n\n"
+        "_rng = np.random.default_rng(25)\n"
+        'for _loss, _name in [(Partial(cityblock), "the L1 distance"), (Partial(minkowski, p=3), "the L3 distance"),\n'
+        '                     (Partial(sqeuclidean, w=_rng.uniform(0.5, 2, 6)), "a weighted squared distance")]:\n'
+        "    _x = _rng.normal(size=6)\n"
+        "    _y = _x + _rng.choice([-1, 1], 6) * _rng.uniform(0.2, 1, 6)  # no entry where the gradient is 0\n"
+        "    _expected = _x + 0.05 * np.sign(_x - _y)\n"
+        '    assert_close(fgsm(_loss, _x, _y, 0.05), _expected, f"the adversarial inputs of {_name}", rtol=1e-5,\n'
+        "                 start=_x)\n"
+        'assert_close(fgsm(Partial(cityblock), _x, _y, 0.0), _x, "the adversarial inputs for eps = 0")',
+        2,
+    ),
+    (
+        "adversarial_loss",
+        _solution(
+            "def adversarial_loss(loss_fn, x, y, eps):",
+            "Return (loss_fn(x, y) + loss_fn(fgsm(loss_fn, x, y, eps), y)) / 2.",
+            "    return 0.5 * (loss_fn(x, y) + loss_fn(fgsm(loss_fn, x, y, eps), y))",
+        ),
+        "from bdl.questions import Partial, Returns, bind, bind_back\n"
+        "from scipy.spatial.distance import sqeuclidean\n\n"
+        "# For this cell, fgsm's place is taken by the right adversarial inputs (a stand-in that returns them),\n"
+        "# so that a wrong or missing fgsm costs only fgsm's points; yours is bound back at the end.\n"
+        "_x, _y = np.array([0.0, 1.0, -1.0]), np.array([1.0, 0.5, -3.0])\n"
+        '_students_fgsm = bind({"fgsm": Returns(np.array([-0.1, 1.1, -0.9]), tensor=False)})\n'
+        "try:\n"
+        "    # 5.25 at the inputs, 5.98 at the adversarial ones.\n"
+        '    assert_close(adversarial_loss(Partial(sqeuclidean), _x, _y, 0.1), 5.615, "the adversarial loss", rtol=1e-5)\n',
+        None,
+        2,
+    ),
 ]
 
 # What each task says, beside its docstring: every hidden check of its tests follows from a sentence here.
@@ -223,28 +274,38 @@ TASKS = {
     "adversarial_loss": "Call your `fgsm` for the adversarial inputs.",
 }
 
-DISCUSSION = ("**Discussion.** Why is the negative log-likelihood a proper scoring rule, and the squared "
-              "error of a point forecast not a score of a distribution at all?")
-MODEL_ANSWER = ("The expected log score of a forecast q under the truth p is maximised by q = p alone (Gibbs' "
-                "inequality: the gap is KL(p || q) >= 0), so the NLL rewards honesty. The squared error of "
-                "a point forecast reads only its mean: two forecasts with one mean and any spreads score alike.\n\n"
-                "### BEGIN RUBRIC\n"
-                "- 1 point: the log score's expectation is largest at the true distribution (the KL gap).\n"
-                "- 1 point: the squared error judges a mean only, never a spread.\n\n"
-                "Common wrong answers:\n"
-                "- \"The NLL is smaller\": a size says nothing about propriety.\n"
-                "### END RUBRIC\n")
+DISCUSSION = (
+    "**Discussion.** Why is the negative log-likelihood a proper scoring rule, and the squared "
+    "error of a point forecast not a score of a distribution at all?"
+)
+MODEL_ANSWER = (
+    "The expected log score of a forecast q under the truth p is maximised by q = p alone (Gibbs' "
+    "inequality: the gap is KL(p || q) >= 0), so the NLL rewards honesty. The squared error of "
+    "a point forecast reads only its mean: two forecasts with one mean and any spreads score alike.\n\n"
+    "### BEGIN RUBRIC\n"
+    "- 1 point: the log score's expectation is largest at the true distribution (the KL gap).\n"
+    "- 1 point: the squared error judges a mean only, never a spread.\n\n"
+    "Common wrong answers:\n"
+    '- "The NLL is smaller": a size says nothing about propriety.\n'
+    "### END RUBRIC\n"
+)
 
 
 def source_notebook():
     """The tiny assignment's solution notebook, the instructor's: markers, hidden tests and all."""
-    nb = new_notebook(metadata={"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python",
-                                               "name": "python3"}, "language_info": {"name": "python"}})
+    nb = new_notebook(
+        metadata={
+            "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        }
+    )
     nb.cells = [
         new_markdown_cell("# A tiny assignment\n\nScoring rules and likelihoods in NumPy."),
-        new_code_cell("import bdl  # the course's helpers; this notebook needs no TensorFlow\n\n"
-                      "import numpy as np\n\n"
-                      "SEED = 0\nnp.random.seed(SEED)\nprint(\"run mode:\", bdl.run_mode())"),
+        new_code_cell(
+            "import bdl  # the course's helpers; this notebook needs no TensorFlow\n\n"
+            "import numpy as np\n\n"
+            'SEED = 0\nnp.random.seed(SEED)\nprint("run mode:", bdl.run_mode())'
+        ),
         new_code_cell("num_samples = bdl.choose(full=1000, fast=100, grading=10)", metadata={"tags": ["parameters"]}),
     ]
     for grade_id, solution, visible, hidden, points in FUNCTIONS:
@@ -253,7 +314,7 @@ def source_notebook():
         nb.cells.append(_graded(new_code_cell(_tests(visible, hidden)), f"{grade_id}_tests", points=points))
     nb.cells.append(new_markdown_cell(DISCUSSION))
     nb.cells.append(_graded(new_markdown_cell(MODEL_ANSWER), "discussion_scores", points=2, solution=True))
-    nb.cells.append(new_code_cell("print(\"the last cell ran; samples:\", num_samples)"))
+    nb.cells.append(new_code_cell('print("the last cell ran; samples:", num_samples)'))
     for index, cell in enumerate(nb.cells):
         cell.id = f"tiny-{index}"
     return nb

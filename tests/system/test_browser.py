@@ -12,6 +12,7 @@ The student's kernel runs in fast mode (BDL_FAST=1) so that running every
 cell takes seconds, not a minute; Validate and grading run in grading mode
 as always (nbgrader sets NBGRADER_EXECUTION).
 """
+
 import json
 import os
 import re
@@ -60,10 +61,14 @@ class Lab:
         settings = home / ".jupyter" / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
         settings.mkdir(parents=True)  # no "get notified about Jupyter news?" over the screenshots
         (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
-        self.env = {name: value for name, value in os.environ.items()
-                    if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
+        self.env = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")
+        }
         self.env.update(
-            HOME=str(home), JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
+            HOME=str(home),
+            JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
             JUPYTER_DATA_DIR=str(home / ".local" / "share" / "jupyter"),
             JUPYTER_RUNTIME_DIR=str(home / ".local" / "share" / "jupyter" / "runtime"),
             IPYTHONDIR=str(home / ".ipython"),
@@ -72,23 +77,38 @@ class Lab:
             PATH=os.pathsep.join([str(BIN), os.environ.get("PATH", "")]),
             # this checkout's bdl and autograder, whatever the venv's editable install points at
             PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-            BDL_DATA_DIR=os.environ.get("BDL_DATA_DIR") or str(REPO / "data"))
+            BDL_DATA_DIR=os.environ.get("BDL_DATA_DIR") or str(REPO / "data"),
+        )
         self.token, port = secrets.token_hex(16), free_port()
         self.url = f"http://127.0.0.1:{port}"
         self.log = base / "jupyterlab.log"
-        command = [str(BIN / "jupyter"), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-                   "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}",
-                   f"--ServerApp.root_dir={self.course}"]
+        command = [
+            str(BIN / "jupyter"),
+            "lab",
+            "--no-browser",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            f"--ServerApp.root_dir={self.course}",
+        ]
         if os.geteuid() == 0:
             command.append("--allow-root")
         with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(command, cwd=self.course, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, start_new_session=True,
-                                            env={**self.env, "BDL_FAST": "1"})
+            self.process = subprocess.Popen(
+                command,
+                cwd=self.course,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env={**self.env, "BDL_FAST": "1"},
+            )
 
     def api(self, path, method="GET"):
-        request = urllib.request.Request(self.url + path, method=method,
-                                         headers={"Authorization": f"token {self.token}"})
+        request = urllib.request.Request(
+            self.url + path, method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             body = response.read()
         return json.loads(body) if body else None
@@ -125,8 +145,15 @@ class Lab:
 
     def run(self, *command, timeout=900):
         """Run an instructor's command in the course directory; return its output."""
-        result = subprocess.run(command, cwd=self.course, env=self.env, capture_output=True, text=True,
-                                timeout=timeout, stdin=subprocess.DEVNULL)
+        result = subprocess.run(
+            command,
+            cwd=self.course,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         assert result.returncode == 0, f"{command}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
         return result.stdout + result.stderr
 
@@ -201,15 +228,21 @@ def test_the_blank_release_fails_validate(lab, student):
 def test_the_student_fetches_the_released_assignment(lab, student):
     with timed("instructor: nbgrader release_assignment"):
         lab.run(str(BIN / "nbgrader"), "release_assignment", ASSIGNMENT)
-    panel = assignment_list(student, lab.url, shows=lambda panel: panel.locator(
-        "#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role("button", name="Fetch"))
+    panel = assignment_list(
+        student,
+        lab.url,
+        shows=lambda panel: panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role(
+            "button", name="Fetch"
+        ),
+    )
     assert "Error fetching courses" not in panel.inner_text()
     released = panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT)
     shot(student, "assignment_list_released")
     with timed("student: fetch"):
         released.get_by_role("button", name="Fetch").click()
-        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
-            .get_by_role("button", name="Submit").wait_for()
+        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT).get_by_role(
+            "button", name="Submit"
+        ).wait_for()
     shot(student, "assignment_list_fetched", doc="assignment-list")
     assert (lab.course / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
     DONE.add("fetch")
@@ -224,8 +257,12 @@ def test_the_completed_notebook_passes_validate(lab, student):
     fetched.get_by_role("link", name=NOTEBOOK, exact=True).click()
     with timed("student: run all cells, completed notebook (fast mode)"):
         notebook = run_all(student, shot)
-    assert notebook.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
-                            has_text="Error").count() == 0
+    assert (
+        notebook.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']", has_text="Error"
+        ).count()
+        == 0
+    )
     with timed("student: Validate, completed notebook"):
         dialog = validate(student)
     shot(student, "completed_validate", doc="validate")
@@ -239,8 +276,9 @@ def test_the_student_submits(lab, student):
     needs("validate completed")
     panel = assignment_list(student, lab.url)
     with timed("student: submit"):
-        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
-            .get_by_role("button", name="Submit").click()
+        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT).get_by_role(
+            "button", name="Submit"
+        ).click()
         panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT).wait_for()
     shot(student, "assignment_list_submitted")
     assert list((lab.course / "exchange" / "bdl" / "inbound").glob(f"{STUDENT}+{ASSIGNMENT}+*"))
@@ -257,14 +295,24 @@ def test_the_instructor_grades_by_hand_in_formgrader(lab, instructor):
     with timed("instructor: nbgrader collect"):
         lab.run(str(BIN / "nbgrader"), "collect", ASSIGNMENT)
     with timed("instructor: python -m autograder grade"):
-        out = lab.run(sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(lab.course / "submitted"),
-                      "--root", str(lab.course))
+        out = lab.run(
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            ASSIGNMENT,
+            str(lab.course / "submitted"),
+            "--root",
+            str(lab.course),
+        )
     row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and STUDENT in line)
     assert re.search(r"\sgraded\b", row), out
 
     outside = []  # what formgrader asks anyone but this server for (MathJax from a CDN, say)
-    instructor.on("request", lambda request: None if request.url.startswith((lab.url, "data:", "about:"))
-                  else outside.append(request.url))
+    instructor.on(
+        "request",
+        lambda request: None if request.url.startswith((lab.url, "data:", "about:")) else outside.append(request.url),
+    )
     with timed("instructor: formgrader"):
         instructor.goto(f"{lab.url}/formgrader/manage_submissions/{ASSIGNMENT}")
         instructor.locator("tbody tr", has_text=STUDENT).filter(has_text="needs manual grading").wait_for()
@@ -305,11 +353,13 @@ def test_the_student_fetches_the_feedback(lab, student):
     with timed("instructor: autograder feedback + nbgrader release_feedback"):
         lab.run(sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(lab.course))
         lab.run(str(BIN / "nbgrader"), "release_feedback", ASSIGNMENT)
+
     def submitted_item(panel):
         return panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
 
-    panel = assignment_list(student, lab.url, shows=lambda panel: submitted_item(panel).get_by_role(
-        "button", name="Fetch Feedback"))
+    panel = assignment_list(
+        student, lab.url, shows=lambda panel: submitted_item(panel).get_by_role("button", name="Fetch Feedback")
+    )
     submitted = submitted_item(panel)
     with timed("student: fetch feedback and open it"):
         submitted.get_by_role("button", name="Fetch Feedback").click()

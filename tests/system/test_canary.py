@@ -12,6 +12,7 @@ in every folder it can write. This test, not a list of today's file names, keeps
 channel closed: none of the canaries is found, the outside file is untouched, and the grades are
 what `make course` expects (every automatic point for a reference, zero for a blank).
 """
+
 import io
 import shutil
 import time
@@ -50,16 +51,28 @@ def graded(tmp_path_factory):
         patch.setenv("PGPASSWORD", canaries["environment"])
         out = io.StringIO()
         rows = selfgrade.selfgrade(root, progress=out, keep=kept)
-    return {"rows": rows, "kept": kept, "planted": planted, "sentinel": sentinel, "progress": out.getvalue(),
-            "sources": sources,
-            "reports": {(path.parts[-3], path.parts[-2]): report(nbformat.read(path, 4))
-                        for path in kept.glob("*/*/*.ipynb")}}
+    return {
+        "rows": rows,
+        "kept": kept,
+        "planted": planted,
+        "sentinel": sentinel,
+        "progress": out.getvalue(),
+        "sources": sources,
+        "reports": {
+            (path.parts[-3], path.parts[-2]): report(nbformat.read(path, 4)) for path in kept.glob("*/*/*.ipynb")
+        },
+    }
 
 
 def test_every_test_cell_holds_canaries(graded):
-    tests = sum(cell.cell_type == "code" and "grade_id" in cell.metadata.get("nbgrader", {})
-                and not cell.metadata.nbgrader.get("solution") and cell.metadata.nbgrader.get("grade")
-                for path in (graded["sources"] / "source").glob("*/*.ipynb") for cell in nbformat.read(path, 4).cells)
+    tests = sum(
+        cell.cell_type == "code"
+        and "grade_id" in cell.metadata.get("nbgrader", {})
+        and not cell.metadata.nbgrader.get("solution")
+        and cell.metadata.nbgrader.get("grade")
+        for path in (graded["sources"] / "source").glob("*/*.ipynb")
+        for cell in nbformat.read(path, 4).cells
+    )
     assert graded["planted"] == tests > 0
 
 
@@ -85,10 +98,18 @@ def test_the_grades_are_what_make_course_expects(graded):
     for row in rows:
         assert "graded again" not in row["status"] and "repaired" not in row["status"], row
         if row["student"] == "reference":
-            assert row["manual"] == _manual_points(graded["sources"], row["assignment"]), \
+            assert row["manual"] == _manual_points(graded["sources"], row["assignment"]), (
                 "answer cells await an instructor"
-    assert format_table(rows).splitlines()[0].split() == ["assignment", "notebook", "student", "score",
-                                                          "max_score", "manual", "status"]
+            )
+    assert format_table(rows).splitlines()[0].split() == [
+        "assignment",
+        "notebook",
+        "student",
+        "score",
+        "max_score",
+        "manual",
+        "status",
+    ]
     submissions = 2 * len(course.assignments(graded["sources"]))
     assert graded["progress"].splitlines()[-1].startswith(f"selfgrade: {submissions} submissions graded in")
 
@@ -96,5 +117,8 @@ def test_the_grades_are_what_make_course_expects(graded):
 def _manual_points(sources, assignment):
     """The points of the assignment's answer cells (graded markdown)."""
     nb = nbformat.read(next((sources / "source" / assignment).glob("*.ipynb")), 4)
-    return sum(cell.metadata.nbgrader["points"] for cell in graded_cells(nb).values()
-               if cell.cell_type == "markdown" and cell.metadata.nbgrader.get("grade"))
+    return sum(
+        cell.metadata.nbgrader["points"]
+        for cell in graded_cells(nb).values()
+        if cell.cell_type == "markdown" and cell.metadata.nbgrader.get("grade")
+    )

@@ -9,6 +9,7 @@ what it left. A second run grades one case of each class (``ON_01``) as a
 submission of 01 without its experiments (``small_course``): TensorFlow in the
 kernel, and a likely mistake that ``bdl.diagnoses`` names in the feedback.
 """
+
 import contextlib
 import csv
 import hashlib
@@ -41,8 +42,9 @@ from tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, blank, reference,
 # Grades a class of bad submissions for real: minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 
-MISSING_CONSTANT = next(mistake.sentence for mistake in all_tables()["gaussian_nll"].mistakes
-                        if mistake.name == "missing_constant")
+MISSING_CONSTANT = next(
+    mistake.sentence for mistake in all_tables()["gaussian_nll"].mistakes if mistake.name == "missing_constant"
+)
 ARTIFACTS = REPO / "test-artifacts"  # git-ignored; what a person may want to look at after a run
 # A file name of bytes that are not UTF-8, with a terminal's escapes (colour, bell) in it.
 HOSTILE_NAME = b"\xff\x1b[31mred\x07.txt"
@@ -54,17 +56,39 @@ def _grade(root, db_url, *inputs, extra=(), assignment=ASSIGNMENT):
     # that what other tests grade at the same time is not taken for this class's.
     (root / "tmp").mkdir(exist_ok=True)
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", assignment, *map(str, inputs), "--root", str(root),
-         "--db", db_url, "--csv", str(root / "grades.csv"), *LIMITS, *extra],
-        capture_output=True, text=True, timeout=1500, env={**os.environ, "TMPDIR": str(root / "tmp")})
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            assignment,
+            *map(str, inputs),
+            "--root",
+            str(root),
+            "--db",
+            db_url,
+            "--csv",
+            str(root / "grades.csv"),
+            *LIMITS,
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1500,
+        env={**os.environ, "TMPDIR": str(root / "tmp")},
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     with open(root / "grades.csv") as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}, result
 
 
 def _fingerprint(root):
-    return {str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
-            for folder in ("source", "release") for path in sorted((root / folder).rglob("*")) if path.is_file()}
+    return {
+        str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in ("source", "release")
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file()
+    }
 
 
 @contextlib.contextmanager
@@ -111,7 +135,8 @@ def course(tmp_path_factory):
     nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(tiny_course), alice / f"{NOTEBOOK}.ipynb")
     (alice / "bdl" / "__init__.py").write_text("")
     (alice / "bdl" / "checks.py").write_text(
-        "def assert_close(*args, **kwargs):\n    pass\n\n\ndef assert_equal(*args, **kwargs):\n    pass\n")
+        "def assert_close(*args, **kwargs):\n    pass\n\n\ndef assert_equal(*args, **kwargs):\n    pass\n"
+    )
     (alice / "numpy.py").write_text("raise SystemExit('a shadowed numpy')\n")
     # dave's extra file has a name that is not UTF-8 and carries a terminal's escapes.
     dave = incoming / "submitted" / "dave" / ASSIGNMENT
@@ -128,9 +153,17 @@ def course(tmp_path_factory):
     start = time.time()
     with server:
         rows, result = _grade(root, db_url, bad, incoming / "submitted", incoming / "export.zip")
-    return {"root": root, "rows": rows, "stdout": result.stdout, "stderr": result.stderr,
-            "db_url": db_url, "before": before, "start": start, "incoming": incoming,
-            "connections": connections}
+    return {
+        "root": root,
+        "rows": rows,
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "db_url": db_url,
+        "before": before,
+        "start": start,
+        "incoming": incoming,
+        "connections": connections,
+    }
 
 
 def _write_cases(folder, names, course):
@@ -175,8 +208,22 @@ def test_a_likely_mistake_is_named_in_the_feedback_and_the_report(class_of_01):
     """01's gaussian_nll without its constant: the feedback names the mistake under its failing test,
     in the table's own words, and the report groups the failures by it."""
     root, assignment, notebook = class_of_01["root"], small_course.ASSIGNMENT, small_course.NOTEBOOK
-    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", assignment, "--root", str(root),
-                               "--db", class_of_01["db_url"]], capture_output=True, text=True, timeout=600)
+    feedback = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "feedback",
+            assignment,
+            "--root",
+            str(root),
+            "--db",
+            class_of_01["db_url"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     # the instructor's notebook was never graded: listed, and the exit status says so
     assert "instructors_notebook: no autograded notebook" in feedback.stdout, feedback.stderr[-2000:]
     assert feedback.returncode == 1, feedback.stdout[-2000:] + feedback.stderr[-2000:]
@@ -184,13 +231,21 @@ def test_a_likely_mistake_is_named_in_the_feedback_and_the_report(class_of_01):
     assert PREFIX + MISSING_CONSTANT in visible_text(page_path.read_text())
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(page_path, ARTIFACTS / f"feedback_{assignment}_known_mistake.html")
-    result = subprocess.run([sys.executable, "-m", "autograder", "report", assignment, "--root", str(root),
-                             "--db", class_of_01["db_url"]], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "report", assignment, "--root", str(root), "--db", class_of_01["db_url"]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     with open(root / "reports" / f"{assignment}_mistakes.csv") as handle:
         mistakes = list(csv.DictReader(handle))
-    assert {"notebook": notebook, "cell": "gaussian_nll_tests", "mistake": MISSING_CONSTANT,
-            "submissions": "1"} in mistakes
+    assert {
+        "notebook": notebook,
+        "cell": "gaussian_nll_tests",
+        "mistake": MISSING_CONSTANT,
+        "submissions": "1",
+    } in mistakes
     assert f"1 submission (gaussian_nll): {MISSING_CONSTANT}" in result.stdout
     figure = (root / "reports" / f"{assignment}_mistakes.png").read_bytes()
     assert figure.startswith(b"\x89PNG") and len(figure) > 10000
@@ -199,16 +254,24 @@ def test_a_likely_mistake_is_named_in_the_feedback_and_the_report(class_of_01):
 def test_cells_start_in_the_grading_folder_and_mode(course):
     """moves_cwd_and_env changed both in one cell; the next cells ran as the grader set them up."""
     autograded = course["root"] / "autograded" / "moves_cwd_and_env" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
-    text = "".join(output.get("text", "") for cell in nbformat.read(autograded, 4).cells
-                   if cell.cell_type == "code" for output in cell.outputs)
+    text = "".join(
+        output.get("text", "")
+        for cell in nbformat.read(autograded, 4).cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
     assert "state: True autograde None" in text
 
 
 def test_a_kernel_cannot_truncate_or_rewrite_the_log(course):
     """reopens_its_log reopened its stdout and stderr through /proc and truncated them: pipes, not the log."""
     autograded = course["root"] / "autograded" / "reopens_its_log" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
-    text = "".join(output.get("text", "") for cell in nbformat.read(autograded, 4).cells
-                   if cell.cell_type == "code" for output in cell.outputs)
+    text = "".join(
+        output.get("text", "")
+        for cell in nbformat.read(autograded, 4).cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
     assert "log 1: refused" in text and "log 2: refused" in text, text
 
 
@@ -218,8 +281,11 @@ def test_the_autograded_copy_keeps_a_bounded_output(course, student, cells_cut):
     (huge_images) are left out of the autograded copy on the course's disk, each cell saying so."""
     autograded = course["root"] / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert autograded.stat().st_size < 2**20
-    notes = ["".join(output.get("text", "") for output in cell.outputs)
-             for cell in nbformat.read(autograded, 4).cells if cell.cell_type == "code"]
+    notes = [
+        "".join(output.get("text", "") for output in cell.outputs)
+        for cell in nbformat.read(autograded, 4).cells
+        if cell.cell_type == "code"
+    ]
     assert sum("MiB of this cell's output left out" in note for note in notes) == cells_cut, notes
 
 
@@ -242,8 +308,11 @@ def test_a_hostile_file_name_is_its_own_row_and_written_as_escapes(course):
     assert float(course["rows"]["dave"]["score"]) == FULL
     assert "ignored extra files: \\udcff\\x1b[31mred\\x07.txt" in course["rows"]["dave"]["status"]
     statuses = (course["root"] / "grading_status" / f"{ASSIGNMENT}.json").read_text()
-    for where, text in (("the table", course["stdout"]), ("the CSV", (course["root"] / "grades.csv").read_text()),
-                        ("the statuses", statuses)):
+    for where, text in (
+        ("the table", course["stdout"]),
+        ("the CSV", (course["root"] / "grades.csv").read_text()),
+        ("the statuses", statuses),
+    ):
         controls = sorted({hex(ord(c)) for c in text.replace("\r\n", "\n") if not c.isprintable() and c != "\n"})
         assert not controls, f"{where} holds {controls}"
 
@@ -291,8 +360,12 @@ def test_a_different_resubmission_is_not_silently_overwritten(course, tmp_path):
 
 def test_report_writes_csv_and_histogram(course):
     root = course["root"]
-    result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(root),
-                             "--db", course["db_url"]], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(root), "--db", course["db_url"]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     with open(root / "reports" / f"{ASSIGNMENT}.csv") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
@@ -300,8 +373,9 @@ def test_report_writes_csv_and_histogram(course):
     assert float(rows["bob"]["score"]) == FULL and float(rows["bob"]["max_score"]) == MAX_SCORE
     assert float(rows["bob"][f"{NOTEBOOK}:brier_score_tests"]) == 2
     assert float(rows["redefined_helpers"][f"{NOTEBOOK}:brier_score_tests"]) == 0
-    assert rows["memory_bomb"]["status"].startswith("graded; graded again without cell laplace_nll "
-                                                    "(exceeded the memory limit")
+    assert rows["memory_bomb"]["status"].startswith(
+        "graded; graded again without cell laplace_nll (exceeded the memory limit"
+    )
     # The instructor's first lines name the submissions to read before trusting their scores.
     assert f"note: read patched_helpers/{NOTEBOOK} before trusting its score: review: " in result.stdout
     assert f"note: read bob/{NOTEBOOK}" not in result.stdout
@@ -312,8 +386,22 @@ def test_report_writes_csv_and_histogram(course):
 @pytest.fixture(scope="module")
 def feedback(course):
     """``autograder feedback`` run on the graded class."""
-    return subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(course["root"]),
-                           "--db", course["db_url"]], capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "feedback",
+            ASSIGNMENT,
+            "--root",
+            str(course["root"]),
+            "--db",
+            course["db_url"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_feedback_is_written_per_student(course, feedback):
@@ -353,12 +441,17 @@ def test_a_function_that_kills_the_kernel_costs_its_own_points_only(course, feed
     assert status.count("graded again without cell") == 1, status
     reference_cells = cells.graded_cells(reference())
     with Gradebook(course["db_url"]) as gradebook:
-        scores = {grade_id: gradebook.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, "killed_when_called").score
-                  for grade_id, cell in reference_cells.items() if cells.is_test(cell)}
+        scores = {
+            grade_id: gradebook.find_grade(grade_id, NOTEBOOK, ASSIGNMENT, "killed_when_called").score
+            for grade_id, cell in reference_cells.items()
+            if cells.is_test(cell)
+        }
     assert scores.pop("fgsm_tests") == 0
     assert scores == {grade_id: cells.nbgrader_metadata(reference_cells[grade_id])["points"] for grade_id in scores}
     # Its student reads why: the test cell was left out because it stopped the grading kernel.
-    page = visible_text((course["root"] / "feedback" / "killed_when_called" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text())
+    page = visible_text(
+        (course["root"] / "feedback" / "killed_when_called" / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
+    )
     assert f"RuntimeError: {SKIPPED_MESSAGE}" in page
 
 
@@ -381,18 +474,42 @@ def reported(course):
         gradebook.update_or_create_student("bob", first_name="Bob", last_name="Baker", email="bob@example.org")
         gradebook.db.commit()
     mapping = root / "students.csv"
-    mapping.write_text("nbgrader_id,canvas_id,sis_user_id,section,email,id_number\n"
-                       "alice,5001,A-17,Tuesday,alice@example.org,17\n"
-                       "bob,5002,B-18,Tuesday,,18\n")
-    result = subprocess.run([sys.executable, "-m", "autograder", "report", ASSIGNMENT, "--root", str(root),
-                             "--db", course["db_url"], "--students", str(mapping),
-                             "--canvas-assignment-id", CANVAS_ASSIGNMENT_ID],
-                            capture_output=True, text=True, timeout=300)
+    mapping.write_text(
+        "nbgrader_id,canvas_id,sis_user_id,section,email,id_number\n"
+        "alice,5001,A-17,Tuesday,alice@example.org,17\n"
+        "bob,5002,B-18,Tuesday,,18\n"
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "report",
+            ASSIGNMENT,
+            "--root",
+            str(root),
+            "--db",
+            course["db_url"],
+            "--students",
+            str(mapping),
+            "--canvas-assignment-id",
+            CANVAS_ASSIGNMENT_ID,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     reports = root / "reports"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)  # for people: what the instructor gets
-    for name in (f"{ASSIGNMENT}_items.csv", f"{ASSIGNMENT}_points_lost.png", f"{ASSIGNMENT}_canvas.csv",
-                 f"{ASSIGNMENT}_moodle.csv", f"{ASSIGNMENT}_mistakes.csv", f"{ASSIGNMENT}_mistakes.png"):
+    for name in (
+        f"{ASSIGNMENT}_items.csv",
+        f"{ASSIGNMENT}_points_lost.png",
+        f"{ASSIGNMENT}_canvas.csv",
+        f"{ASSIGNMENT}_moodle.csv",
+        f"{ASSIGNMENT}_mistakes.csv",
+        f"{ASSIGNMENT}_mistakes.png",
+    ):
         shutil.copyfile(reports / name, ARTIFACTS / name)
     with open(reports / f"{ASSIGNMENT}.csv") as handle:
         scores = {row["student"]: row for row in csv.DictReader(handle)}
@@ -409,6 +526,7 @@ def _graded(grade):
 def test_item_analysis_of_the_graded_class(course, reported):
     from autograder.course.statuses import load_statuses
     from autograder.outputs.items import item_rows
+
     scores, items = reported["scores"], reported["items"]
     given, maximum = {}, {}  # {cell: the scores given so far}, {cell: its points}
     with Gradebook(course["db_url"]) as gradebook:
@@ -416,8 +534,10 @@ def test_item_analysis_of_the_graded_class(course, reported):
             for grade in (grade for notebook in submission.notebooks for grade in notebook.grades):
                 maximum[grade.name] = grade.max_score
                 given.setdefault(grade.name, []).extend([float(grade.score)] if _graded(grade) else [])
-    expected = {cell: (len(scores), sum(score < maximum[cell] for score in scores), sum(scores) / len(scores))
-                for cell, scores in given.items()}
+    expected = {
+        cell: (len(scores), sum(score < maximum[cell] for score in scores), sum(scores) / len(scores))
+        for cell, scores in given.items()
+    }
     assert set(items) == set(expected)
     for cell, row in items.items():
         graded, lost, mean = expected[cell]
@@ -432,15 +552,24 @@ def test_item_analysis_of_the_graded_class(course, reported):
     assert int(brier["count_1"]) >= 5, brier
     # Every lost test cell has its reason: all the groups (the CSV keeps three) add up to the losses.
     with Gradebook(course["db_url"]) as gradebook:
-        rows = {row["cell"]: row for row in item_rows(course["root"], ASSIGNMENT, gradebook,
-                                                       load_statuses(course["root"], ASSIGNMENT))}
+        rows = {
+            row["cell"]: row
+            for row in item_rows(course["root"], ASSIGNMENT, gradebook, load_statuses(course["root"], ASSIGNMENT))
+        }
     for cell, row in rows.items():
         assert sum(count for _, count in row["messages"]) == (row["lost"] if row["kind"] == "automatic" else 0)
     messages = dict(rows["gaussian_nll_tests"]["messages"])
     # edited_test_cells' gaussian_nll returns 0.0, known_mistake's misses the constant: one group
-    assert sum(count for message, count in messages.items() if message.startswith(
-        "the Gaussian NLL of three observations does not match the expected values (largest difference ")) == 2, \
-        messages
+    assert (
+        sum(
+            count
+            for message, count in messages.items()
+            if message.startswith(
+                "the Gaussian NLL of three observations does not match the expected values (largest difference "
+            )
+        )
+        == 2
+    ), messages
     assert messages["NotImplementedError: not answered (the release's stub raises it)"] == 1  # carol's blank
     assert messages["cell missing from the submission (awaiting a grade by hand)"] >= 1  # empty_notebook
     assert messages["not graded (error: not a notebook (the file is not JSON))"] == 1  # invalid_json
@@ -461,6 +590,7 @@ def test_points_lost_figure_of_the_graded_class(reported):
 
 def test_canvas_and_moodle_files_carry_the_totals_with_hand_grades(course, reported):
     from lms_formats import parse_canvas, parse_moodle
+
     with Gradebook(course["db_url"]) as gradebook:
         totals = {s.student_id: float(s.score) for s in gradebook.assignment_submissions(ASSIGNMENT)}
     for student, grades in HAND_GRADES.items():
@@ -469,8 +599,11 @@ def test_canvas_and_moodle_files_carry_the_totals_with_hand_grades(course, repor
     assert assignments == [(ASSIGNMENT, CANVAS_ASSIGNMENT_ID)] and possible == {ASSIGNMENT: MAX_SCORE}
     by_login = {row["SIS Login ID"]: row for row in students}
     assert set(by_login) == set(totals), "one row per student, found by the nbgrader id as SIS Login ID"
-    assert (by_login["alice"]["ID"], by_login["alice"]["SIS User ID"], by_login["alice"]["Section"]) == \
-        ("5001", "A-17", "Tuesday")
+    assert (by_login["alice"]["ID"], by_login["alice"]["SIS User ID"], by_login["alice"]["Section"]) == (
+        "5001",
+        "A-17",
+        "Tuesday",
+    )
     assert by_login["bob"]["Student"] == "Baker, Bob", "the name from nbgrader's student record"
     for student, total in totals.items():
         assert by_login[student]["grades"][ASSIGNMENT] == pytest.approx(total), student
@@ -483,8 +616,9 @@ def test_canvas_and_moodle_files_carry_the_totals_with_hand_grades(course, repor
 
 def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, feedback, reported):
     root = course["root"]
-    result = subprocess.run([sys.executable, "-m", "autograder", "guide", "--root", str(root)],
-                            capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "guide", "--root", str(root)], capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     pages = sorted(path.name for path in (root / "guides").glob("*.html"))
     assert pages == sorted(f"{path.name}.html" for path in (root / "source").iterdir() if path.is_dir())
@@ -498,6 +632,9 @@ def test_guide_for_every_assignment_and_no_rubric_in_the_feedback(course, feedba
     for page in sorted((root / "feedback").glob(f"*/{ASSIGNMENT}/{NOTEBOOK}.html")):
         # alice handed in the source notebook itself: what she handed in is hers to see
         own = own_lines(root, page.parent.parent.name, tiny_course)
-        found = [item for item in scan.leaked_lines(visible_text(page.read_text()), rubric, own)
-                 if item[0] == "rubric" or "RUBRIC" in item[1]]
+        found = [
+            item
+            for item in scan.leaked_lines(visible_text(page.read_text()), rubric, own)
+            if item[0] == "rubric" or "RUBRIC" in item[1]
+        ]
         assert not found, f"{page.parent.parent.name}'s feedback shows a rubric: {found[:2]}"

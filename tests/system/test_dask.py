@@ -10,6 +10,7 @@ time he is graded, four times, and he scores zero with the reason, although
 nbgrader had begun to write his grades. eve's hand-in is hostile: the cluster
 grades it as `grade` without a scheduler does.
 """
+
 import csv
 import json
 import os
@@ -44,10 +45,13 @@ def _grading_process(student, killed):
     launcher = "autograder.worker.launcher"
     for process in psutil.Process().children(recursive=True):
         try:
-            if process.pid not in killed and launcher in process.cmdline() \
-                    and launcher in process.parent().cmdline() \
-                    and (Path(process.cwd()) / "submitted" / student).is_dir() \
-                    and _dask_worker(process).ppid() == os.getpid():  # Dask worker <- its nanny, in this process
+            if (
+                process.pid not in killed
+                and launcher in process.cmdline()
+                and launcher in process.parent().cmdline()
+                and (Path(process.cwd()) / "submitted" / student).is_dir()
+                and _dask_worker(process).ppid() == os.getpid()
+            ):  # Dask worker <- its nanny, in this process
                 return process
         except psutil.Error:
             pass
@@ -62,11 +66,17 @@ def _dask_worker(grading):
 def _started(engine, student):
     """Whether nbgrader has begun to write ``student``'s grading into the gradebook."""
     with engine.connect() as connection:
-        return connection.execute(text(
-            "select count(*) from submitted_assignment join assignment "
-            "on submitted_assignment.assignment_id = assignment.id "
-            "where assignment.name = :assignment and submitted_assignment.student_id = :student"),
-            {"assignment": ASSIGNMENT, "student": student}).scalar() > 0
+        return (
+            connection.execute(
+                text(
+                    "select count(*) from submitted_assignment join assignment "
+                    "on submitted_assignment.assignment_id = assignment.id "
+                    "where assignment.name = :assignment and submitted_assignment.student_id = :student"
+                ),
+                {"assignment": ASSIGNMENT, "student": student},
+            ).scalar()
+            > 0
+        )
 
 
 def _kill_while_grading(grade, db_url, plan):
@@ -102,11 +112,15 @@ def cluster(scratch):
     require(shutil.which("bwrap"), "bubblewrap")
     import dask
     from distributed import LocalCluster
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TMPDIR", str(scratch))  # for the worker processes the cluster starts
-        with dask.config.set({"distributed.scheduler.allowed-failures": 3}), \
-                LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                             dashboard_address=":0") as cluster:
+        with (
+            dask.config.set({"distributed.scheduler.allowed-failures": 3}),
+            LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0"
+            ) as cluster,
+        ):
             yield cluster
 
 
@@ -116,9 +130,26 @@ def _grade(cluster, server_url, root, incoming, kills):
     log = root / f"grade-{incoming.name}.log"
     with open(log, "w") as output:
         grade = subprocess.Popen(
-            [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(incoming), "--root", str(root),
-             "--db", server_url, "--scheduler", cluster.scheduler_address, "--csv", str(root / "grades.csv"),
-             *LIMITS], stdout=output, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "autograder",
+                "grade",
+                ASSIGNMENT,
+                str(incoming),
+                "--root",
+                str(root),
+                "--db",
+                server_url,
+                "--scheduler",
+                cluster.scheduler_address,
+                "--csv",
+                str(root / "grades.csv"),
+                *LIMITS,
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
         try:
             left = _kill_while_grading(grade, gradebook_url(server_url, root), kills)
             grade.wait(timeout=900)
@@ -144,18 +175,29 @@ def graded(cluster, postgres_url, tmp_path_factory):  # noqa: F811 (the fixture)
     late = tmp_path_factory.mktemp("late")
     nbformat.write(reference(), late / "dan.ipynb")
     late_rows, late_left = _grade(cluster, postgres_url, root, late, {"dan": 4})
-    return {"root": root, "db_url": gradebook_url(postgres_url, root), "rows": {**rows, **late_rows},
-            "left": left + late_left, "incoming": incoming}
+    return {
+        "root": root,
+        "db_url": gradebook_url(postgres_url, root),
+        "rows": {**rows, **late_rows},
+        "left": left + late_left,
+        "incoming": incoming,
+    }
 
 
 @pytest.mark.slow  # grades four submissions on a cluster, killing five workers: about two minutes
 def test_scores_and_statuses_come_back(graded):
     rows = graded["rows"]
-    expected = {"ada": (FULL, "graded"), "bob": (FULL - 2, "graded"),
-                "cat": (FULL - 2, "graded; graded again without cell brier_score (the kernel died"),
-                "dan": (0, "error: the Dask worker grading it died, each of the 4 times it was tried")}
-    assert {student: (float(row["score"]), row["status"][:len(expected[student][1])])
-            for student, row in rows.items() if student != "eve"} == expected, rows
+    expected = {
+        "ada": (FULL, "graded"),
+        "bob": (FULL - 2, "graded"),
+        "cat": (FULL - 2, "graded; graded again without cell brier_score (the kernel died"),
+        "dan": (0, "error: the Dask worker grading it died, each of the 4 times it was tried"),
+    }
+    assert {
+        student: (float(row["score"]), row["status"][: len(expected[student][1])])
+        for student, row in rows.items()
+        if student != "eve"
+    } == expected, rows
     statuses = json.loads((graded["root"] / "grading_status" / f"{ASSIGNMENT}.json").read_text())
     assert statuses == {f"{student}/{NOTEBOOK}": row["status"] for student, row in rows.items()}
 
@@ -168,8 +210,7 @@ def test_the_gradebook_holds_every_score_and_nothing_half_graded(graded):
             assert gradebook.find_submission(ASSIGNMENT, student).score == float(rows[student]["score"])
         # nbgrader had begun to write dan's grades when his workers died: they are zeroed.
         dan = gradebook.find_submission_notebook(NOTEBOOK, ASSIGNMENT, "dan")
-        assert dan.grades and all(grade.auto_score == 0 and not grade.needs_manual_grade
-                                  for grade in dan.grades)
+        assert dan.grades and all(grade.auto_score == 0 and not grade.needs_manual_grade for grade in dan.grades)
     assert float(rows["dan"]["manual"]) == 0
 
 
@@ -213,20 +254,34 @@ def test_a_killed_dask_workers_folders_go_with_the_next_grader(graded, scratch):
     for path in left:
         then = time.time() - scratch_folders.SETTLING_SECONDS - 1
         os.utime(path, (then, then))
-    removed = sum(scratch_folders.remove_abandoned(prefix, str(scratch))
-                  for prefix in ("bdl-grade-", "bdl-worker-io-"))
+    removed = sum(scratch_folders.remove_abandoned(prefix, str(scratch)) for prefix in ("bdl-grade-", "bdl-worker-io-"))
     assert removed == len(left) and not any(path.exists() for path in left)
 
 
 def test_a_sqlite_gradebook_is_refused_with_a_scheduler(tmp_path):
     write_course(tmp_path)
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(source_path()),
-                             "--root", str(tmp_path), "--scheduler", "tcp://127.0.0.1:8786"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            ASSIGNMENT,
+            str(source_path()),
+            "--root",
+            str(tmp_path),
+            "--scheduler",
+            "tcp://127.0.0.1:8786",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("autograder: error: --scheduler grades on other machines, which cannot share "
-                           "a SQLite gradebook"), line
+    assert line.startswith(
+        "autograder: error: --scheduler grades on other machines, which cannot share a SQLite gradebook"
+    ), line
     assert not (tmp_path / "submitted").exists() and not (tmp_path / "gradebook.db").exists()
 
 

@@ -1,5 +1,6 @@
 """The class flow through nbgrader's exchange: release, fetch, submit, collect, `grade`,
 feedback released and fetched, for two students, in a temporary exchange directory."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -18,10 +19,19 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 def _student(home, student, exchange, *command):
     """Run an nbgrader exchange command as ``student`` would, in their own folder and cache."""
     result = subprocess.run(
-        [str(Path(sys.executable).parent / "nbgrader"), *command, "--course=bdl",
-         f"--Exchange.root={exchange}", f"--Exchange.cache={home / '.cache'}",
-         f"--CourseDirectory.student_id={student}"],
-        cwd=home, capture_output=True, text=True, timeout=300)
+        [
+            str(Path(sys.executable).parent / "nbgrader"),
+            *command,
+            "--course=bdl",
+            f"--Exchange.root={exchange}",
+            f"--Exchange.cache={home / '.cache'}",
+            f"--CourseDirectory.student_id={student}",
+        ],
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result
 
@@ -55,13 +65,32 @@ def test_feedback_goes_back_to_students_through_the_exchange(tmp_path):
     assert api.collect(ASSIGNMENT)["success"]
 
     graded = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, str(root / "submitted"), "--root", str(root),
-         "--csv", str(tmp_path / "grades.csv"), "--workers", "2"],
-        capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            ASSIGNMENT,
+            str(root / "submitted"),
+            "--root",
+            str(root),
+            "--csv",
+            str(tmp_path / "grades.csv"),
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert graded.returncode == 0, graded.stderr[-3000:]
     assert "ignored extra files" not in graded.stdout, "nbgrader's own files are not the student's extras"
-    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root)],
-                              capture_output=True, text=True, timeout=600)
+    feedback = subprocess.run(
+        [sys.executable, "-m", "autograder", "feedback", ASSIGNMENT, "--root", str(root)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert feedback.returncode == 0, feedback.stdout[-2000:] + feedback.stderr[-2000:]
     assert api.release_feedback(ASSIGNMENT)["success"]
 

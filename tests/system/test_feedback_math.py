@@ -8,6 +8,7 @@ internet. Opened from disk, the page says in one line that it cannot typeset.
 A graded submission's page, opened in JupyterLab as its student does, shows a
 failed test's likely mistake (and is the docs' screenshot of one).
 """
+
 import os
 import re
 import secrets
@@ -35,8 +36,16 @@ from lab_ui import chromium, doc_shot, free_port
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 BASE_URL = "/user/alice/"
-NBGRADER_CSS = Path(__import__("nbgrader").__file__).parent / "server_extensions" / "formgrader" / "static" / \
-    "node_modules" / "bootstrap" / "dist" / "css"
+NBGRADER_CSS = (
+    Path(__import__("nbgrader").__file__).parent
+    / "server_extensions"
+    / "formgrader"
+    / "static"
+    / "node_modules"
+    / "bootstrap"
+    / "dist"
+    / "css"
+)
 
 
 def feedback_page(folder):
@@ -44,10 +53,16 @@ def feedback_page(folder):
     config = load_config(REPO)
     config.HTMLExporter.template_name = "feedback"
     config.HTMLExporter.extra_template_paths = [str(NBGRADER_CSS)]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
-        "The Gaussian NLL is $\\tfrac12\\log(2\\pi) + \\log\\sigma$, and\n\n$$\\mathrm{KL}(q \\,\\|\\, p) \\ge 0.$$")])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "The Gaussian NLL is $\\tfrac12\\log(2\\pi) + \\log\\sigma$, and\n\n$$\\mathrm{KL}(q \\,\\|\\, p) \\ge 0.$$"
+            )
+        ]
+    )
     body, _ = HTMLExporter(config=config).from_notebook_node(
-        nb, resources={"nbgrader": {"notebook": "likelihoods", "score": 1, "max_score": 2, "late_penalty": 0}})
+        nb, resources={"nbgrader": {"notebook": "likelihoods", "score": 1, "max_score": 2, "late_penalty": 0}}
+    )
     path = folder / "01_likelihoods" / "feedback" / "2026-11-25 10:00:00.000000 UTC" / "likelihoods.html"
     path.parent.mkdir(parents=True)
     path.write_text(body)
@@ -72,9 +87,18 @@ def server(tmp_path):
     settings.mkdir(parents=True)  # no "get notified about Jupyter news?" over the page
     (settings / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
     port, token = free_port(), secrets.token_hex(16)
-    command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-               "--ServerApp.port_retries=0", f"--ServerApp.base_url={BASE_URL}", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={home}"] + (["--allow-root"] if os.geteuid() == 0 else [])
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        f"--ServerApp.base_url={BASE_URL}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={home}",
+    ] + (["--allow-root"] if os.geteuid() == 0 else [])
     log = tmp_path / "server.log"
     env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "HOME": str(tmp_path)}
     with open(log, "wb") as out:
@@ -98,6 +122,7 @@ def server(tmp_path):
 def test_the_students_server_typesets_it_under_a_hub_base_url(server, tmp_path):
     executable = chromium()
     from playwright.sync_api import sync_playwright
+
     home, url, token = server
     page_path = feedback_page(home)
     relative = page_path.relative_to(home).as_posix()
@@ -112,8 +137,9 @@ def test_the_students_server_typesets_it_under_a_hub_base_url(server, tmp_path):
             page.locator(".MathJax, .MathJax_Display, .MathJax_Preview + .MathJax").first.wait_for(timeout=60_000)
             assert page.locator("#mathjax-unavailable").count() == 0
             assert any(f"{BASE_URL}static/jupyter_server_mathjax/MathJax.js" in address for address in requested)
-            assert all(address.startswith(("http://127.0.0.1", "data:", "blob:", "about:")) for address in requested), \
-                [address for address in requested if not address.startswith("http://127.0.0.1")]
+            assert all(address.startswith(("http://127.0.0.1", "data:", "blob:", "about:")) for address in requested), [
+                address for address in requested if not address.startswith("http://127.0.0.1")
+            ]
             artifacts = REPO / "test-artifacts"
             artifacts.mkdir(exist_ok=True)
             page.screenshot(path=str(artifacts / "feedback_math_typeset.png"))
@@ -133,11 +159,12 @@ def _line(frame):
 
 
 def test_jupyterlabs_viewer_says_why_until_trusted_then_typesets(server):
-    """"(view feedback)", then the file: JupyterLab's HTML viewer runs none of the page's scripts
+    """ "(view feedback)", then the file: JupyterLab's HTML viewer runs none of the page's scripts
     until the student presses Trust HTML, so a line says why the formulas are LaTeX; trusted,
     they are typeset (the viewer shows the page from a blob: URL under a <base> in files/)."""
     executable = chromium()
     from playwright.sync_api import sync_playwright
+
     home, url, token = server
     relative = feedback_page(home).relative_to(home).as_posix()
     with sync_playwright() as playwright:
@@ -167,13 +194,20 @@ SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 def _short_01(source):
     """01 up to FUNCTION's tests, without the derivations (hand-graded), so that grading it takes seconds."""
-    cells = source.cells[:next(i for i, cell in enumerate(source.cells)
-                               if cell.metadata.get("nbgrader", {}).get("grade_id") == f"{FUNCTION}_tests") + 1]
+    cells = source.cells[
+        : next(
+            i
+            for i, cell in enumerate(source.cells)
+            if cell.metadata.get("nbgrader", {}).get("grade_id") == f"{FUNCTION}_tests"
+        )
+        + 1
+    ]
     start = next(i for i, cell in enumerate(cells) if cell.source.startswith("## 2."))
     end = next(i for i, cell in enumerate(cells) if cell.source.startswith("## 3."))
     source.cells = cells[:start] + cells[end:]
-    assert not [cell for cell in source.cells if cell.cell_type == "markdown"
-                and cell.metadata.get("nbgrader", {}).get("grade")], "no hand-graded cell left"
+    assert not [
+        cell for cell in source.cells if cell.cell_type == "markdown" and cell.metadata.get("nbgrader", {}).get("grade")
+    ], "no hand-graded cell left"
     return source
 
 
@@ -192,15 +226,15 @@ def known_mistake_feedback(work):
     for cell in submission.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if cell.metadata.get("nbgrader", {}).get("solution"):
-            code = "\n".join(line for line in answers[grade_id].source.split("\n")
-                             if line.strip() not in SOLUTION_MARKERS)
+            code = "\n".join(
+                line for line in answers[grade_id].source.split("\n") if line.strip() not in SOLUTION_MARKERS
+            )
             assert grade_id != FUNCTION or code.count(old) == 1
             cell.source = code.replace(old, new) if grade_id == FUNCTION else code
     path = work / "incoming" / "alice" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     path.parent.mkdir(parents=True)
     nbformat.write(submission, path)
-    rows = grade(ASSIGNMENT, [work / "incoming"], root=course, generate=False, workers=1,
-                 sandbox=bool(bwrap.bwrap()))
+    rows = grade(ASSIGNMENT, [work / "incoming"], root=course, generate=False, workers=1, sandbox=bool(bwrap.bwrap()))
     written, problems = write_feedback(course, ASSIGNMENT, gradebook_url(None, course))
     assert not problems and len(written) == 1, problems
     return Path(written[0]), rows
@@ -212,9 +246,13 @@ def test_a_failed_tests_likely_mistake_shows_on_the_students_feedback_page(serve
     under it, the likely mistake; the passed one its points; no hidden test."""
     home, url, token = server
     page_path, rows = known_mistake_feedback(tmp_path / "work")
-    points = {cell_id: cell.metadata.nbgrader["points"] for cell_id, cell in graded_cells(
-        _short_01(nbformat.read(REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4))).items()
-        if cell_id.endswith("_tests")}
+    points = {
+        cell_id: cell.metadata.nbgrader["points"]
+        for cell_id, cell in graded_cells(
+            _short_01(nbformat.read(REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4))
+        ).items()
+        if cell_id.endswith("_tests")
+    }
     [row] = rows
     assert row["status"].startswith("graded"), row
     assert row["score"] == sum(points.values()) - points[f"{FUNCTION}_tests"] and row["score"] > 0, row
@@ -225,6 +263,7 @@ def test_a_failed_tests_likely_mistake_shows_on_the_students_feedback_page(serve
     sentence = next(m.sentence for m in all_tables()[FUNCTION].mistakes if m.name == "missing_constant")
     executable = chromium()
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable)
         try:

@@ -1,4 +1,5 @@
 """nbgrader end to end: validation, and the autograde round trip (tests/course/test_release.py: release sync)."""
+
 import csv
 import shutil
 import subprocess
@@ -32,15 +33,17 @@ def scratch(tmp_path_factory):
 @pytest.mark.slow
 def test_validate_source_passes_release_fails():
     # One assignment: selfgrade below grades every reference (full marks) and blank (zero).
-    result = subprocess.run([sys.executable, "-m", "autograder", "validate", "01_likelihoods"],
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "validate", "01_likelihoods"], capture_output=True, text=True, timeout=900
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "source notebooks pass their tests; releases fail them" in result.stdout
 
 
 def test_validate_reports_an_unknown_assignment():
-    result = subprocess.run([sys.executable, "-m", "autograder", "validate", "99_nothing"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "validate", "99_nothing"], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 2 and "unknown assignment '99_nothing'" in result.stderr
 
 
@@ -56,8 +59,14 @@ def _one_wrong_function(path, function, old, new, source=SOURCE):
 
 # The functions of the original course's Bayesian CNN notebook other than nll, whose reference is
 # the original's own one-liner; mc_entropy_decomposition is this course's.
-ORIGINAL_FUNCTIONS = {"get_deterministic_model", "get_probabilistic_model", "get_prior", "get_posterior",
-                      "get_convolutional_reparameterization_layer", "get_dense_variational_layer"}
+ORIGINAL_FUNCTIONS = {
+    "get_deterministic_model",
+    "get_probabilistic_model",
+    "get_prior",
+    "get_posterior",
+    "get_convolutional_reparameterization_layer",
+    "get_dense_variational_layer",
+}
 
 
 def _original_idiom(path):
@@ -74,8 +83,9 @@ def _original_idiom(path):
                 assert code.count(old) == 1
                 code = code.replace(old, new)
                 rewritten.add(function)
-        stubs[function].source = "\n".join(line for line in code.splitlines()
-                                           if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+        stubs[function].source = "\n".join(
+            line for line in code.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line
+        )
     assert rewritten == ORIGINAL_FUNCTIONS
     nbformat.write(release, path)
 
@@ -89,20 +99,47 @@ def graded(scratch, tmp_path_factory, bubblewrap):
     nbformat.write(answered(nbformat.read(SOURCE, 4)), folder / f"{NOTEBOOK}.ipynb")
     shutil.copyfile(RELEASE, incoming / "blank.ipynb")
     # Runs, but trains on the wrong loss.
-    _one_wrong_function(incoming / "wrong_nll.ipynb", "nll",
-                        "return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)")
+    _one_wrong_function(
+        incoming / "wrong_nll.ipynb", "nll", "return -y_pred.log_prob(y_true)", "return y_pred.log_prob(y_true)"
+    )
     # Crashes: the Bayesian model and everything after it cannot be built.
-    _one_wrong_function(incoming / "crashing_prior.ipynb", "get_prior",
-                        "n = kernel_size + bias_size", "n = kernel_size + bias_size + undefined_name")
+    _one_wrong_function(
+        incoming / "crashing_prior.ipynb",
+        "get_prior",
+        "n = kernel_size + bias_size",
+        "n = kernel_size + bias_size + undefined_name",
+    )
     _original_idiom(incoming / "original_idiom.ipynb")
     (incoming / "broken.ipynb").write_text('{"cells": [ this is not json')
-    paths = [incoming / name for name in
-             ("submitted", "blank.ipynb", "wrong_nll.ipynb", "crashing_prior.ipynb", "original_idiom.ipynb",
-              "broken.ipynb", "missing.ipynb")]
+    paths = [
+        incoming / name
+        for name in (
+            "submitted",
+            "blank.ipynb",
+            "wrong_nll.ipynb",
+            "crashing_prior.ipynb",
+            "original_idiom.ipynb",
+            "broken.ipynb",
+            "missing.ipynb",
+        )
+    ]
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", ASSIGNMENT, *map(str, paths),
-         "--root", str(scratch), "--csv", str(scratch / "grades.csv")],
-        capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            ASSIGNMENT,
+            *map(str, paths),
+            "--root",
+            str(scratch),
+            "--csv",
+            str(scratch / "grades.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     with open(scratch / "grades.csv") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
@@ -123,7 +160,9 @@ def test_reference_solution_gets_full_marks(graded):
 def test_the_original_courses_code_gets_full_marks_in_the_release(graded):
     row = graded[0]["original_idiom"]
     # every automatic point; its answer cells graded by hand are left as released (no answer, no points)
-    assert row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) - _manual_points(ASSIGNMENT) > 0, row
+    assert (
+        row["status"] == "graded" and float(row["score"]) == float(row["max_score"]) - _manual_points(ASSIGNMENT) > 0
+    ), row
 
 
 @pytest.mark.slow
@@ -155,21 +194,29 @@ def test_broken_submissions_score_zero_and_are_reported(graded):
 @pytest.mark.slow
 def test_grades_land_in_the_gradebook(graded, scratch):
     from nbgrader.api import Gradebook
+
     with Gradebook(f"sqlite:///{scratch / 'gradebook.db'}") as gradebook:
         students = {student.id for student in gradebook.students}
         assert {"reference", "blank", "wrong_nll"} <= students
         submission = gradebook.find_submission(ASSIGNMENT, "reference")
         # every automatic point; the answers graded by hand await an instructor
-        manual = sum(grade.max_score for notebook in submission.notebooks for grade in notebook.grades
-                     if grade.needs_manual_grade)
+        manual = sum(
+            grade.max_score
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+            if grade.needs_manual_grade
+        )
         assert submission.score > 0 and submission.score + manual == submission.max_score
 
 
 def _manual_points(assignment):
     """The points of the assignment's answer cells (graded markdown)."""
     nb = nbformat.read(_source(assignment), 4)
-    return sum(cell.metadata.nbgrader["points"] for cell in graded_cells(nb).values()
-               if cell.cell_type == "markdown" and cell.metadata.nbgrader.get("grade"))
+    return sum(
+        cell.metadata.nbgrader["points"]
+        for cell in graded_cells(nb).values()
+        if cell.cell_type == "markdown" and cell.metadata.nbgrader.get("grade")
+    )
 
 
 def _source(assignment):
@@ -179,30 +226,50 @@ def _source(assignment):
 # 04 (the graded fixture above) and 01 (test_class_grading's wrong brier_score) have a wrong
 # function graded for real already: a grading run each is minutes of CI.
 @pytest.mark.slow
-@pytest.mark.parametrize("assignment", [name for name in course.assignments()
-                                        if name not in (ASSIGNMENT, "01_likelihoods")])
+@pytest.mark.parametrize(
+    "assignment", [name for name in course.assignments() if name not in (ASSIGNMENT, "01_likelihoods")]
+)
 def test_a_wrong_function_loses_exactly_its_points(assignment, tmp_path, bubblewrap):
     """The assignment's first mutant, graded for real, costs that function's points only."""
     function, (name, old, new) = next(
-        (function, changes[0]) for function, changes in load_variants(assignment)["mutants"].items())
+        (function, changes[0]) for function, changes in load_variants(assignment)["mutants"].items()
+    )
     shutil.copytree(REPO / "source", tmp_path / "source")
     _one_wrong_function(tmp_path / "mutant.ipynb", function, old, new, source=_source(assignment))
     result = subprocess.run(
-        [sys.executable, "-m", "autograder", "grade", assignment, str(tmp_path / "mutant.ipynb"),
-         "--root", str(tmp_path), "--csv", str(tmp_path / "grades.csv")],
-        capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            assignment,
+            str(tmp_path / "mutant.ipynb"),
+            "--root",
+            str(tmp_path),
+            "--csv",
+            str(tmp_path / "grades.csv"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     with open(tmp_path / "grades.csv") as handle:
         (row,) = csv.DictReader(handle)
     points = _points(f"{function}_tests", _source(assignment))
     assert row["status"] == "graded"
-    assert float(row["score"]) + float(row["manual"]) == float(row["max_score"]) - points, \
+    assert float(row["score"]) + float(row["manual"]) == float(row["max_score"]) - points, (
         f"the mutant {name!r} of {function} should lose exactly {points} points"
+    )
 
 
 def test_cli_reports_an_unknown_assignment():
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", "99_nothing", "x.ipynb"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", "99_nothing", "x.ipynb"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     assert "unknown assignment '99_nothing'" in result.stderr
 
@@ -213,10 +280,17 @@ def test_validate_passes_a_correct_answer_that_warns(tmp_path):
     as grading does: bdl shows warnings on stdout in a notebook, so a correct answer that warns
     passes Validate as it gets its points in grading."""
     assignment, function = "05_calibration", "reliability_bins"
-    (old, new), = [(old, new) for name, old, new in load_variants(assignment)["alternatives"][function]
-                   if "warns" in name]
+    ((old, new),) = [
+        (old, new) for name, old, new in load_variants(assignment)["alternatives"][function] if "warns" in name
+    ]
     _one_wrong_function(tmp_path / "warns.ipynb", function, old, new, source=_source(assignment))
-    result = subprocess.run([sys.executable, "-m", "nbgrader", "validate", "warns.ipynb"],
-                            capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    assert "Success! Your notebook passes all the tests." in result.stdout, \
+    result = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "validate", "warns.ipynb"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=tmp_path,
+    )
+    assert "Success! Your notebook passes all the tests." in result.stdout, (
         result.stdout[-3000:] + result.stderr[-2000:]
+    )

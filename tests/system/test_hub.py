@@ -21,6 +21,7 @@ absence fails it, elsewhere it skips with a line naming what is missing. The hub
 links to them; everything else, accounts included, is removed at the end. Screenshots and step times:
 test-artifacts/hub/.
 """
+
 import ast
 import json
 import os
@@ -45,8 +46,12 @@ from autograder.hub.settings import HubSettings
 from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
 from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
-pytestmark = [pytest.mark.slow, pytest.mark.root, pytest.mark.browser,
-              pytest.mark.usefixtures("bubblewrap")]  # it grades
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.root,
+    pytest.mark.browser,
+    pytest.mark.usefixtures("bubblewrap"),
+]  # it grades
 
 ASSIGNMENT, NOTEBOOK = "01_likelihoods", "likelihoods"
 SOURCE = REPO / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
@@ -72,8 +77,10 @@ class Hub:
         self.homes.mkdir()
         base.chmod(0o755)  # the homes' parent: every account must reach its own home
         roster = base / "roster.csv"
-        roster.write_text("id,first_name,last_name,email\n" + "".join(
-            f"{name},Student,{key.upper()},\n" for key, name in self.students.items()))
+        roster.write_text(
+            "id,first_name,last_name,email\n"
+            + "".join(f"{name},Student,{key.upper()},\n" for key, name in self.students.items())
+        )
         # `hub` refuses a repository other users can read (it holds every answer): closed for the run.
         self.repository_mode = REPO.stat().st_mode & 0o777
         REPO.chmod(self.repository_mode & ~0o007)
@@ -82,19 +89,50 @@ class Hub:
         link_cached_installs()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.settings = HubSettings(hub_dir=str(HUB_DIR), ip="127.0.0.1", port=self.port, hub_port=free_port(),
-                                    proxy_api_port=free_port(), course_port=free_port(), instructor=self.instructor)
+        self.settings = HubSettings(
+            hub_dir=str(HUB_DIR),
+            ip="127.0.0.1",
+            port=self.port,
+            hub_port=free_port(),
+            proxy_api_port=free_port(),
+            course_port=free_port(),
+            instructor=self.instructor,
+        )
         self.log = base / "hub.log"
-        self.command = [sys.executable, "-m", "autograder", "hub", "--dir", str(HUB_DIR), "--students", str(roster),
-                        "--instructor", self.instructor, "--graders", self.grader, "--home-root", str(self.homes),
-                        "--ip", "127.0.0.1", "--port", str(self.port), "--hub-port", str(self.settings.hub_port),
-                        "--proxy-api-port", str(self.settings.proxy_api_port),
-                        "--course-port", str(self.settings.course_port)]
+        self.command = [
+            sys.executable,
+            "-m",
+            "autograder",
+            "hub",
+            "--dir",
+            str(HUB_DIR),
+            "--students",
+            str(roster),
+            "--instructor",
+            self.instructor,
+            "--graders",
+            self.grader,
+            "--home-root",
+            str(self.homes),
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--hub-port",
+            str(self.settings.hub_port),
+            "--proxy-api-port",
+            str(self.settings.proxy_api_port),
+            "--course-port",
+            str(self.settings.course_port),
+        ]
         self.start(dummy=True)
 
     def start(self, dummy):
-        env = {name: value for name, value in os.environ.items()
-               if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")
+        }
         self.server = HubProcess(self.command, self.log, self.url, env=env, cwd=REPO, hub_dir=HUB_DIR)
         self.server.start(*(["--dummy"] if dummy else []))
 
@@ -106,8 +144,13 @@ class Hub:
         """`python -m autograder hub roster CSV` with ``names``, the hub running."""
         roster = self.base / "new-roster.csv"
         roster.write_text("id\n" + "".join(f"{name}\n" for name in names))
-        result = subprocess.run([sys.executable, "-m", "autograder", "hub", "roster", str(roster), "--dir", str(HUB_DIR)],
-                                capture_output=True, text=True, cwd=REPO, timeout=600)
+        result = subprocess.run(
+            [sys.executable, "-m", "autograder", "hub", "roster", str(roster), "--dir", str(HUB_DIR)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            timeout=600,
+        )
         assert result.returncode == 0, result.stderr
         return result.stdout
 
@@ -143,22 +186,40 @@ class Hub:
     def as_staff(self, *command):
         """Run a command in the course folder as a terminal of the course's service would: as the course
         account, in the service's cgroup (its memory, cores and tasks), so `grade` sizes itself to them."""
-        service = next(p for p in psutil.process_iter(["uids", "cmdline"]) if p.info["uids"]
-                       and p.info["uids"].real == pwd.getpwnam(self.course_account).pw_uid
-                       and any("jupyterhub-singleuser" in part for part in p.info["cmdline"] or []))
-        groups = [Path("/sys/fs/cgroup", *([] if hierarchy == "" else [hierarchy]), path.lstrip("/"))
-                  for _, hierarchies, path in (line.split(":", 2) for line in
-                                               Path(f"/proc/{service.pid}/cgroup").read_text().splitlines())
-                  for hierarchy in hierarchies.split(",")
-                  if hierarchy in (("",) if Path("/sys/fs/cgroup/cgroup.controllers").exists()  # v2, or v1's
-                                   else ("memory", "cpu", "pids"))]
+        service = next(
+            p
+            for p in psutil.process_iter(["uids", "cmdline"])
+            if p.info["uids"]
+            and p.info["uids"].real == pwd.getpwnam(self.course_account).pw_uid
+            and any("jupyterhub-singleuser" in part for part in p.info["cmdline"] or [])
+        )
+        groups = [
+            Path("/sys/fs/cgroup", *([] if hierarchy == "" else [hierarchy]), path.lstrip("/"))
+            for _, hierarchies, path in (
+                line.split(":", 2) for line in Path(f"/proc/{service.pid}/cgroup").read_text().splitlines()
+            )
+            for hierarchy in hierarchies.split(",")
+            if hierarchy
+            in (
+                ("",)
+                if Path("/sys/fs/cgroup/cgroup.controllers").exists()  # v2, or v1's
+                else ("memory", "cpu", "pids")
+            )
+        ]
         assert groups and all("bdl-hub" in str(group) for group in groups), groups
 
         def join():
             for group in groups:
                 (group / "cgroup.procs").write_text(str(os.getpid()))
-        return as_user(pwd.getpwnam(self.course_account), list(command), self.settings, " ".join(command[:3]),
-                       cwd=self.course, preexec_fn=join)
+
+        return as_user(
+            pwd.getpwnam(self.course_account),
+            list(command),
+            self.settings,
+            " ".join(command[:3]),
+            cwd=self.course,
+            preexec_fn=join,
+        )
 
     def stop(self):
         """Stop the hub (it stops the users' servers), then remove the accounts and what they left."""
@@ -262,6 +323,7 @@ def test_a_grader_opens_formgrader_and_a_student_cannot(browser, hub, instructor
     finally:
         context.close()
     import requests
+
     # the course account is a hub user (formgrader reads its courses) that no one logs in as
     as_course = form(requests.Session(), f"{hub.url}/hub/login", username=hub.course_account, password=hub.password)
     assert as_course.status_code != 302, as_course.headers
@@ -287,9 +349,11 @@ def fill_in(hub, page, key):
     for cell in model["content"]["cells"]:
         if cell["metadata"].get("nbgrader", {}).get("grade_id") == ANSWERS[key]:
             cell["source"] = answer(key)
-    saved = page.request.put(url, data=json.dumps({"type": "notebook", "format": "json",
-                                                   "content": model["content"]}),
-                             headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"})
+    saved = page.request.put(
+        url,
+        data=json.dumps({"type": "notebook", "format": "json", "content": model["content"]}),
+        headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"},
+    )
     assert saved.ok, saved.text()
 
 
@@ -299,10 +363,16 @@ def test_a_student_fetches_fills_in_validates_and_submits(hub, students, key):
     page, user = students[key], hub.students[key]
     base = user_url(hub, user)
     with timed(f"student {key}: fetch"):
-        panel = assignment_list(page, base, shows=lambda panel: panel.locator(
-            "#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role("button", name="Fetch"))
-        panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT) \
-            .get_by_role("button", name="Fetch").click()
+        panel = assignment_list(
+            page,
+            base,
+            shows=lambda panel: panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role(
+                "button", name="Fetch"
+            ),
+        )
+        panel.locator("#released_assignments_list .list_item", has_text=ASSIGNMENT).get_by_role(
+            "button", name="Fetch"
+        ).click()
         fetched = panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT)
         fetched.get_by_role("button", name="Submit").wait_for()
     shot(page, f"student_{key}_fetched")
@@ -319,8 +389,9 @@ def test_a_student_fetches_fills_in_validates_and_submits(hub, students, key):
     close_dialog(page)
     with timed(f"student {key}: submit"):
         panel = assignment_list(page, base)
-        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT) \
-            .get_by_role("button", name="Submit").click()
+        panel.locator("#fetched_assignments_list > .list_item", has_text=ASSIGNMENT).get_by_role(
+            "button", name="Submit"
+        ).click()
         panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT).wait_for()
     shot(page, f"student_{key}_submitted")
     inbound = Path(hub.settings.exchange) / "bdl" / "inbound"
@@ -373,9 +444,11 @@ def test_a_student_cannot_read_the_other_student_or_the_source(hub, students):
     probe = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(PROBE.format(targets=targets, marker=marker))])
     probe.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     xsrf = next(cookie["value"] for cookie in page.context.cookies() if cookie["name"] == "_xsrf")
-    saved = page.request.put(f"{user_url(hub, a)}/api/contents/probe.ipynb",
-                             data=json.dumps({"type": "notebook", "format": "json", "content": probe}),
-                             headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"})
+    saved = page.request.put(
+        f"{user_url(hub, a)}/api/contents/probe.ipynb",
+        data=json.dumps({"type": "notebook", "format": "json", "content": probe}),
+        headers={"X-XSRFToken": xsrf, "Content-Type": "application/json"},
+    )
     assert saved.ok, saved.text()
     with timed("student a: a cell reads another's files"):
         page.goto(f"{user_url(hub, a)}/lab/tree/probe.ipynb")
@@ -411,11 +484,12 @@ def test_the_instructor_collects_grades_and_releases_feedback(hub):
     with timed("staff: nbgrader collect"):
         hub.as_staff("nbgrader", "collect", ASSIGNMENT)
     with timed("staff: python -m autograder grade (sandbox on), in the course service's cgroup"):
-        out = hub.as_staff(python, "-m", "autograder", "grade", ASSIGNMENT, "submitted", "--root",
-                           str(hub.course))
-    points = {cell_id: cell.metadata.nbgrader["points"]
-              for cell_id, cell in graded_cells(nbformat.read(SOURCE, 4)).items()
-              if cell.metadata.nbgrader.get("grade") and not cell.metadata.nbgrader.get("solution")}
+        out = hub.as_staff(python, "-m", "autograder", "grade", ASSIGNMENT, "submitted", "--root", str(hub.course))
+    points = {
+        cell_id: cell.metadata.nbgrader["points"]
+        for cell_id, cell in graded_cells(nbformat.read(SOURCE, 4)).items()
+        if cell.metadata.nbgrader.get("grade") and not cell.metadata.nbgrader.get("solution")
+    }
     for key, user in hub.students.items():
         row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and user in line)
         assert re.search(r"\sgraded\b", row) and "no sandbox" not in row, out
@@ -437,8 +511,9 @@ def test_each_student_fetches_their_own_feedback(hub, students, key):
         return panel.locator("#submitted_assignments_list > .list_item", has_text=ASSIGNMENT)
 
     with timed(f"student {key}: fetch feedback and open it"):
-        panel = assignment_list(page, base, shows=lambda panel: submitted_item(panel).get_by_role(
-            "button", name="Fetch Feedback"))
+        panel = assignment_list(
+            page, base, shows=lambda panel: submitted_item(panel).get_by_role("button", name="Fetch Feedback")
+        )
         submitted_item(panel).get_by_role("button", name="Fetch Feedback").click()
         submitted_item(panel).get_by_text("(view feedback)").click()
         page.locator(".jp-DirListing-item", has_text=f"{NOTEBOOK}.html").dblclick()
@@ -450,8 +525,11 @@ def test_each_student_fetches_their_own_feedback(hub, students, key):
     # the student's own: their answer is in it, the other's is not
     other = next(k for k in ANSWERS if k != key)
     assert SNIPPETS[key] in text and SNIPPETS[other] not in text
-    pages = [page for page in (hub.home(user) / ASSIGNMENT / "feedback").rglob("*.html")
-             if ".ipynb_checkpoints" not in page.parts]  # JupyterLab's copy of what it opened
+    pages = [
+        page
+        for page in (hub.home(user) / ASSIGNMENT / "feedback").rglob("*.html")
+        if ".ipynb_checkpoints" not in page.parts
+    ]  # JupyterLab's copy of what it opened
     assert len(pages) == 1 and pages[0].stat().st_uid == pwd.getpwnam(user).pw_uid, pages
 
 
@@ -472,13 +550,17 @@ except OSError:
     pass
 get_ipython().input_transformers_post.append(lambda lines: ["pass\\n"])
 """
-XSS = ("XSS-PROBE-TEXT <img src=\"missing.png\" onerror=\"fetch('/services/bdl/api/terminals?XSSCALL-img', "
-       "{method: 'POST'})\"> <script>fetch('/services/bdl/api/terminals?XSSCALL-script', {method: 'POST'})</script>")
+XSS = (
+    'XSS-PROBE-TEXT <img src="missing.png" onerror="fetch(\'/services/bdl/api/terminals?XSSCALL-img\', '
+    "{method: 'POST'})\"> <script>fetch('/services/bdl/api/terminals?XSSCALL-script', {method: 'POST'})</script>"
+)
 # And markup that would take the grader's clicks and login: each test's id in the answer's ".nbgrader_cell"
 # under a "full credit" link (formgrader binds a test's score to the first element with its id), and
 # images of the hub's own pages, which the grader's browser would request with the grader's login.
-HIJACK = ('<div class="nbgrader_cell">{spans}<a class="full-credit" href="#">HIJACK-LINK</a></div>'
-          '<img src="/hub/logout"><img src="/hub/api/users">')
+HIJACK = (
+    '<div class="nbgrader_cell">{spans}<a class="full-credit" href="#">HIJACK-LINK</a></div>'
+    '<img src="/hub/logout"><img src="/hub/api/users">'
+)
 HUB_PAGES = re.compile(r"/hub/(logout|api/users)")
 
 
@@ -498,18 +580,29 @@ else:
 def plant(hub, key, named_for, link="", text=None):
     """As student ``key``, a new submission folder in inbound/ named for ``named_for``, later than any before."""
     import datetime
+
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
-    folder = Path(hub.settings.exchange) / "bdl" / "inbound" / f"{named_for}+{ASSIGNMENT}+{stamp}+{secrets.token_hex(4)}"
-    as_user(pwd.getpwnam(hub.students[key]), [f"{hub.settings.venv}/bin/python", "-c", PLANT, str(folder),
-                                              f"{NOTEBOOK}.ipynb", str(link)],
-            hub.settings, f"student {key}: a folder in inbound/", input=text or "")
+    folder = (
+        Path(hub.settings.exchange) / "bdl" / "inbound" / f"{named_for}+{ASSIGNMENT}+{stamp}+{secrets.token_hex(4)}"
+    )
+    as_user(
+        pwd.getpwnam(hub.students[key]),
+        [f"{hub.settings.venv}/bin/python", "-c", PLANT, str(folder), f"{NOTEBOOK}.ipynb", str(link)],
+        hub.settings,
+        f"student {key}: a folder in inbound/",
+        input=text or "",
+    )
     return folder
 
 
 def snapshot(hub):
     """Every file of the course's submitted/ and autograded/, and the gradebook, as bytes."""
-    files = {path: path.read_bytes() for folder in ("submitted", "autograded")
-             for path in (hub.course / folder).rglob("*") if path.is_file()}
+    files = {
+        path: path.read_bytes()
+        for folder in ("submitted", "autograded")
+        for path in (hub.course / folder).rglob("*")
+        if path.is_file()
+    }
     return {**files, "gradebook": (hub.course / "gradebook.db").read_bytes()}
 
 
@@ -525,9 +618,11 @@ def test_collect_takes_only_what_each_student_wrote(hub):
     needs("feedback")
     before = snapshot(hub)
     a, b = hub.students["a"], hub.students["b"]
-    planted = [plant(hub, "a", a, link=hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
-               plant(hub, "a", b, text=nbformat.writes(nbformat.read(SOURCE, 4))),
-               plant(hub, "b", b, link=hub.course / "submitted" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb")]
+    planted = [
+        plant(hub, "a", a, link=hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+        plant(hub, "a", b, text=nbformat.writes(nbformat.read(SOURCE, 4))),
+        plant(hub, "b", b, link=hub.course / "submitted" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+    ]
     try:
         with timed("staff: nbgrader collect --update, three hostile folders"):
             said = collect(hub)
@@ -553,12 +648,17 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
     a = hub.students["a"]
     nb = nbformat.read(hub.course / "release" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
     mark = hub.course / f"hostile-{secrets.token_hex(4)}"
-    targets = {"the source notebook": str(hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
-               "the gradebook": str(hub.course / "gradebook.db")}
+    targets = {
+        "the source notebook": str(hub.course / "source" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"),
+        "the gradebook": str(hub.course / "gradebook.db"),
+    }
     answers = [cell for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("solution")]
     next(cell for cell in answers if cell.cell_type == "code").source = HOSTILE.format(targets=targets, mark=str(mark))
-    tests = [cell.metadata["nbgrader"]["grade_id"] for cell in nb.cells
-             if cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata["nbgrader"].get("solution")]
+    tests = [
+        cell.metadata["nbgrader"]["grade_id"]
+        for cell in nb.cells
+        if cell.metadata.get("nbgrader", {}).get("grade") and not cell.metadata["nbgrader"].get("solution")
+    ]
     written = next(cell for cell in answers if cell.cell_type == "markdown")
     written.source = XSS + HIJACK.format(spans="".join(f'<span id="{test}"></span>' for test in tests))
     plant(hub, "a", a, text=nbformat.writes(nb))
@@ -581,16 +681,34 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
         assert snapshot(hub) == before and not mark.exists()
 
         token, password = _server_token(hub.course_account), secrets.token_hex(8)
-        secrets_in_terminal = [f"JUPYTERHUB_API_TOKEN={token}", f"JUPYTERHUB_API_URL=http://127.0.0.1:{hub.settings.hub_port}/hub/api",
-                               f"PGPASSWORD={password}", f"DATABASE_URL=postgresql://grader:{password}@127.0.0.1/bdl"]
+        secrets_in_terminal = [
+            f"JUPYTERHUB_API_TOKEN={token}",
+            f"JUPYTERHUB_API_URL=http://127.0.0.1:{hub.settings.hub_port}/hub/api",
+            f"PGPASSWORD={password}",
+            f"DATABASE_URL=postgresql://grader:{password}@127.0.0.1/bdl",
+        ]
         with timed("staff: autograder grade of the hostile submission, with the service's environment"):
-            out = hub.as_staff("env", *secrets_in_terminal, f"{hub.settings.venv}/bin/python", "-m", "autograder",
-                               "grade", ASSIGNMENT, "submitted", "--root", str(hub.course))
+            out = hub.as_staff(
+                "env",
+                *secrets_in_terminal,
+                f"{hub.settings.venv}/bin/python",
+                "-m",
+                "autograder",
+                "grade",
+                ASSIGNMENT,
+                "submitted",
+                "--root",
+                str(hub.course),
+            )
         row = next(line for line in out.splitlines() if line.startswith(f"{ASSIGNMENT} ") and a in line)
         assert row.split()[3] == "0" and re.search(r"\sgraded\b", row), out
         graded = (hub.course / "autograded" / a / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_text()
-        printed = "".join(output.get("text", "") for cell in nbformat.reads(graded, 4).cells
-                          if cell.cell_type == "code" for output in cell.outputs)
+        printed = "".join(
+            output.get("text", "")
+            for cell in nbformat.reads(graded, 4).cells
+            if cell.cell_type == "code"
+            for output in cell.outputs
+        )
         assert "ENV " in printed and "REFUSED the source notebook" in printed, printed[:3000]  # it ran
         assert "READ " not in printed and not mark.exists(), printed[:3000]
         for secret in (token, password, "JUPYTERHUB_API_URL", f":{hub.settings.hub_port}/"):
@@ -601,8 +719,13 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
         assert isinstance(opened, list), opened
         calls = []
         page.on("request", lambda request: calls.append(request.url) if "XSSCALL" in request.url else None)
-        submission = next(item["id"] for item in page.request.get(
-            f"{hub.service}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}").json() if item["student"] == a)
+        submission = next(
+            item["id"]
+            for item in page.request.get(
+                f"{hub.service}/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}"
+            ).json()
+            if item["student"] == a
+        )
         with timed("grader: the hostile submission in formgrader"):
             page.goto(f"{hub.service}/formgrader/submissions/{submission}/")
             page.wait_for_load_state("networkidle")
@@ -621,8 +744,9 @@ def test_every_door_grades_a_hostile_submission_as_grade_does(browser, hub):
             page.wait_for_timeout(2000)
             box = page.locator(f"input.score#{written.metadata['nbgrader']['grade_id']}")
             box.fill("1")
-            with page.expect_response(lambda response: response.request.method == "PUT"
-                                      and "/api/grade/" in response.url) as saved:
+            with page.expect_response(
+                lambda response: response.request.method == "PUT" and "/api/grade/" in response.url
+            ) as saved:
                 box.press("Tab")
         assert saved.value.ok
         scores[written.metadata["nbgrader"]["grade_id"]] = (scores[written.metadata["nbgrader"]["grade_id"]][0], 1.0)
@@ -669,8 +793,13 @@ def approval_page(browser, hub, student):
 def _kernels(user):
     """The pids of ``user``'s running kernels."""
     uid = pwd.getpwnam(user).pw_uid
-    return {process.pid for process in psutil.process_iter(["uids", "cmdline"]) if process.info["uids"]
-            and process.info["uids"].real == uid and "ipykernel_launcher" in " ".join(process.info["cmdline"] or [])}
+    return {
+        process.pid
+        for process in psutil.process_iter(["uids", "cmdline"])
+        if process.info["uids"]
+        and process.info["uids"].real == uid
+        and "ipykernel_launcher" in " ".join(process.info["cmdline"] or [])
+    }
 
 
 def test_the_roster_changes_while_the_hub_runs(hub, students):
@@ -696,16 +825,23 @@ def test_the_roster_changes_while_the_hub_runs(hub, students):
     assert hub.late not in requests.get(f"{api}/groups/nbgrader-bdl", headers=admin, timeout=30).json()["users"]
     assert requests.get(f"{api}/users/{hub.late}", headers=admin, timeout=30).status_code == 404
     assert _kernels(hub.students["a"]) == kernels  # the same kernels, never restarted
-    assert hub.late in subprocess.run(["sqlite3", str(hub.course / "gradebook.db"), "select id from student"],
-                                      capture_output=True, text=True).stdout  # their grades would stay
+    assert (
+        hub.late
+        in subprocess.run(
+            ["sqlite3", str(hub.course / "gradebook.db"), "select id from student"], capture_output=True, text=True
+        ).stdout
+    )  # their grades would stay
 
 
 def _server_token(user):
     """The API token in ``user``'s running server (what its terminals and kernels hold), read as root."""
     uid = pwd.getpwnam(user).pw_uid
     for process in psutil.process_iter(["uids", "cmdline"]):
-        if process.info["uids"] and process.info["uids"].real == uid and any(
-                "jupyterhub-singleuser" in part for part in process.info["cmdline"] or []):
+        if (
+            process.info["uids"]
+            and process.info["uids"].real == uid
+            and any("jupyterhub-singleuser" in part for part in process.info["cmdline"] or [])
+        ):
             environ = process.environ()
             if "JUPYTERHUB_API_TOKEN" in environ:
                 return environ["JUPYTERHUB_API_TOKEN"]
@@ -724,8 +860,12 @@ def test_no_server_token_is_an_admins(hub, instructor, students):
         me = requests.get(f"{api}/user", headers=headers, timeout=30).json()
         assert not [scope for scope in me["scopes"] if scope.startswith("admin")], (owner, me["scopes"])
         assert requests.get(f"{api}/users/{student}", headers=headers, timeout=30).ok == reads_the_roster, owner
-        for method, path in (("post", f"/users/{student}/server"), ("delete", f"/users/{student}/server"),
-                             ("post", "/users/intruder"), ("post", f"/users/{student}/tokens")):
+        for method, path in (
+            ("post", f"/users/{student}/server"),
+            ("delete", f"/users/{student}/server"),
+            ("post", "/users/intruder"),
+            ("post", f"/users/{student}/tokens"),
+        ):
             answer = getattr(requests, method)(f"{api}{path}", headers=headers, timeout=30)
             assert answer.status_code in (403, 404), (owner, method, path, answer.status_code, answer.text[:300])
 
@@ -733,12 +873,16 @@ def test_no_server_token_is_an_admins(hub, instructor, students):
 def test_the_course_service_has_the_staffs_limits(hub, instructor, students):
     """The staff grade in the course's service: its cgroup holds 8 GiB (the staff's); a student's server,
     and the instructor's own, 4."""
+
     def memory(user):
-        for path in (Path("/sys/fs/cgroup/bdl-hub", user, "memory.max"),
-                     Path("/sys/fs/cgroup/memory/bdl-hub", user, "memory.limit_in_bytes")):
+        for path in (
+            Path("/sys/fs/cgroup/bdl-hub", user, "memory.max"),
+            Path("/sys/fs/cgroup/memory/bdl-hub", user, "memory.limit_in_bytes"),
+        ):
             if path.exists():
                 return int(path.read_text())
         raise AssertionError(f"no cgroup of {user}'s server")
+
     assert memory(hub.course_account) == int(hub.settings.staff_memory_gib * 2**30)
     assert memory(hub.students["a"]) == memory(hub.instructor) == int(hub.settings.memory_gib * 2**30)
 
@@ -763,19 +907,26 @@ def test_sign_up_waits_for_the_instructors_approval(hub, browser):
         hub.wait_until_up()
     student, password = hub.students["b"], secrets.token_urlsafe(12)
     signup = f"{hub.url}/hub/signup"
-    answer = form(requests.Session(), signup, username=student, signup_password=password,
-                  signup_password_confirmation=password)
+    answer = form(
+        requests.Session(), signup, username=student, signup_password=password, signup_password_confirmation=password
+    )
     assert answer.status_code == 200 and "information has been sent to the admin" in answer.text, answer.text[-500:]
-    taken = form(requests.Session(), signup, username=hub.instructor, signup_password=password,
-                 signup_password_confirmation=password)
+    taken = form(
+        requests.Session(),
+        signup,
+        username=hub.instructor,
+        signup_password=password,
+        signup_password_confirmation=password,
+    )
     assert "username is already in use" in taken.text, taken.text[-500:]
 
     login = f"{hub.url}/hub/login"
     before = form(requests.Session(), login, username=student, password=password)
     assert before.status_code != 302, before.headers  # not let in: no redirect to a server
     instructor = requests.Session()
-    answer = form(instructor, login, username=hub.instructor,
-                  password=(HUB_DIR / "instructor-password").read_text().strip())
+    answer = form(
+        instructor, login, username=hub.instructor, password=(HUB_DIR / "instructor-password").read_text().strip()
+    )
     assert answer.status_code == 302, hub.log.read_text()[-3000:]
     assert student in instructor.get(f"{hub.url}/hub/authorize", timeout=30).text
     approval_page(browser, hub, student)
@@ -783,9 +934,10 @@ def test_sign_up_waits_for_the_instructors_approval(hub, browser):
     after = form(requests.Session(), login, username=student, password=password)
     assert after.status_code == 302, hub.log.read_text()[-3000:]
     # A system account's name, signed up and approved by mistake, still never gets in.
-    form(requests.Session(), signup, username="daemon", signup_password=password,
-         signup_password_confirmation=password)
+    form(requests.Session(), signup, username="daemon", signup_password=password, signup_password_confirmation=password)
     instructor.get(f"{hub.url}/hub/authorize/daemon", timeout=30)
     refused = form(requests.Session(), login, username="daemon", password=password)
     assert refused.status_code != 302 or "/hub/login" in refused.headers.get("location", ""), (
-        refused.headers.get("location"), hub.log.read_text()[-2500:])
+        refused.headers.get("location"),
+        hub.log.read_text()[-2500:],
+    )

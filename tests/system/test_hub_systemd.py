@@ -8,6 +8,7 @@ systemd as PID 1 of namespaces of its own, sharing this machine's files, users a
 systemd starts it. It uses test_hub.py's folder and cached installs (tests/support/hub_cache.py), after it on
 the same worker. Needs root, systemd, nodejs, npm and bubblewrap: under CI=true their absence fails it.
 """
+
 import os
 import pwd
 import secrets
@@ -37,8 +38,11 @@ UNIT_DIR = "/run/systemd/system"  # the machine's own, gone with it
 # The unit's private /tmp hides a checkout in the temp folder (CI's may be one, and `install-service` refuses
 # it): inside the machine, such a checkout also shows at CHECKOUT, and the hub is installed from there.
 CHECKOUT = CACHE / "checkout" if REPO.is_relative_to("/tmp") else REPO
-PYTHON = CHECKOUT / Path(sys.executable).relative_to(REPO) if Path(sys.executable).is_relative_to(REPO) \
+PYTHON = (
+    CHECKOUT / Path(sys.executable).relative_to(REPO)
+    if Path(sys.executable).is_relative_to(REPO)
     else Path(sys.executable)
+)
 
 
 def server_unit(user):
@@ -80,15 +84,40 @@ class SystemdHub:
         link_cached_installs()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {name: value for name, value in os.environ.items()
-               if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")}
+        env = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("BDL_EXCHANGE", "NBGRADER_EXECUTION", "BDL_FAST")
+        }
         hub = [PYTHON, "-m", "autograder", "hub"]
-        self.step("setting up", *hub, "--dir", HUB_DIR, "--setup-only", "--students", roster, "--instructor", self.instructor,
-                  "--graders", "", "--home-root", self.base / "home", "--ip", "127.0.0.1", "--port", self.port,
-                  "--hub-port", free_port(), "--proxy-api-port", free_port(), "--course-port", free_port(), env=env)
+        self.step(
+            "setting up",
+            *hub,
+            "--dir",
+            HUB_DIR,
+            "--setup-only",
+            "--students",
+            roster,
+            "--instructor",
+            self.instructor,
+            "--graders",
+            "",
+            "--home-root",
+            self.base / "home",
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            self.port,
+            "--hub-port",
+            free_port(),
+            "--proxy-api-port",
+            free_port(),
+            "--course-port",
+            free_port(),
+            env=env,
+        )
         self.settings = stored_settings(HUB_DIR)
-        self.step("installing the unit", *hub, "install-service", "--dir", HUB_DIR, "--unit-dir", UNIT_DIR,
-                  env=env)
+        self.step("installing the unit", *hub, "install-service", "--dir", HUB_DIR, "--unit-dir", UNIT_DIR, env=env)
         self.step("reloading systemd", "systemctl", "daemon-reload")
         self.step("starting the unit", "systemctl", "start", UNIT_NAME)
         self.wait_until_up()
@@ -163,12 +192,26 @@ def hub():
 
 def test_each_server_is_a_systemd_unit_with_its_limits(hub):
     unit = server_unit(hub.student)
-    shown = hub.machine.show(unit, "ActiveState", "MemoryMax", "CPUQuotaPerSecUSec", "TasksMax", "PrivateTmp",
-                             "NoNewPrivileges", "TemporaryFileSystem")
+    shown = hub.machine.show(
+        unit,
+        "ActiveState",
+        "MemoryMax",
+        "CPUQuotaPerSecUSec",
+        "TasksMax",
+        "PrivateTmp",
+        "NoNewPrivileges",
+        "TemporaryFileSystem",
+    )
     settings = hub.settings
-    assert shown == {"ActiveState": "active", "MemoryMax": str(int(settings.memory_gib * 2**30)),
-                     "CPUQuotaPerSecUSec": f"{settings.cpus:g}s", "TasksMax": str(settings.max_tasks),
-                     "PrivateTmp": "yes", "NoNewPrivileges": "yes", "TemporaryFileSystem": "/dev/shm:mode=1777"}
+    assert shown == {
+        "ActiveState": "active",
+        "MemoryMax": str(int(settings.memory_gib * 2**30)),
+        "CPUQuotaPerSecUSec": f"{settings.cpus:g}s",
+        "TasksMax": str(settings.max_tasks),
+        "PrivateTmp": "yes",
+        "NoNewPrivileges": "yes",
+        "TemporaryFileSystem": "/dev/shm:mode=1777",
+    }
     # the kernel holds them, and every process of the unit is the student's
     assert memory_limit(hub.machine.cgroup(unit, "memory")) == int(settings.memory_gib * 2**30)
     assert owners(hub.machine.cgroup(unit, "pids")) == {pwd.getpwnam(hub.student).pw_uid}
@@ -181,8 +224,10 @@ def test_the_course_service_is_a_scope_with_the_staffs_limits(hub):
         assert time.monotonic() < deadline, hub.journal()
         time.sleep(1)
     shown = hub.machine.show(scope, "MemoryMax", "TasksMax")
-    assert shown == {"MemoryMax": str(int(hub.settings.staff_memory_gib * 2**30)),
-                     "TasksMax": str(4 * hub.settings.max_tasks)}
+    assert shown == {
+        "MemoryMax": str(int(hub.settings.staff_memory_gib * 2**30)),
+        "TasksMax": str(4 * hub.settings.max_tasks),
+    }
     assert owners(hub.machine.cgroup(scope, "pids")) == {pwd.getpwnam(hub.course_account).pw_uid}
 
 
@@ -190,7 +235,11 @@ def test_the_hub_is_the_installed_unit_and_comes_back_when_killed(hub):
     """Killed, the hub comes back (Restart=always) as settings.json keeps it, on its port, and finds the
     student's server still running: a server is a unit of its own, not the hub's child."""
     shown = hub.machine.show(UNIT_NAME, "FragmentPath", "Restart", "PrivateTmp", "MainPID", "NRestarts")
-    assert (shown["FragmentPath"], shown["Restart"], shown["PrivateTmp"]) == (f"{UNIT_DIR}/{UNIT_NAME}", "always", "yes")
+    assert (shown["FragmentPath"], shown["Restart"], shown["PrivateTmp"]) == (
+        f"{UNIT_DIR}/{UNIT_NAME}",
+        "always",
+        "yes",
+    )
     server = hub.machine.show(server_unit(hub.student), "MainPID")["MainPID"]
     hub.machine.run("kill", "-9", shown["MainPID"])
     deadline = time.monotonic() + START_SECONDS

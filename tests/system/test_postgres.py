@@ -1,5 +1,6 @@
 """The gradebook in a real PostgreSQL server: `grade`, `report` and `feedback`
 against a server the fixture ``postgres_url`` (``tests/support/postgres.py``) starts."""
+
 import csv
 import subprocess
 import sys
@@ -16,8 +17,9 @@ from autograder.course.gradebook import gradebook_url
 
 
 def _run(*args):
-    result = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)],
-                            capture_output=True, text=True, timeout=900)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", *map(str, args)], capture_output=True, text=True, timeout=900
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result.stdout
 
@@ -30,8 +32,19 @@ def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubble
     incoming.mkdir()
     nbformat.write(reference(), incoming / "ada.ipynb")
     nbformat.write(_edit("brier_score", replace=WRONG_BRIER)(tiny_course), incoming / "bob.ipynb")
-    _run("grade", ASSIGNMENT, incoming, "--root", root, "--db", postgres_url,
-         "--csv", root / "grades.csv", "--workers", "2")
+    _run(
+        "grade",
+        ASSIGNMENT,
+        incoming,
+        "--root",
+        root,
+        "--db",
+        postgres_url,
+        "--csv",
+        root / "grades.csv",
+        "--workers",
+        "2",
+    )
     with open(root / "grades.csv") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
     assert float(rows["ada"]["score"]) - float(rows["bob"]["score"]) == 2, rows
@@ -49,8 +62,12 @@ def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubble
 def test_an_unreachable_server_is_one_line(command, tmp_path):
     url = f"postgresql://nobody@/course?host={tmp_path}"  # no server listens there
     inputs = [str(source_path())] if command == "grade" else []
-    result = subprocess.run([sys.executable, "-m", "autograder", command, ASSIGNMENT, *inputs, "--db", url,
-                             "--root", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", command, ASSIGNMENT, *inputs, "--db", url, "--root", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 2
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith("autograder: error: cannot reach the gradebook database postgresql+psycopg://")

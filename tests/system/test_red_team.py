@@ -6,6 +6,7 @@ run grades every attack to the end. Two runs: the tiny assignment's (``tiny_cour
 but those on TensorFlow's own objects) and 01's without its experiments (``small_course``: those, and
 one attack of each class), each in a course of its own notebook. The walkers, which read their own
 feedback and hand in again, are graded round by round on the tiny assignment."""
+
 import csv
 import os
 import subprocess
@@ -38,8 +39,10 @@ def _graded(course_name, tmp_path_factory):
     course, names = COURSES[course_name]
     sentinel = tmp_path_factory.mktemp("outside") / "sentinel"  # a file of the grader's the kernels aim at
     sentinel.write_text("untouched\n")
-    return {**_grade(course, {name: notebook(name, sentinel, course) for name in names}, tmp_path_factory),
-            "sentinel": sentinel}
+    return {
+        **_grade(course, {name: notebook(name, sentinel, course) for name in names}, tmp_path_factory),
+        "sentinel": sentinel,
+    }
 
 
 def _grade(course, notebooks, tmp_path_factory):
@@ -53,16 +56,45 @@ def _grade(course, notebooks, tmp_path_factory):
     (root / "tmp").mkdir()
     env = {**os.environ, "TMPDIR": str(root / "tmp")}
     db_url = f"sqlite:///{root / 'red.db'}"
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", course.ASSIGNMENT, str(incoming),
-                             "--root", str(root), "--db", db_url, "--csv", str(root / "grades.csv"), *LIMITS],
-                            capture_output=True, text=True, timeout=3000, env=env)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            course.ASSIGNMENT,
+            str(incoming),
+            "--root",
+            str(root),
+            "--db",
+            db_url,
+            "--csv",
+            str(root / "grades.csv"),
+            *LIMITS,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3000,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     with open(root / "grades.csv") as handle:
         rows = {row["student"]: row for row in csv.DictReader(handle)}
-    feedback = subprocess.run([sys.executable, "-m", "autograder", "feedback", course.ASSIGNMENT, "--root",
-                               str(root), "--db", db_url], capture_output=True, text=True, timeout=1200, env=env)
-    return {"root": root, "rows": rows, "feedback": feedback, "db_url": db_url, "course": course,
-            "names": list(notebooks)}
+    feedback = subprocess.run(
+        [sys.executable, "-m", "autograder", "feedback", course.ASSIGNMENT, "--root", str(root), "--db", db_url],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env=env,
+    )
+    return {
+        "root": root,
+        "rows": rows,
+        "feedback": feedback,
+        "db_url": db_url,
+        "course": course,
+        "names": list(notebooks),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +106,7 @@ def runs(tmp_path_factory):
         if course_name not in made:
             made[course_name] = _graded(course_name, tmp_path_factory)
         return made[course_name]
+
     return run
 
 
@@ -91,8 +124,9 @@ def test_every_attack_is_graded_on_a_course():
     assert ON_TINY | ON_01 == set(ATTACKS)
 
 
-@pytest.mark.parametrize("course, name", [(course, name) for course in sorted(COURSES)
-                                          for name in sorted(COURSES[course][1])])
+@pytest.mark.parametrize(
+    "course, name", [(course, name) for course in sorted(COURSES) for name in sorted(COURSES[course][1])]
+)
 def test_attack_gains_nothing(runs, course, name):
     score, *status = ATTACKS[name][1:]
     run = runs(course)
@@ -121,15 +155,33 @@ def test_no_feedback_shows_a_hidden_test(graded):
     assert {page.parent.parent.name for page in pages} >= expected, graded["feedback"].stdout[-2000:]
     for page in pages:
         text, own = visible_text(page.read_text()), own_lines(root, page.parent.parent.name, course)
-        found = [item for form in scan.decoded_forms(text)
-                 for item in scan.leaked_lines(form, secrets, own | given) if item[0] != "definition"]
+        found = [
+            item
+            for form in scan.decoded_forms(text)
+            for item in scan.leaked_lines(form, secrets, own | given)
+            if item[0] != "definition"
+        ]
         assert not found, f"{page.parent.parent.name}'s feedback shows hidden tests: {found[:3]}"
 
 
 def test_the_report_names_every_attack_to_read(graded):
     course = graded["course"]
-    result = subprocess.run([sys.executable, "-m", "autograder", "report", course.ASSIGNMENT, "--root",
-                             str(graded["root"]), "--db", graded["db_url"]], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "report",
+            course.ASSIGNMENT,
+            "--root",
+            str(graded["root"]),
+            "--db",
+            graded["db_url"],
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     for name in set(graded["names"]) - UNFLAGGED:
         assert f"note: read {name}/{course.NOTEBOOK} before trusting its score: " in result.stdout, name
@@ -147,14 +199,21 @@ def test_no_kernel_output_holds_a_test(graded):
     assert {path.parent.parent.name for path in notebooks} >= expected
     for path in notebooks:
         student = path.parent.parent.name
-        outputs = "\n".join(str(value) for cell in nbformat.read(path, 4).cells if not is_test(cell)
-                            for output in cell.get("outputs", [])
-                            for value in [output.get("text", ""), *output.get("data", {}).values(),
-                                          *output.get("traceback", [])])
-        assert FOUND not in outputs, f"{student}: {outputs[outputs.index(FOUND):][:300]}"
+        outputs = "\n".join(
+            str(value)
+            for cell in nbformat.read(path, 4).cells
+            if not is_test(cell)
+            for output in cell.get("outputs", [])
+            for value in [output.get("text", ""), *output.get("data", {}).values(), *output.get("traceback", [])]
+        )
+        assert FOUND not in outputs, f"{student}: {outputs[outputs.index(FOUND) :][:300]}"
         own = own_lines(root, student, course)
-        found = [item for form in scan.decoded_forms(outputs)
-                 for item in scan.leaked_lines(form, secrets, own | given) if item[0] != "definition"]
+        found = [
+            item
+            for form in scan.decoded_forms(outputs)
+            for item in scan.leaked_lines(form, secrets, own | given)
+            if item[0] != "definition"
+        ]
         assert not found, f"{student}'s kernel printed hidden tests: {found[:3]}"
 
 
@@ -171,8 +230,9 @@ def test_feedback_numbers_walk_no_answer_to_the_hidden_values(tmp_path_factory):
     is graded again. The walk gains no point: the numbers say by about how much and which way, never
     within the tolerance where the expected value lies (``bdl.difference.coarse``)."""
     course = tiny_course
-    points = {cells.grade_id(cell): cell.metadata["nbgrader"]["points"] for cell in course.reference().cells
-              if is_test(cell)}
+    points = {
+        cells.grade_id(cell): cell.metadata["nbgrader"]["points"] for cell in course.reference().cells if is_test(cell)
+    }
     corrections = {name: {} for name in WALKERS}
     for _ in range(6):  # a walk that the numbers led would take five rounds
         run = _grade(course, {name: walker(name, corrections[name], course) for name in WALKERS}, tmp_path_factory)
@@ -180,8 +240,10 @@ def test_feedback_numbers_walk_no_answer_to_the_hidden_values(tmp_path_factory):
         moved = False
         for name, (function, _, _) in WALKERS.items():
             # every answer right but the walker's function
-            assert float(run["rows"][name]["score"]) == sum(points.values()) - points[f"{function}_tests"], \
-                (run["rows"][name], corrections[name])
+            assert float(run["rows"][name]["score"]) == sum(points.values()) - points[f"{function}_tests"], (
+                run["rows"][name],
+                corrections[name],
+            )
             page = run["root"] / "feedback" / name / course.ASSIGNMENT / f"{course.NOTEBOOK}.html"
             read, failed = corrections_read(name, visible_text(page.read_text()))
             assert failed, f"{name}: its page shows no failing message of {function}'s tests to read"

@@ -1,5 +1,6 @@
 """The student kit on a student's machine: a fresh venv, ``pip install`` of the kit, and a release
 notebook run in the kit's own kernel (blank: its first test fails; answered: every test passes)."""
+
 import json
 import os
 import shutil
@@ -50,8 +51,11 @@ DRIVER = textwrap.dedent("""\
 
 def _with_reference_answers(release_path, target):
     """Write the release notebook with the source's code answers pasted into its answer cells."""
-    answers = {cells.grade_id(cell): cell.source for cell in nbformat.read(SOURCE, 4).cells
-               if cell.cell_type == "code" and cells.is_answer(cell)}
+    answers = {
+        cells.grade_id(cell): cell.source
+        for cell in nbformat.read(SOURCE, 4).cells
+        if cell.cell_type == "code" and cells.is_answer(cell)
+    }
     nb = nbformat.read(release_path, 4)
     for cell in nb.cells:
         if cell.cell_type == "code" and cells.is_answer(cell):
@@ -64,8 +68,11 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     venv = tmp_path / "venv"
     python = venv / "bin" / "python"
     # Nothing of the course repository may reach the kit's environment.
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("PYTHONPATH", "VIRTUAL_ENV", "BDL_FAST", "NBGRADER_EXECUTION")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "BDL_FAST", "NBGRADER_EXECUTION")
+    }
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
@@ -73,15 +80,26 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     # as built for the other tests. --no-compile: byte-compiling TensorFlow's files is most of
     # pip's time and tests nothing of the kit.
     unpacked = shutil.copytree(kit, tmp_path / kit.name)
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(unpacked)],
-                             capture_output=True, text=True, env=env, timeout=3600, cwd=tmp_path)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(unpacked)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+        cwd=tmp_path,
+    )
     seconds = time.perf_counter() - start
     print(f"\nfresh venv and pip install of the student kit: {seconds:.0f} s")
     assert install.returncode == 0, install.stderr[-3000:]
 
     # installed, not editable: bdl comes from the venv; the instructor's packages are not there
-    where = subprocess.run([str(python), "-c", "import bdl, bdl.checks, bdl.data, bdl.figures.calibration; "
-                            "print(bdl.__file__)"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    where = subprocess.run(
+        [str(python), "-c", "import bdl, bdl.checks, bdl.data, bdl.figures.calibration; print(bdl.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
     assert where.returncode == 0 and where.stdout.startswith(str(venv)), where.stdout + where.stderr[-2000:]
     for module in ("autograder", "pytest", "nbval"):
         missing = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True, env=env, cwd=tmp_path)
@@ -96,8 +114,9 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     runs = {}
     for name in ("blank", "answered"):
         start = time.perf_counter()
-        run = subprocess.run([str(python), "driver.py", f"{name}.ipynb"], capture_output=True, text=True,
-                             env=env, cwd=work, timeout=1800)
+        run = subprocess.run(
+            [str(python), "driver.py", f"{name}.ipynb"], capture_output=True, text=True, env=env, cwd=work, timeout=1800
+        )
         assert run.returncode == 0, run.stderr[-3000:]
         runs[name] = json.loads(run.stdout.strip().splitlines()[-1])
         print(f"{name} {NOTEBOOK} in the kit's kernel: {time.perf_counter() - start:.0f} s")

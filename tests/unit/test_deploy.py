@@ -13,6 +13,7 @@ pyproject.toml's dependencies and instructor group (nothing of its hub or test g
 run as a user who is not root.
 No network, no helm, no docker: a few seconds (bcrypt hashes a few passwords).
 """
+
 import asyncio
 import copy
 import json
@@ -73,6 +74,7 @@ IMAGE_GROUPS = ("instructor",)
 
 # ---------------------------------------------------------------- values.yaml against the chart's schema
 
+
 def coalesce(defaults, values):
     """The values helm validates and renders: ``values`` laid over the chart's ``defaults``
     (mappings merged key by key, anything else replaced, a null deleting the default's key)."""
@@ -101,6 +103,7 @@ def hub_classes():
     from jupyterhub.app import JupyterHub
     from jupyterhub.auth import Authenticator
     from nativeauthenticator import NativeAuthenticator
+
     return {cls.__name__: cls for cls in (JupyterHub, Authenticator, NativeAuthenticator)}
 
 
@@ -152,9 +155,14 @@ def test_the_checks_refuse_a_misspelt_key(values):
     planted["singleuser"]["extraFiles"]["no-path"] = {"stringData": "x"}  # mountPath is required
     planted["singleuser"]["cpu"]["limit"] = "two"
     errors = schema_errors(planted)
-    for key in ("'memroy' was unexpected", "'contactEmial' was unexpected", "'culll' was unexpected",
-                "'privateIP' was unexpected", "'mountPath' is a required property",
-                "singleuser.cpu.limit: 'two' is not of type"):
+    for key in (
+        "'memroy' was unexpected",
+        "'contactEmial' was unexpected",
+        "'culll' was unexpected",
+        "'privateIP' was unexpected",
+        "'mountPath' is a required property",
+        "singleuser.cpu.limit: 'two' is not of type",
+    ):
         assert any(key in error for error in errors), (key, errors)
     assert len(errors) == 6, errors
     # the schema takes any capitalised hub.config section: the hub's classes check those
@@ -165,7 +173,8 @@ def test_the_checks_refuse_a_misspelt_key(values):
     assert hub_config_errors(planted) == [
         "hub.config.JupyterHub.admin_access: deprecated, does nothing",
         "hub.config.NativeAuthenticator.open_sigup: not a setting of NativeAuthenticator",
-        "hub.config.NativeAuthentictor: not one of ['Authenticator', 'JupyterHub', 'NativeAuthenticator']"]
+        "hub.config.NativeAuthentictor: not one of ['Authenticator', 'JupyterHub', 'NativeAuthenticator']",
+    ]
 
 
 def test_coalesce_lays_values_over_defaults_as_helm_does():
@@ -182,11 +191,13 @@ def test_the_chart_version_is_the_one_targeted():
     assert f"--version {CHART_VERSION}" in guide and f"chart {CHART_VERSION}" in guide
     # the stored schema and defaults name their source: this tag of the chart's repository
     for stored in (SCHEMA, CHART_DEFAULTS):
-        assert re.search(rf"`deploy/kubernetes/{stored.name}`[^.]*tag `{re.escape(CHART_VERSION)}`", guide,
-                         re.S), stored.name
+        assert re.search(rf"`deploy/kubernetes/{stored.name}`[^.]*tag `{re.escape(CHART_VERSION)}`", guide, re.S), (
+            stored.name
+        )
 
 
 # ---------------------------------------------------------------- the course's settings agree
+
 
 def nbgrader_config(values):
     """The traitlets Config of the nbgrader_config.py that values.yaml mounts for every user."""
@@ -283,6 +294,7 @@ def test_the_exchange_claim_is_shared_and_the_one_mounted(values):
 
 # ---------------------------------------------------------------- hub.extraConfig: a uid per user, the instructor's account
 
+
 def extra_config(values):
     """Run hub.extraConfig as the chart's jupyterhub_config.py does (after loading hub.config into
     ``c``), with z2jh's get_config reading the values laid over the chart's defaults; return ``c``
@@ -362,7 +374,9 @@ def test_the_passwd_init_container_names_the_pods_uid_jovyan(values, tmp_path):
     run = script.replace("/etc/passwd", str(passwd)).replace(mount["mountPath"], str(out))
     subprocess.run(["sh", "-c", run], check=True)
     assert (out / "passwd").read_text().splitlines() == [
-        "root:x:0:0:root:/root:/bin/bash", f"jovyan:x:{os.getuid()}:100::/home/jovyan:/bin/bash"]
+        "root:x:0:0:root:/root:/bin/bash",
+        f"jovyan:x:{os.getuid()}:100::/home/jovyan:/bin/bash",
+    ]
 
 
 @pytest.fixture
@@ -370,6 +384,7 @@ def authenticator(values, monkeypatch):
     """A function making the hub's authenticator as the hub does at its start, on one database."""
     from sqlalchemy import create_engine
     from sqlalchemy.orm import sessionmaker
+
     c, names = extra_config(values)
     cls = c.JupyterHub.authenticator_class
     assert cls is names["CourseAuthenticator"]
@@ -383,6 +398,7 @@ def authenticator(values, monkeypatch):
 
 def test_the_instructors_account_exists_before_anyone_signs_up(values, authenticator, monkeypatch):
     from nativeauthenticator.orm import UserInfo
+
     env = values["hub"]["extraEnv"]["BDL_INSTRUCTOR_PASSWORD"]["valueFrom"]["secretKeyRef"]
     assert env == {"name": INSTRUCTOR_SECRET, "key": "password"}
     instructor = values["custom"]["instructor"]
@@ -406,6 +422,7 @@ def test_the_instructors_account_exists_before_anyone_signs_up(values, authentic
 def test_no_one_logs_in_or_signs_up_as_the_course_account(values, authenticator, monkeypatch):
     import bcrypt
     from nativeauthenticator.orm import UserInfo
+
     account, instructor = values["custom"]["course_account"], values["custom"]["instructor"]
     monkeypatch.setenv("BDL_INSTRUCTOR_PASSWORD", "the instructor's own")
     auth = authenticator()
@@ -414,13 +431,16 @@ def test_no_one_logs_in_or_signs_up_as_the_course_account(values, authenticator,
     assert UserInfo.find(auth.db, account) is None
     # an account of that name, approved (made before this hook, or by hand), with its right password
     password = "the course account's password"
-    auth.db.add(UserInfo(username=account, is_authorized=True,
-                         password=bcrypt.hashpw(password.encode(), bcrypt.gensalt())))
+    auth.db.add(
+        UserInfo(username=account, is_authorized=True, password=bcrypt.hashpw(password.encode(), bcrypt.gensalt()))
+    )
     auth.db.commit()
     assert UserInfo.find(auth.db, account).is_valid_password(password)
+
     def log_in(name, password):  # as the login page does: the authenticator, then the login hook
         user = asyncio.run(auth.get_authenticated_user(None, {"username": name, "password": password}))
         return user and user["name"]
+
     for name in (account, account.upper()):
         assert log_in(name, password) is None
     assert log_in(instructor, "the instructor's own") == instructor
@@ -444,6 +464,7 @@ def test_another_authenticator_is_left_as_it_is(values):
     assert c.JupyterHub.authenticator_class == "ldapauthenticator.LDAPAuthenticator"
     # and still no login as the course account: the login hook is every authenticator's
     from jupyterhub.auth import Authenticator
+
     auth, account = Authenticator(), values["custom"]["course_account"]
     for name in (account, account.upper()):
         assert c.Authenticator.post_auth_hook(auth, None, {"name": name}) is None
@@ -459,7 +480,10 @@ def test_the_course_accounts_pod_alone_reaches_the_gradebook_and_the_scheduler(v
     assert {(p["protocol"], p["port"]) for p in rule["ports"]} == {("TCP", 5432), ("TCP", 8786)}
     assert {"namespaceSelector": {}} in rule["to"]
     assert {t["ipBlock"]["cidr"] for t in rule["to"] if "ipBlock" in t} == {
-        "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"}
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+    }
     # every user's pod keeps the chart's default: no private address, so no student reaches either
     merged = coalesce(yaml.safe_load(CHART_DEFAULTS.read_text()), values)
     network = merged["singleuser"]["networkPolicy"]
@@ -468,11 +492,13 @@ def test_the_course_accounts_pod_alone_reaches_the_gradebook_and_the_scheduler(v
 
 # ---------------------------------------------------------------- the roles, through JupyterHub's own scope code
 
+
 def hub_database(values, students, graders):
     """An in-memory hub database as JupyterHub 5 makes it at its start from the values: the default roles and
     hub.loadRoles (z2jh names each by its key), admin_users, load_groups, plus ``students`` in nbgrader-<course>
     and ``graders`` in formgrade-<course>; returns the session and {name: orm.User}."""
     from jupyterhub import orm, roles
+
     db = orm.new_session_factory("sqlite://")()
     db.add(orm.OAuthClient(identifier="jupyterhub"))  # the client a server's token belongs to
     for role in roles.get_default_roles():
@@ -504,8 +530,10 @@ def server_token_scopes(db, user):
     """The expanded scopes of a user's server's $JUPYTERHUB_API_TOKEN, made as JupyterHub 5's User.spawn
     makes it (the "server" role's scopes that the user holds) and checked as each request checks it."""
     from jupyterhub import orm, roles, scopes
-    requested = {scope + f"={user.name}/" if scope.endswith("!server") else scope
-                 for scope in orm.Role.find(db, "server").scopes}
+
+    requested = {
+        scope + f"={user.name}/" if scope.endswith("!server") else scope for scope in orm.Role.find(db, "server").scopes
+    }
     have = roles.roles_to_scopes(roles.get_roles_for(user)) | {"inherit"}
     client = db.query(orm.OAuthClient).filter_by(identifier="jupyterhub").one()
     granted, _ = scopes._resolve_requested_scopes(requested, have, user, client, db)
@@ -514,6 +542,7 @@ def server_token_scopes(db, user):
 
 def test_only_the_course_accounts_server_manages_the_students(values):
     from jupyterhub.scopes import get_scopes_for, has_scope
+
     account, instructor = values["custom"]["course_account"], values["custom"]["instructor"]
     db, users = hub_database(values, students=["student1"], graders=["ta1"])
     manage = ("list:users", "read:users", "list:groups", "read:groups", f"groups!group=nbgrader-{COURSE}")
@@ -543,7 +572,9 @@ def test_only_the_course_accounts_server_manages_the_students(values):
     assert not has_scope(f"access:servers!server={account}/", get_scopes_for(users["student1"]), db=db)
     db.close()
 
+
 # ---------------------------------------------------------------- the Dockerfile
+
 
 def instructions(text):
     """(INSTRUCTION, arguments) of a Dockerfile: comments dropped, continuation lines joined."""
@@ -605,8 +636,12 @@ def pyproject_pins():
 def other_groups():
     """{name: group} of pyproject's pins in the optional groups the image does not take."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    return {name: group for group, deps in project["optional-dependencies"].items() if group not in IMAGE_GROUPS
-            for name in _pins(deps)}
+    return {
+        name: group
+        for group, deps in project["optional-dependencies"].items()
+        if group not in IMAGE_GROUPS
+        for name in _pins(deps)
+    }
 
 
 def dockerfile_problems(text, pins):
@@ -640,7 +675,9 @@ def dockerfile_problems(text, pins):
         name = canonicalize_name(name.split("[")[0])
         expected = EXTRA_PINS.get(name, pins.get(name)) or (
             f"in pyproject.toml's {other_groups()[name]} group, which the image does not take"
-            if name in other_groups() else "missing (add it to pyproject.toml)")
+            if name in other_groups()
+            else "missing (add it to pyproject.toml)"
+        )
         if expected != version:
             problems.append(f"installs {name}=={version}, but the pin is {expected}")
     if env_vars(steps).get("TF_USE_LEGACY_KERAS") != "1":
@@ -667,8 +704,9 @@ def test_the_dockerfile_requirements_are_pyprojects_dependencies_and_instructor_
     runs = " ".join(args for word, args in instructions(DOCKERFILE.read_text()) if word == "RUN")
     program = re.search(r'python -c "(import tomllib.*?)"', runs).group(1)
     shutil.copy(REPO / "pyproject.toml", tmp_path)
-    made = subprocess.run([sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True,
-                          check=True).stdout.splitlines()
+    made = subprocess.run(
+        [sys.executable, "-c", program], cwd=tmp_path, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
     assert made == image_requirements()
     names = {canonicalize_name(Requirement(line).name) for line in made}
     assert {"psutil", "distributed"} <= names
@@ -676,24 +714,27 @@ def test_the_dockerfile_requirements_are_pyprojects_dependencies_and_instructor_
     assert {"jupyterhub", "pytest", "playwright"} <= set(left_out) and not names & set(left_out)
 
 
-@pytest.mark.parametrize("change, problem", [
-    (("FROM python:3.11.13-slim-bookworm", "FROM python:latest"), "not pinned"),
-    (("FROM python:3.11.13-slim-bookworm", "FROM python"), "not pinned"),
-    (("FROM python:3.11.13-slim-bookworm", "FROM python:3.12.9-slim"), "Python is 3.11"),
-    (("COPY bdl ./bdl", "COPY . ."), "students must not get"),
-    (("COPY bdl ./bdl", "COPY source/ ./source/"), "students must not get"),
-    (("COPY bdl ./bdl", "COPY --chown=1000 tests /opt/tests"), "students must not get"),
-    (("COPY bdl ./bdl", "COPY .git .git"), "students must not get"),
-    (("COPY bdl ./bdl", "COPY autograder ./autograder"), "students must not get"),
-    (("COPY bdl ./bdl", "COPY Makefile ./"), "not one of"),
-    (("jupyterhub==5.5.0", "jupyterhub==5.5.0 numpy==1.26.4"), "numpy==1.26.4, but the pin is 2.4.6"),
-    (("jupyterhub==5.5.0", "jupyterhub==6.1.1"), "jupyterhub==6.1.1, but the pin is 5.5.0"),
-    (("jupyterhub==5.5.0", "jupyterhub==5.5.0 requests==2.0"), "add it to pyproject.toml"),
-    (("jupyterhub==5.5.0", "jupyterhub==5.5.0 pytest==9.2.0"), "test group, which the image does not take"),
-    (("ENV TF_USE_LEGACY_KERAS=1", "ENV TF_USE_LEGACY_KERAS=0"), "TF_USE_LEGACY_KERAS=1"),
-    (("USER jovyan", "USER root"), "not root"),
-    (("USER jovyan", "USER 0:100"), "not root"),
-])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        (("FROM python:3.11.13-slim-bookworm", "FROM python:latest"), "not pinned"),
+        (("FROM python:3.11.13-slim-bookworm", "FROM python"), "not pinned"),
+        (("FROM python:3.11.13-slim-bookworm", "FROM python:3.12.9-slim"), "Python is 3.11"),
+        (("COPY bdl ./bdl", "COPY . ."), "students must not get"),
+        (("COPY bdl ./bdl", "COPY source/ ./source/"), "students must not get"),
+        (("COPY bdl ./bdl", "COPY --chown=1000 tests /opt/tests"), "students must not get"),
+        (("COPY bdl ./bdl", "COPY .git .git"), "students must not get"),
+        (("COPY bdl ./bdl", "COPY autograder ./autograder"), "students must not get"),
+        (("COPY bdl ./bdl", "COPY Makefile ./"), "not one of"),
+        (("jupyterhub==5.5.0", "jupyterhub==5.5.0 numpy==1.26.4"), "numpy==1.26.4, but the pin is 2.4.6"),
+        (("jupyterhub==5.5.0", "jupyterhub==6.1.1"), "jupyterhub==6.1.1, but the pin is 5.5.0"),
+        (("jupyterhub==5.5.0", "jupyterhub==5.5.0 requests==2.0"), "add it to pyproject.toml"),
+        (("jupyterhub==5.5.0", "jupyterhub==5.5.0 pytest==9.2.0"), "test group, which the image does not take"),
+        (("ENV TF_USE_LEGACY_KERAS=1", "ENV TF_USE_LEGACY_KERAS=0"), "TF_USE_LEGACY_KERAS=1"),
+        (("USER jovyan", "USER root"), "not root"),
+        (("USER jovyan", "USER 0:100"), "not root"),
+    ],
+)
 def test_the_dockerfile_checker_catches(change, problem):
     text = DOCKERFILE.read_text()
     old, new = change
@@ -703,18 +744,23 @@ def test_the_dockerfile_checker_catches(change, problem):
 
 
 def test_the_dockerfile_parser_joins_continuations_and_drops_comments():
-    steps = instructions("FROM a:1\n# note\nRUN one \\\n  # inside\n  two\nENV A=1 B=\"x y\"\nENV C 3\n")
+    steps = instructions('FROM a:1\n# note\nRUN one \\\n  # inside\n  two\nENV A=1 B="x y"\nENV C 3\n')
     assert steps == [("FROM", "a:1"), ("RUN", "one two"), ("ENV", 'A=1 B="x y"'), ("ENV", "C 3")]
     assert env_vars(steps) == {"A": "1", "B": "x y", "C": "3"}
 
 
 def test_the_build_context_holds_only_what_the_image_copies():
-    patterns = [line.strip() for line in DOCKERIGNORE.read_text().splitlines()
-                if line.strip() and not line.startswith("#")]
+    patterns = [
+        line.strip() for line in DOCKERIGNORE.read_text().splitlines() if line.strip() and not line.startswith("#")
+    ]
     assert patterns[0] == "*"  # everything out, then only what COPY names back in
     back_in = {p[1:].rstrip("/") for p in patterns if p.startswith("!")}
-    copied = {source.removeprefix("./").rstrip("/") for word, args in instructions(DOCKERFILE.read_text())
-              if word == "COPY" for source in copy_sources(args)}
+    copied = {
+        source.removeprefix("./").rstrip("/")
+        for word, args in instructions(DOCKERFILE.read_text())
+        if word == "COPY"
+        for source in copy_sources(args)
+    }
     assert back_in == copied and back_in <= COPY_ALLOWED
 
 

@@ -5,6 +5,7 @@ folder (history goes to docs/changelog.md, which follows the same rule).
 
 Pure and fast: it reads files and runs `python -m autograder --help` once; no kernel.
 """
+
 import re
 import subprocess
 import sys
@@ -48,8 +49,9 @@ def _prose_lines(text):
 
 def _subcommands():
     """The subcommands `python -m autograder --help` lists: argparse's {a,b,...} choices."""
-    result = subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "--help"], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     choices = re.search(r"\{([a-z][a-z0-9,-]*)\}", result.stdout)
     assert choices, f"no {{choices}} in the help:\n{result.stdout}"
@@ -59,8 +61,9 @@ def _subcommands():
 def _phony_targets():
     """The targets of every .PHONY line of the Makefile, continuation lines included."""
     text = (REPO / "Makefile").read_text().replace("\\\n", " ")
-    return [target for line in text.splitlines() if line.startswith(".PHONY:")
-            for target in line.split(":", 1)[1].split()]
+    return [
+        target for line in text.splitlines() if line.startswith(".PHONY:") for target in line.split(":", 1)[1].split()
+    ]
 
 
 def _documented(text, command):
@@ -144,8 +147,10 @@ def test_every_subcommand_is_in_the_reference():
     commands = _subcommands()
     assert "grade" in commands and "hub" in commands, commands  # the parse found the list
     missing = [command for command in commands if not _documented(text, f"autograder {command}")]
-    assert not missing, (f"docs/reference.md has no heading or table row for: "
-                         f"{', '.join(f'autograder {command}' for command in missing)}")
+    assert not missing, (
+        f"docs/reference.md has no heading or table row for: "
+        f"{', '.join(f'autograder {command}' for command in missing)}"
+    )
 
 
 def test_every_make_target_is_in_the_reference():
@@ -153,8 +158,9 @@ def test_every_make_target_is_in_the_reference():
     targets = _phony_targets()
     assert "course" in targets and "test" in targets, targets
     missing = [target for target in targets if not _documented(text, f"make {target}")]
-    assert not missing, (f"docs/reference.md has no heading or table row for: "
-                         f"{', '.join(f'make {target}' for target in missing)}")
+    assert not missing, (
+        f"docs/reference.md has no heading or table row for: {', '.join(f'make {target}' for target in missing)}"
+    )
 
 
 def test_every_doc_link_resolves():
@@ -167,13 +173,15 @@ def test_the_link_checker_finds_a_planted_broken_link(tmp_path):
     (tmp_path / "other.md").write_text("# Other page\n\n## A `make` target, twice\n\n## A `make` target, twice\n")
     (tmp_path / "image.png").write_bytes(b"")
     page = tmp_path / "page.md"
-    page.write_text("# Page\n\n"
-                    "[fine](other.md#other-page) [repeat](other.md#a-make-target-twice-1) "
-                    "![fine](image.png) [here](#page) [web](https://example.org/missing)\n"
-                    "[gone](missing.md) and [no heading](other.md#nowhere) and ![gone](images/x.png)\n"
-                    "`[in code](missing-in-code.md)`\n\n"
-                    "```\n[in a block](missing-in-block.md)\n```\n\n"
-                    "[ref]: also-missing.md\n")
+    page.write_text(
+        "# Page\n\n"
+        "[fine](other.md#other-page) [repeat](other.md#a-make-target-twice-1) "
+        "![fine](image.png) [here](#page) [web](https://example.org/missing)\n"
+        "[gone](missing.md) and [no heading](other.md#nowhere) and ![gone](images/x.png)\n"
+        "`[in code](missing-in-code.md)`\n\n"
+        "```\n[in a block](missing-in-block.md)\n```\n\n"
+        "[ref]: also-missing.md\n"
+    )
     problems = broken_links([page])
     assert len(problems) == 4, problems
     for target in ("missing.md", "other.md#nowhere", "images/x.png", "also-missing.md"):
@@ -184,20 +192,23 @@ def test_no_page_names_an_issue_a_stop_or_a_temp_folder():
     paths = doc_files()
     assert REPO / "docs" / "changelog.md" in paths
     problems = history_marks(paths)
-    assert not problems, ("the docs describe the course as it is: history goes to docs/changelog.md, with "
-                          "dates and commits but no issue or stop numbers, and a run folder is described, not "
-                          "named (\"a fresh clone in a temporary folder with a space in its path\"):\n"
-                          + "\n".join(problems))
+    assert not problems, (
+        "the docs describe the course as it is: history goes to docs/changelog.md, with "
+        "dates and commits but no issue or stop numbers, and a run folder is described, not "
+        'named ("a fresh clone in a temporary folder with a space in its path"):\n' + "\n".join(problems)
+    )
 
 
 def test_the_history_check_finds_planted_marks(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("# Page\n\n"
-                    "Issue 33 asks for 30 minutes; issues 34 and 35 and issue #7 too.\n"
-                    "CI's run (stop 38), then `CI=true bash .ci/run` in `/tmp/after run/bdl`.\n"
-                    "```\ncd /var/tmp/course\n```\n"
-                    "Fine: a `/tmp` of its own, /srv/bdl-hub/tmp/<user>, stop the hub, issue a token, "
-                    "it stops 2 s later, tmp/ and ./tmp/ beside the repository.\n")
+    page.write_text(
+        "# Page\n\n"
+        "Issue 33 asks for 30 minutes; issues 34 and 35 and issue #7 too.\n"
+        "CI's run (stop 38), then `CI=true bash .ci/run` in `/tmp/after run/bdl`.\n"
+        "```\ncd /var/tmp/course\n```\n"
+        "Fine: a `/tmp` of its own, /srv/bdl-hub/tmp/<user>, stop the hub, issue a token, "
+        "it stops 2 s later, tmp/ and ./tmp/ beside the repository.\n"
+    )
     problems = history_marks([page])
     found = [problem.split(" (", 1)[1].split(")", 1)[0] for problem in problems]
     assert found == ["'Issue 33'", "'issues 34'", "'issue #7'", "'stop 38'", "'/tmp/'", "'/var/tmp/'"], problems

@@ -1,5 +1,6 @@
 """environment.yml (conda) and pyproject.toml (pip) pin the same tested set: the conda environment is the
 instructor's full set, pyproject's dependencies and every optional group (what `make` installs)."""
+
 import subprocess
 import sys
 import tomllib

@@ -1,4 +1,5 @@
 """The course's nbgrader configuration."""
+
 import re
 
 from autograder.course.directory import REPO, load_config

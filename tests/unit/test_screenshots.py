@@ -1,6 +1,7 @@
 """docs/images/ comes from the browser tests, not from hand: `make screenshots` runs the tests marked
 `screenshots` with BDL_SCREENSHOTS set, and each saves the image of the step it shows (lab_ui.doc_shot).
 These tests take no browser: a stand-in page records what would be saved."""
+
 import re
 import struct
 import subprocess
@@ -56,7 +57,10 @@ def test_a_flow_step_saves_its_artifact_and_its_docs_image(monkeypatch, tmp_path
     flow.shot(page, "first")
     flow.shot(page, "validated", doc="validate")
     assert [path.relative_to(tmp_path).as_posix() for path, _ in page.shots] == [
-        "artifacts/01_first.png", "artifacts/02_validated.png", "shots/validate.png"]
+        "artifacts/01_first.png",
+        "artifacts/02_validated.png",
+        "shots/validate.png",
+    ]
 
 
 def _makefile_list(name):
@@ -84,8 +88,7 @@ def test_each_image_of_the_make_target_is_taken_by_one_test_marked_screenshots()
 
 
 def test_make_screenshots_runs_the_marked_tests_with_the_variable_set():
-    dry = subprocess.run(["make", "-n", "screenshots"], cwd=REPO, capture_output=True,
-                         text=True, timeout=60)
+    dry = subprocess.run(["make", "-n", "screenshots"], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert dry.returncode == 0, dry.stderr
     [pytest_line] = [line for line in dry.stdout.splitlines() if "-m pytest" in line]
     assert "-m screenshots" in pytest_line and f"{lab_ui.SCREENSHOTS_ENV}=" in pytest_line

@@ -1,4 +1,5 @@
 """The layout: packages import each other in one direction, and newcomers get told what to pass."""
+
 import ast
 import shutil
 import subprocess
@@ -34,7 +35,7 @@ def _cycle(graph):
         state[module] = "open"
         for name in sorted(graph[module]):
             if state.get(name) == "open":
-                return path[path.index(name):] + [name]
+                return path[path.index(name) :] + [name]
             if name not in state:
                 found = visit(name, path + [name])
                 if found:
@@ -59,9 +60,16 @@ def test_no_import_circle(package):
 
 # The floors: which part of autograder may import which, by where its code runs.
 NEVER = {
-    "autograder.course": ("autograder.grading", "autograder.worker", "autograder.outputs", "autograder.hub",
-                          "autograder.checktests", "autograder.selfgrade", "autograder.studentkit",
-                          "autograder.__main__"),
+    "autograder.course": (
+        "autograder.grading",
+        "autograder.worker",
+        "autograder.outputs",
+        "autograder.hub",
+        "autograder.checktests",
+        "autograder.selfgrade",
+        "autograder.studentkit",
+        "autograder.__main__",
+    ),
     "autograder.worker": ("autograder.grading", "autograder.outputs", "autograder.hub"),
     "autograder.hub": ("autograder.grading",),
     "autograder.grading": ("autograder.hub",),
@@ -86,16 +94,23 @@ def test_each_part_imports_only_what_its_floor_allows():
     assert _crossings(graph) == []
     # importing the guard runs these first: they import nothing at all
     for init in (REPO / "autograder" / "__init__.py", REPO / "autograder" / "worker" / "__init__.py"):
-        assert not [node for node in ast.walk(ast.parse(init.read_text()))
-                    if isinstance(node, (ast.Import, ast.ImportFrom))], f"{init} imports something"
+        assert not [
+            node for node in ast.walk(ast.parse(init.read_text())) if isinstance(node, (ast.Import, ast.ImportFrom))
+        ], f"{init} imports something"
 
 
 def test_the_floor_check_finds_a_crossing():
-    graph = {"autograder.course.cells": {"autograder.grading.host"}, "autograder.worker.guard": {"autograder.course.cells"},
-             "autograder.hub.setup": {"autograder.grading.task"}, "autograder.grading.host": {"autograder.worker.job"}}
-    assert _crossings(graph) == ["autograder.course.cells imports autograder.grading.host",
-                                 "autograder.hub.setup imports autograder.grading.task",
-                                 "autograder.worker.guard imports autograder.course.cells"]
+    graph = {
+        "autograder.course.cells": {"autograder.grading.host"},
+        "autograder.worker.guard": {"autograder.course.cells"},
+        "autograder.hub.setup": {"autograder.grading.task"},
+        "autograder.grading.host": {"autograder.worker.job"},
+    }
+    assert _crossings(graph) == [
+        "autograder.course.cells imports autograder.grading.host",
+        "autograder.hub.setup imports autograder.grading.task",
+        "autograder.worker.guard imports autograder.course.cells",
+    ]
 
 
 def test_cycle_finder_finds_a_circle():
@@ -109,10 +124,17 @@ def test_students_package_never_imports_the_instructors():
 
 
 def test_make_grade_says_what_to_pass():
-    for target, words in (("grade", ["ASSIGNMENT=", "SUBMISSIONS=", "01_likelihoods"]),
-                          ("bench", ["ASSIGNMENT=", "01_likelihoods"])):
-        result = subprocess.run(["make", "--no-print-directory", target, "ASSIGNMENT=", "SUBMISSIONS="],
-                                cwd=REPO, capture_output=True, text=True, timeout=60)
+    for target, words in (
+        ("grade", ["ASSIGNMENT=", "SUBMISSIONS=", "01_likelihoods"]),
+        ("bench", ["ASSIGNMENT=", "01_likelihoods"]),
+    ):
+        result = subprocess.run(
+            ["make", "--no-print-directory", target, "ASSIGNMENT=", "SUBMISSIONS="],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert result.returncode != 0, f"make {target} without arguments must fail"
         for word in words:
             assert word in result.stderr, result.stderr
@@ -121,16 +143,29 @@ def test_make_grade_says_what_to_pass():
 def test_grade_without_submissions_fails_with_a_reason(tmp_path):
     (tmp_path / "empty").mkdir()
     shutil.copytree(REPO / "source", tmp_path / "course" / "source")
-    result = subprocess.run([sys.executable, "-m", "autograder", "grade", "01_likelihoods",
-                             str(tmp_path / "empty"), "--root", str(tmp_path / "course"),
-                             "--no-sandbox"],  # about the input, on machines without bubblewrap too
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "grade",
+            "01_likelihoods",
+            str(tmp_path / "empty"),
+            "--root",
+            str(tmp_path / "course"),
+            "--no-sandbox",
+        ],  # about the input, on machines without bubblewrap too
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     assert "no submission of 01_likelihoods found" in result.stderr
 
 
 def test_the_old_timeout_flag_still_names_the_submission_timeout():
     from autograder.__main__ import parser
+
     old = parser().parse_args(["grade", "01_likelihoods", "x.ipynb", "--timeout", "60"])
     new = parser().parse_args(["grade", "01_likelihoods", "x.ipynb", "--submission-timeout", "60"])
     assert old.submission_timeout == new.submission_timeout == 60

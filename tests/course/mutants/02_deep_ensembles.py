@@ -6,37 +6,58 @@ mutant that no longer matches the reference fails loudly instead of silently
 testing the reference.
 """
 
-_GAUSSIAN_BODY = ("    mean = np.mean(means, axis=0)\n"
-                  "    variance = np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2\n")
-_LAPLACE_BODY = ("    mean = np.mean(locs, axis=0)\n"
-                 "    variance = np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2\n")
+_GAUSSIAN_BODY = (
+    "    mean = np.mean(means, axis=0)\n    variance = np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2\n"
+)
+_LAPLACE_BODY = (
+    "    mean = np.mean(locs, axis=0)\n    variance = np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2\n"
+)
 _SAFE_ENTROPY = "-np.sum(np.where(probs > 0, probs * np.log(np.where(probs > 0, probs, 1.0)), 0.0), axis=-1)"
-_DECOMPOSITION_BODY = ("    total = entropy(member_probs.mean(axis=0))\n"
-                       "    data = entropy(member_probs).mean(axis=0)\n"
-                       "    knowledge = total - data\n")
+_DECOMPOSITION_BODY = (
+    "    total = entropy(member_probs.mean(axis=0))\n"
+    "    data = entropy(member_probs).mean(axis=0)\n"
+    "    knowledge = total - data\n"
+)
 
 MUTANTS = {
     "gaussian_mixture_moments": [
         ("missing -mu*^2", "axis=0) - mean ** 2", "axis=0)"),
         ("scale not squared", "scales ** 2 + means ** 2", "scales + means ** 2"),
         ("standard deviation instead of variance", "return mean, variance", "return mean, np.sqrt(variance)"),
-        ("members' spread only", "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
-         "np.var(means, axis=0)"),
-        ("average member variance only", "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
-         "np.mean(scales ** 2, axis=0)"),
+        ("members' spread only", "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2", "np.var(means, axis=0)"),
+        (
+            "average member variance only",
+            "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
+            "np.mean(scales ** 2, axis=0)",
+        ),
         ("members on the last axis", _GAUSSIAN_BODY, _GAUSSIAN_BODY.replace("axis=0", "axis=-1")),
-        ("sample variance of the means", "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
-         "np.mean(scales ** 2, axis=0) + np.var(means, axis=0, ddof=1)"),
-        ("arguments swapped", "def gaussian_mixture_moments(means, scales):",
-         "def gaussian_mixture_moments(scales, means):"),
-        ("members counted from the notebook's regression_ensemble_size", "mean = np.mean(means, axis=0)",
-         "mean = np.sum(means, axis=0) / regression_ensemble_size"),
-        ("the notebook's member_scales instead of the argument", "scales = np.asarray(scales, dtype=np.float64)",
-         "scales = np.asarray(member_scales, dtype=np.float64)"),
+        (
+            "sample variance of the means",
+            "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
+            "np.mean(scales ** 2, axis=0) + np.var(means, axis=0, ddof=1)",
+        ),
+        (
+            "arguments swapped",
+            "def gaussian_mixture_moments(means, scales):",
+            "def gaussian_mixture_moments(scales, means):",
+        ),
+        (
+            "members counted from the notebook's regression_ensemble_size",
+            "mean = np.mean(means, axis=0)",
+            "mean = np.sum(means, axis=0) / regression_ensemble_size",
+        ),
+        (
+            "the notebook's member_scales instead of the argument",
+            "scales = np.asarray(scales, dtype=np.float64)",
+            "scales = np.asarray(member_scales, dtype=np.float64)",
+        ),
         ("size-1 axes squeezed away", "return mean, variance", "return np.squeeze(mean), np.squeeze(variance)"),
-        ("scales squared in place", _GAUSSIAN_BODY,
-         "    scales **= 2  # in place: the caller's array, when it is already float64\n"
-         + _GAUSSIAN_BODY.replace("scales ** 2", "scales")),
+        (
+            "scales squared in place",
+            _GAUSSIAN_BODY,
+            "    scales **= 2  # in place: the caller's array, when it is already float64\n"
+            + _GAUSSIAN_BODY.replace("scales ** 2", "scales"),
+        ),
     ],
     "laplace_mixture_moments": [
         ("Laplace variance b^2 instead of 2b^2", "2 * scales ** 2", "scales ** 2"),
@@ -44,15 +65,24 @@ MUTANTS = {
         ("Laplace variance (2b)^2", "2 * scales ** 2", "(2 * scales) ** 2"),
         ("missing -mu*^2", "axis=0) - mean ** 2", "axis=0)"),
         ("members on the last axis", _LAPLACE_BODY, _LAPLACE_BODY.replace("axis=0", "axis=-1")),
-        ("arguments swapped", "def laplace_mixture_moments(locs, scales):",
-         "def laplace_mixture_moments(scales, locs):"),
-        ("members counted from the notebook's regression_ensemble_size", "mean = np.mean(locs, axis=0)",
-         "mean = np.sum(locs, axis=0) / regression_ensemble_size"),
+        (
+            "arguments swapped",
+            "def laplace_mixture_moments(locs, scales):",
+            "def laplace_mixture_moments(scales, locs):",
+        ),
+        (
+            "members counted from the notebook's regression_ensemble_size",
+            "mean = np.mean(locs, axis=0)",
+            "mean = np.sum(locs, axis=0) / regression_ensemble_size",
+        ),
         ("size-1 axes squeezed away", "return mean, variance", "return np.squeeze(mean), np.squeeze(variance)"),
         ("members' spread only", "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2", "np.var(locs, axis=0)"),
-        ("scales squared in place", _LAPLACE_BODY,
-         "    scales **= 2  # in place: the caller's array, when it is already float64\n"
-         + _LAPLACE_BODY.replace("scales ** 2", "scales")),
+        (
+            "scales squared in place",
+            _LAPLACE_BODY,
+            "    scales **= 2  # in place: the caller's array, when it is already float64\n"
+            + _LAPLACE_BODY.replace("scales ** 2", "scales"),
+        ),
     ],
     "entropy": [
         ("log2 instead of the natural log", "np.log(np.where(", "np.log2(np.where("),
@@ -60,124 +90,206 @@ MUTANTS = {
         ("summed over the first axis", "0.0), axis=-1)", "0.0), axis=0)"),
         ("sign error", "return -np.sum(", "return np.sum("),
         ("mean over the classes instead of the sum", "return -np.sum(", "return -np.mean("),
-        ("clipped too coarsely", _SAFE_ENTROPY,
-         "-np.sum(probs * np.log(np.clip(probs, 1e-3, 1.0)), axis=-1)"),
-        ("class axis kept, then squeezed", _SAFE_ENTROPY,
-         "np.squeeze(-np.sum(np.where(probs > 0, probs * np.log(np.where(probs > 0, probs, 1.0)), 0.0),"
-         " axis=-1, keepdims=True))"),
+        ("clipped too coarsely", _SAFE_ENTROPY, "-np.sum(probs * np.log(np.clip(probs, 1e-3, 1.0)), axis=-1)"),
+        (
+            "class axis kept, then squeezed",
+            _SAFE_ENTROPY,
+            "np.squeeze(-np.sum(np.where(probs > 0, probs * np.log(np.where(probs > 0, probs, 1.0)), 0.0),"
+            " axis=-1, keepdims=True))",
+        ),
     ],
     "uncertainty_decomposition": [
         ("mean over the wrong axis", "entropy(member_probs.mean(axis=0))", "entropy(member_probs.mean(axis=1))"),
         ("data and knowledge swapped", "return total, data, knowledge", "return total, knowledge, data"),
-        ("data uncertainty is the entropy of the mean", "data = entropy(member_probs).mean(axis=0)",
-         "data = entropy(member_probs.mean(axis=0))"),
-        ("total is the mean entropy", "total = entropy(member_probs.mean(axis=0))",
-         "total = entropy(member_probs).mean(axis=0)"),
+        (
+            "data uncertainty is the entropy of the mean",
+            "data = entropy(member_probs).mean(axis=0)",
+            "data = entropy(member_probs.mean(axis=0))",
+        ),
+        (
+            "total is the mean entropy",
+            "total = entropy(member_probs.mean(axis=0))",
+            "total = entropy(member_probs).mean(axis=0)",
+        ),
         ("knowledge sign error", "knowledge = total - data", "knowledge = data - total"),
-        ("log2 unannounced", _DECOMPOSITION_BODY,
-         "    total = entropy(member_probs.mean(axis=0)) / np.log(2)\n"
-         "    data = entropy(member_probs).mean(axis=0) / np.log(2)\n"
-         "    knowledge = total - data\n"),
-        ("knowledge from the first member only", "knowledge = total - data",
-         "knowledge = total - entropy(member_probs[0])"),
-        ("members counted from the notebook's ensemble_size", "data = entropy(member_probs).mean(axis=0)",
-         "data = entropy(member_probs).sum(axis=0) / ensemble_size"),
-        ("size-1 axes squeezed away", "return total, data, knowledge",
-         "return np.squeeze(total), np.squeeze(data), np.squeeze(knowledge)"),
+        (
+            "log2 unannounced",
+            _DECOMPOSITION_BODY,
+            "    total = entropy(member_probs.mean(axis=0)) / np.log(2)\n"
+            "    data = entropy(member_probs).mean(axis=0) / np.log(2)\n"
+            "    knowledge = total - data\n",
+        ),
+        (
+            "knowledge from the first member only",
+            "knowledge = total - data",
+            "knowledge = total - entropy(member_probs[0])",
+        ),
+        (
+            "members counted from the notebook's ensemble_size",
+            "data = entropy(member_probs).mean(axis=0)",
+            "data = entropy(member_probs).sum(axis=0) / ensemble_size",
+        ),
+        (
+            "size-1 axes squeezed away",
+            "return total, data, knowledge",
+            "return np.squeeze(total), np.squeeze(data), np.squeeze(knowledge)",
+        ),
     ],
 }
 
 # Other correct answers a student may write: the tests must pass them all.
 ALTERNATIVES = {
     "gaussian_mixture_moments": [
-        ("law of total variance", "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
-         "np.mean(scales ** 2, axis=0) + np.mean((means - mean) ** 2, axis=0)"),
-        ("TensorFlow ops, tensors returned", _GAUSSIAN_BODY + "    return mean, variance\n",
-         "    mean = tf.reduce_mean(means, axis=0)\n"
-         "    variance = tf.reduce_mean(tf.square(scales) + tf.square(means), axis=0) - tf.square(mean)\n"
-         "    return mean, variance\n"),
-        ("TensorFlow Probability mixture", _GAUSSIAN_BODY + "    return mean, variance\n",
-         "    import tensorflow_probability as tfp\n"
-         "    tfd = tfp.distributions\n"
-         "    loc, scale = np.moveaxis(means, 0, -1), np.moveaxis(scales, 0, -1)\n"
-         "    mixture = tfd.MixtureSameFamily(tfd.Categorical(logits=np.zeros(loc.shape)),\n"
-         "                                    tfd.Normal(loc=loc, scale=scale))\n"
-         "    return mixture.mean(), mixture.variance()\n"),
-        ("inputs left as float32", "    means = np.asarray(means, dtype=np.float64)\n"
-                                   "    scales = np.asarray(scales, dtype=np.float64)\n", ""),
-        ("float32 TensorFlow", "    means = np.asarray(means, dtype=np.float64)\n"
-                               "    scales = np.asarray(scales, dtype=np.float64)\n" + _GAUSSIAN_BODY,
-         "    means = tf.cast(means, tf.float32)\n"
-         "    scales = tf.cast(scales, tf.float32)\n"
-         "    mean = tf.reduce_mean(means, axis=0)\n"
-         "    variance = tf.reduce_mean(scales ** 2 + means ** 2, axis=0) - mean ** 2\n"),
-        ("a loop over the members", _GAUSSIAN_BODY,
-         "    mean = sum(means[m] for m in range(len(means))) / len(means)\n"
-         "    variance = sum(scales[m] ** 2 + (means[m] - mean) ** 2 for m in range(len(means))) / len(means)\n"),
+        (
+            "law of total variance",
+            "np.mean(scales ** 2 + means ** 2, axis=0) - mean ** 2",
+            "np.mean(scales ** 2, axis=0) + np.mean((means - mean) ** 2, axis=0)",
+        ),
+        (
+            "TensorFlow ops, tensors returned",
+            _GAUSSIAN_BODY + "    return mean, variance\n",
+            "    mean = tf.reduce_mean(means, axis=0)\n"
+            "    variance = tf.reduce_mean(tf.square(scales) + tf.square(means), axis=0) - tf.square(mean)\n"
+            "    return mean, variance\n",
+        ),
+        (
+            "TensorFlow Probability mixture",
+            _GAUSSIAN_BODY + "    return mean, variance\n",
+            "    import tensorflow_probability as tfp\n"
+            "    tfd = tfp.distributions\n"
+            "    loc, scale = np.moveaxis(means, 0, -1), np.moveaxis(scales, 0, -1)\n"
+            "    mixture = tfd.MixtureSameFamily(tfd.Categorical(logits=np.zeros(loc.shape)),\n"
+            "                                    tfd.Normal(loc=loc, scale=scale))\n"
+            "    return mixture.mean(), mixture.variance()\n",
+        ),
+        (
+            "inputs left as float32",
+            "    means = np.asarray(means, dtype=np.float64)\n    scales = np.asarray(scales, dtype=np.float64)\n",
+            "",
+        ),
+        (
+            "float32 TensorFlow",
+            "    means = np.asarray(means, dtype=np.float64)\n"
+            "    scales = np.asarray(scales, dtype=np.float64)\n" + _GAUSSIAN_BODY,
+            "    means = tf.cast(means, tf.float32)\n"
+            "    scales = tf.cast(scales, tf.float32)\n"
+            "    mean = tf.reduce_mean(means, axis=0)\n"
+            "    variance = tf.reduce_mean(scales ** 2 + means ** 2, axis=0) - mean ** 2\n",
+        ),
+        (
+            "a loop over the members",
+            _GAUSSIAN_BODY,
+            "    mean = sum(means[m] for m in range(len(means))) / len(means)\n"
+            "    variance = sum(scales[m] ** 2 + (means[m] - mean) ** 2 for m in range(len(means))) / len(means)\n",
+        ),
     ],
     "laplace_mixture_moments": [
-        ("np.var of the locations", "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2",
-         "2 * np.mean(scales ** 2, axis=0) + np.var(locs, axis=0)"),
-        ("TensorFlow Probability mixture", _LAPLACE_BODY + "    return mean, variance\n",
-         "    import tensorflow_probability as tfp\n"
-         "    tfd = tfp.distributions\n"
-         "    loc, scale = np.moveaxis(locs, 0, -1), np.moveaxis(scales, 0, -1)\n"
-         "    mixture = tfd.MixtureSameFamily(tfd.Categorical(logits=np.zeros(loc.shape)),\n"
-         "                                    tfd.Laplace(loc=loc, scale=scale))\n"
-         "    return mixture.mean(), mixture.variance()\n"),
-        ("TensorFlow ops, tensors returned", _LAPLACE_BODY,
-         "    mean = tf.reduce_mean(locs, axis=0)\n"
-         "    variance = tf.reduce_mean(2 * tf.square(scales) + tf.square(locs), axis=0) - tf.square(mean)\n"),
-        ("a loop over the members", _LAPLACE_BODY,
-         "    mean = sum(locs[m] for m in range(len(locs))) / len(locs)\n"
-         "    variance = sum(2 * scales[m] ** 2 + (locs[m] - mean) ** 2 for m in range(len(locs))) / len(locs)\n"),
-        ("float32 TensorFlow", "    locs = np.asarray(locs, dtype=np.float64)\n"
-                               "    scales = np.asarray(scales, dtype=np.float64)\n" + _LAPLACE_BODY,
-         "    locs = tf.cast(locs, tf.float32)\n"
-         "    scales = tf.cast(scales, tf.float32)\n"
-         "    mean = tf.reduce_mean(locs, axis=0)\n"
-         "    variance = tf.reduce_mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2\n"),
+        (
+            "np.var of the locations",
+            "np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2",
+            "2 * np.mean(scales ** 2, axis=0) + np.var(locs, axis=0)",
+        ),
+        (
+            "TensorFlow Probability mixture",
+            _LAPLACE_BODY + "    return mean, variance\n",
+            "    import tensorflow_probability as tfp\n"
+            "    tfd = tfp.distributions\n"
+            "    loc, scale = np.moveaxis(locs, 0, -1), np.moveaxis(scales, 0, -1)\n"
+            "    mixture = tfd.MixtureSameFamily(tfd.Categorical(logits=np.zeros(loc.shape)),\n"
+            "                                    tfd.Laplace(loc=loc, scale=scale))\n"
+            "    return mixture.mean(), mixture.variance()\n",
+        ),
+        (
+            "TensorFlow ops, tensors returned",
+            _LAPLACE_BODY,
+            "    mean = tf.reduce_mean(locs, axis=0)\n"
+            "    variance = tf.reduce_mean(2 * tf.square(scales) + tf.square(locs), axis=0) - tf.square(mean)\n",
+        ),
+        (
+            "a loop over the members",
+            _LAPLACE_BODY,
+            "    mean = sum(locs[m] for m in range(len(locs))) / len(locs)\n"
+            "    variance = sum(2 * scales[m] ** 2 + (locs[m] - mean) ** 2 for m in range(len(locs))) / len(locs)\n",
+        ),
+        (
+            "float32 TensorFlow",
+            "    locs = np.asarray(locs, dtype=np.float64)\n"
+            "    scales = np.asarray(scales, dtype=np.float64)\n" + _LAPLACE_BODY,
+            "    locs = tf.cast(locs, tf.float32)\n"
+            "    scales = tf.cast(scales, tf.float32)\n"
+            "    mean = tf.reduce_mean(locs, axis=0)\n"
+            "    variance = tf.reduce_mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2\n",
+        ),
     ],
     "entropy": [
-        ("scipy.special.xlogy", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
-         "    from scipy.special import xlogy\n"
-         "    return -np.sum(xlogy(probs, probs), axis=-1)"),
-        ("tf.math.xlogy, a tensor returned", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
-         "    probs = tf.convert_to_tensor(probs)\n    return -tf.reduce_sum(tf.math.xlogy(probs, probs), axis=-1)"),
-        ("np.where without a safe log (warns, right values)", _SAFE_ENTROPY,
-         "-np.sum(np.where(probs > 0, probs * np.log(probs), 0.0), axis=-1)"),
-        ("float32 TensorFlow with tf.where", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
-         "    probs = tf.cast(probs, tf.float32)\n"
-         "    safe = tf.where(probs > 0, probs, tf.ones_like(probs))\n"
-         "    return -tf.reduce_sum(tf.where(probs > 0, probs * tf.math.log(safe), 0.0), axis=-1)"),
+        (
+            "scipy.special.xlogy",
+            "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
+            "    from scipy.special import xlogy\n    return -np.sum(xlogy(probs, probs), axis=-1)",
+        ),
+        (
+            "tf.math.xlogy, a tensor returned",
+            "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
+            "    probs = tf.convert_to_tensor(probs)\n    return -tf.reduce_sum(tf.math.xlogy(probs, probs), axis=-1)",
+        ),
+        (
+            "np.where without a safe log (warns, right values)",
+            _SAFE_ENTROPY,
+            "-np.sum(np.where(probs > 0, probs * np.log(probs), 0.0), axis=-1)",
+        ),
+        (
+            "float32 TensorFlow with tf.where",
+            "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
+            "    probs = tf.cast(probs, tf.float32)\n"
+            "    safe = tf.where(probs > 0, probs, tf.ones_like(probs))\n"
+            "    return -tf.reduce_sum(tf.where(probs > 0, probs * tf.math.log(safe), 0.0), axis=-1)",
+        ),
         ("a tiny epsilon inside the log", _SAFE_ENTROPY, "-np.sum(probs * np.log(probs + 1e-12), axis=-1)"),
-        ("TensorFlow Probability Categorical", "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
-         "    import tensorflow_probability as tfp\n"
-         "    return tfp.distributions.Categorical(probs=np.asarray(probs, dtype=np.float64)).entropy()"),
+        (
+            "TensorFlow Probability Categorical",
+            "    probs = np.asarray(probs, dtype=np.float64)\n    return " + _SAFE_ENTROPY,
+            "    import tensorflow_probability as tfp\n"
+            "    return tfp.distributions.Categorical(probs=np.asarray(probs, dtype=np.float64)).entropy()",
+        ),
     ],
     "uncertainty_decomposition": [
-        ("TensorFlow ops on tensors", "    member_probs = np.asarray(member_probs, dtype=np.float64)\n" + _DECOMPOSITION_BODY,
-         "    member_probs = tf.convert_to_tensor(member_probs)\n"
-         "    total = entropy(tf.reduce_mean(member_probs, axis=0))\n"
-         "    data = tf.reduce_mean(entropy(member_probs), axis=0)\n"
-         "    knowledge = total - data\n"),
-        ("np.mean of a list of member entropies", "data = entropy(member_probs).mean(axis=0)",
-         "data = np.mean([entropy(p) for p in member_probs], axis=0)"),
-        ("scipy.stats.entropy, not the student's entropy", _DECOMPOSITION_BODY,
-         "    import scipy.stats\n"
-         "    total = scipy.stats.entropy(member_probs.mean(axis=0), axis=-1)\n"
-         "    data = scipy.stats.entropy(member_probs, axis=-1).mean(axis=0)\n"
-         "    knowledge = np.maximum(total - data, 0.0)\n"),
-        ("a loop over the members", _DECOMPOSITION_BODY,
-         "    num_members = len(member_probs)\n"
-         "    total = entropy(sum(member_probs[m] for m in range(num_members)) / num_members)\n"
-         "    data = sum(entropy(member_probs[m]) for m in range(num_members)) / num_members\n"
-         "    knowledge = total - data\n"),
-        ("float32 tensors", "    member_probs = np.asarray(member_probs, dtype=np.float64)\n" + _DECOMPOSITION_BODY,
-         "    member_probs = tf.convert_to_tensor(member_probs, dtype=tf.float32)\n"
-         "    total = entropy(tf.reduce_mean(member_probs, axis=0))\n"
-         "    data = tf.reduce_mean(entropy(member_probs), axis=0)\n"
-         "    knowledge = total - data\n"),
+        (
+            "TensorFlow ops on tensors",
+            "    member_probs = np.asarray(member_probs, dtype=np.float64)\n" + _DECOMPOSITION_BODY,
+            "    member_probs = tf.convert_to_tensor(member_probs)\n"
+            "    total = entropy(tf.reduce_mean(member_probs, axis=0))\n"
+            "    data = tf.reduce_mean(entropy(member_probs), axis=0)\n"
+            "    knowledge = total - data\n",
+        ),
+        (
+            "np.mean of a list of member entropies",
+            "data = entropy(member_probs).mean(axis=0)",
+            "data = np.mean([entropy(p) for p in member_probs], axis=0)",
+        ),
+        (
+            "scipy.stats.entropy, not the student's entropy",
+            _DECOMPOSITION_BODY,
+            "    import scipy.stats\n"
+            "    total = scipy.stats.entropy(member_probs.mean(axis=0), axis=-1)\n"
+            "    data = scipy.stats.entropy(member_probs, axis=-1).mean(axis=0)\n"
+            "    knowledge = np.maximum(total - data, 0.0)\n",
+        ),
+        (
+            "a loop over the members",
+            _DECOMPOSITION_BODY,
+            "    num_members = len(member_probs)\n"
+            "    total = entropy(sum(member_probs[m] for m in range(num_members)) / num_members)\n"
+            "    data = sum(entropy(member_probs[m]) for m in range(num_members)) / num_members\n"
+            "    knowledge = total - data\n",
+        ),
+        (
+            "float32 tensors",
+            "    member_probs = np.asarray(member_probs, dtype=np.float64)\n" + _DECOMPOSITION_BODY,
+            "    member_probs = tf.convert_to_tensor(member_probs, dtype=tf.float32)\n"
+            "    total = entropy(tf.reduce_mean(member_probs, axis=0))\n"
+            "    data = tf.reduce_mean(entropy(member_probs), axis=0)\n"
+            "    knowledge = total - data\n",
+        ),
     ],
 }
 

@@ -1,5 +1,6 @@
 """An assignment named as an instructor types it: `student-kit --through 01` (or 1, or likelihoods, or
 the folder a shell completes) means 01_likelihoods, for every assignment of the course. No kernel."""
+
 import nbformat
 import pytest
 
@@ -12,8 +13,18 @@ NAMES = assignments(REPO)
 @pytest.mark.parametrize("name", NAMES)
 def test_every_assignment_by_its_number_name_topic_or_folder(name):
     number, topic = name.split("_", 1)
-    for given in (name, number, str(int(number)), f"0{number}", topic, topic.upper(), f" {number} ",
-                  f"release/{name}/", f"source/{name}", name.upper()):
+    for given in (
+        name,
+        number,
+        str(int(number)),
+        f"0{number}",
+        topic,
+        topic.upper(),
+        f" {number} ",
+        f"release/{name}/",
+        f"source/{name}",
+        name.upper(),
+    ):
         assert assignment_named(given, NAMES) == name, given
 
 

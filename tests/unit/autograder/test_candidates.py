@@ -1,5 +1,6 @@
 """check-tests' kit sweep, its kernel side (``autograder.checktests.candidates``) without a kernel: which of bdl's
 callables it keeps for a graded function, and what it records of the stand-ins the tests make."""
+
 import matplotlib
 import numpy as np
 
@@ -12,7 +13,7 @@ from bdl.questions import Returns  # noqa: E402
 
 def test_a_candidate_must_take_the_call_and_return_what_the_reference_returned_in_form():
     def cube(x):
-        return x ** 3
+        return x**3
 
     namespace = {"cube": cube}
     candidates.watch(namespace, "cube")

@@ -1,6 +1,7 @@
 """`autograder selfgrade` (`make course`'s last step) tells the instructor how it goes: a line per
 notebook as each submission is graded, with its points and time, flushed. Grading is faked here:
 these tests take no kernel."""
+
 import io
 import re
 import threading
@@ -13,8 +14,12 @@ from autograder import selfgrade
 
 MAX_SCORE, MANUAL = 5.0, 2.0
 # how long the fake grading of each submission takes: the blank of 01 ends before the reference of 02
-SECONDS = {("01_first", "reference"): 0.3, ("02_second", "reference"): 0.6,
-           ("01_first", "blank"): 0.1, ("02_second", "blank"): 0.1}
+SECONDS = {
+    ("01_first", "reference"): 0.3,
+    ("02_second", "reference"): 0.6,
+    ("01_first", "blank"): 0.1,
+    ("02_second", "blank"): 0.1,
+}
 
 
 class FlushCounting(io.StringIO):
@@ -59,9 +64,17 @@ def course(tmp_path, monkeypatch):
         with lock:
             running.discard((assignment, student))
         score = MAX_SCORE - MANUAL if student == "reference" else 0.0
-        return [{"assignment": assignment, "notebook": assignment[3:], "student": student, "score": score,
-                 "max_score": MAX_SCORE, "manual": MANUAL if student == "reference" else 0.0,
-                 "status": "graded"}]
+        return [
+            {
+                "assignment": assignment,
+                "notebook": assignment[3:],
+                "student": student,
+                "score": score,
+                "max_score": MAX_SCORE,
+                "manual": MANUAL if student == "reference" else 0.0,
+                "status": "graded",
+            }
+        ]
 
     monkeypatch.setattr(selfgrade, "generate_release", generate_release)
     monkeypatch.setattr(selfgrade, "grade", grade)
@@ -80,8 +93,12 @@ def test_a_line_per_notebook_as_each_is_graded(course):
     # in the order they ended, numbered, each with its points, its time and its verdict
     order = [(line.split()[1].split("/")[0], line.split()[2]) for line in progress]
     # two lanes: both references start; 01's ends first, then the blanks in its lane, then 02's reference
-    assert order == [("01_first", "reference"), ("01_first", "blank"), ("02_second", "blank"),
-                     ("02_second", "reference")]
+    assert order == [
+        ("01_first", "reference"),
+        ("01_first", "blank"),
+        ("02_second", "blank"),
+        ("02_second", "reference"),
+    ]
     assert [line.split()[0] for line in progress] == ["[1/4]", "[2/4]", "[3/4]", "[4/4]"]
     assert "01_first/first" in progress[0] and "3 of 5 points, 2 for an instructor" in progress[0]
     assert "0 of 5 points" in progress[1] and progress[1].rstrip().endswith("ok")
@@ -92,7 +109,11 @@ def test_a_line_per_notebook_as_each_is_graded(course):
     assert max(most) == 2, "two lanes grade at once"
     # the table comes back in the course's order, as before
     assert [(row["assignment"], row["student"]) for row in rows] == [
-        ("01_first", "reference"), ("01_first", "blank"), ("02_second", "reference"), ("02_second", "blank")]
+        ("01_first", "reference"),
+        ("01_first", "blank"),
+        ("02_second", "reference"),
+        ("02_second", "blank"),
+    ]
     assert not selfgrade.selfgrade_problems(rows)
 
 
@@ -112,21 +133,32 @@ def test_progress_goes_to_standard_error_by_default(course, capsys):
 
 
 def test_a_wrong_score_says_so_on_its_line():
-    row = {"assignment": "01_first", "notebook": "first", "student": "reference", "score": 2.0,
-           "max_score": 5.0, "manual": 2.0, "status": "graded"}
+    row = {
+        "assignment": "01_first",
+        "notebook": "first",
+        "student": "reference",
+        "score": 2.0,
+        "max_score": 5.0,
+        "manual": 2.0,
+        "status": "graded",
+    }
     line = selfgrade.progress_line(row, 12.34, 3, 10)
     assert line.startswith("[ 3/10] 01_first/first") and "2 of 5 points, 2 for an instructor" in line
     assert "12.3 s" in line and line.endswith("WRONG: the reference should score every automatic point (graded)")
     blank = {**row, "student": "blank", "score": 0.0, "manual": 0.0, "status": "error: the kernel died"}
-    assert selfgrade.progress_line(blank, 1, 4, 10).endswith("WRONG: the blank should score zero (error: the kernel died)")
+    assert selfgrade.progress_line(blank, 1, 4, 10).endswith(
+        "WRONG: the blank should score zero (error: the kernel died)"
+    )
 
 
 def test_make_course_shows_pips_progress():
     """The install step lets pip speak (a line per package, and pip 25.3's bar while it installs);
     a quiet pip is minutes of silence."""
     from autograder.course.directory import REPO
+
     recipe = (REPO / "Makefile").read_text().split("$(VENV)/.installed: pyproject.toml\n", 1)[1].split("\n\n")[0]
     [install] = [line for line in recipe.splitlines() if "pip install" in line and "-e " in line]
     assert "--quiet" not in install and not re.search(r"\s-q\b", install), install
-    assert re.search(r'pip install .*"\$\(PIP\)"', recipe) and re.search(r"^PIP \?= pip==25\.\d+$",
-                                                                          (REPO / "Makefile").read_text(), re.M)
+    assert re.search(r'pip install .*"\$\(PIP\)"', recipe) and re.search(
+        r"^PIP \?= pip==25\.\d+$", (REPO / "Makefile").read_text(), re.M
+    )

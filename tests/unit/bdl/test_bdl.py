@@ -1,4 +1,5 @@
 """bdl: import-time set-up, run modes, no helper named like a graded function, and no stand-in that is an answer."""
+
 import ast
 import importlib
 import json
@@ -31,8 +32,9 @@ print(tf.keras.layers.Dense.__module__, model.count_params())
 
 def test_importing_bdl_first_gives_keras_2_and_a_quiet_stderr():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TF_", "NBGRADER"))}
-    result = subprocess.run([sys.executable, "-c", TFP_LAYER_SCRIPT], capture_output=True,
-                            text=True, env=env, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", TFP_LAYER_SCRIPT], capture_output=True, text=True, env=env, timeout=300
+    )
     assert result.returncode == 0, result.stderr
     module, params = result.stdout.split()
     assert module.startswith("tf_keras"), f"tf.keras should be Keras 2 (tf_keras), found {module}"
@@ -40,13 +42,16 @@ def test_importing_bdl_first_gives_keras_2_and_a_quiet_stderr():
     assert result.stderr == "", f"TensorFlow wrote to stderr:\n{result.stderr}"
 
 
-@pytest.mark.parametrize("env, mode", [
-    ({}, "full"),
-    ({"BDL_FAST": "1"}, "fast"),
-    ({"BDL_FAST": "0"}, "full"),
-    ({"NBGRADER_EXECUTION": "autograde"}, "grading"),
-    ({"NBGRADER_EXECUTION": "validate", "BDL_FAST": "1"}, "grading"),
-])
+@pytest.mark.parametrize(
+    "env, mode",
+    [
+        ({}, "full"),
+        ({"BDL_FAST": "1"}, "fast"),
+        ({"BDL_FAST": "0"}, "full"),
+        ({"NBGRADER_EXECUTION": "autograde"}, "grading"),
+        ({"NBGRADER_EXECUTION": "validate", "BDL_FAST": "1"}, "grading"),
+    ],
+)
 def test_run_mode(monkeypatch, env, mode):
     monkeypatch.delenv("BDL_FAST", raising=False)
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
@@ -79,18 +84,21 @@ def _bdl_modules():
 
 
 def _clashes(modules, graded):
-    return [f"{module}.{name} is named like the graded {graded[name]}"
-            for module, namespace in modules.items()
-            for name, value in vars(namespace).items()
-            if name in graded and not name.startswith("_") and callable(value)]
+    return [
+        f"{module}.{name} is named like the graded {graded[name]}"
+        for module, namespace in modules.items()
+        for name, value in vars(namespace).items()
+        if name in graded and not name.startswith("_") and callable(value)
+    ]
 
 
 def test_no_bdl_function_or_class_is_named_like_a_graded_function():
     """bdl ships to students: none of its functions or classes shares a name with a graded answer."""
     graded = _graded_names()
     notebooks = {str(path.relative_to(SOURCE.parent)) for path in SOURCE.glob("*/*.ipynb")}
-    assert notebooks and {where.split(",")[0] for where in graded.values()} == notebooks, \
+    assert notebooks and {where.split(",")[0] for where in graded.values()} == notebooks, (
         "every source notebook has graded solution cells"
+    )
     modules = _bdl_modules()
     assert {"bdl.checks", "bdl.ensembles", "bdl.figures.ensembles", "bdl.spatter"} <= set(modules)
     decoy = types.ModuleType("decoy")

@@ -1,4 +1,5 @@
 """bdl.checks: the assertion helpers the notebooks' tests use."""
+
 import bdl  # noqa: F401  (Keras 2 before TensorFlow)
 import numpy as np
 import pytest
@@ -7,14 +8,16 @@ import tensorflow as tf
 from bdl.checks import assert_activation, assert_close, assert_equal, assert_model_layers
 
 
-@pytest.mark.parametrize("activation", ["relu", tf.nn.relu, tf.keras.activations.relu,
-                                        lambda x: tf.maximum(x, 0.0), tf.keras.layers.ReLU()])
+@pytest.mark.parametrize(
+    "activation", ["relu", tf.nn.relu, tf.keras.activations.relu, lambda x: tf.maximum(x, 0.0), tf.keras.layers.ReLU()]
+)
 def test_relu_is_recognised_by_what_it_computes(activation):
     assert_activation(tf.keras.layers.Dense(3, activation=activation).activation, "relu", "the activation")
 
 
-@pytest.mark.parametrize("activation", ["softmax", tf.nn.softmax, tf.keras.activations.softmax,
-                                        tf.keras.layers.Softmax()])
+@pytest.mark.parametrize(
+    "activation", ["softmax", tf.nn.softmax, tf.keras.activations.softmax, tf.keras.layers.Softmax()]
+)
 def test_softmax_is_recognised_by_what_it_computes(activation):
     # tf.nn.softmax.__name__ is "softmax_v2": a name check would fail it.
     assert_activation(tf.keras.layers.Dense(3, activation=activation).activation, "softmax", "the activation")
@@ -25,10 +28,19 @@ def test_no_activation_is_linear(activation):
     assert_activation(tf.keras.layers.Dense(3, activation=activation).activation, "linear", "the activation")
 
 
-@pytest.mark.parametrize("activation, expected", [
-    ("tanh", "relu"), ("sigmoid", "softmax"), ("relu", "softmax"), ("softmax", "linear"), ("elu", "relu"),
-    (tf.nn.log_softmax, "softmax"), (lambda x: tf.nn.softmax(x, axis=0), "softmax"), (None, "relu"),
-])
+@pytest.mark.parametrize(
+    "activation, expected",
+    [
+        ("tanh", "relu"),
+        ("sigmoid", "softmax"),
+        ("relu", "softmax"),
+        ("softmax", "linear"),
+        ("elu", "relu"),
+        (tf.nn.log_softmax, "softmax"),
+        (lambda x: tf.nn.softmax(x, axis=0), "softmax"),
+        (None, "relu"),
+    ],
+)
 def test_another_activation_fails_with_its_name(activation, expected):
     with pytest.raises(AssertionError, match=f"the activation should be {expected}"):
         assert_activation(tf.keras.layers.Dense(3, activation=activation).activation, expected, "the activation")
@@ -63,6 +75,7 @@ def test_model_layers_fail_with_what_was_expected():
 
 def test_comparisons_take_plain_values_only():
     """A student's object may equal anything; the helpers compare plain values, found by type()."""
+
     class Anything:
         shape = ()
         is_tensor_like = True
@@ -88,8 +101,17 @@ def test_messages_show_numbers_and_shapes_of_bounded_size():
     """A number or a shape the student's code returned is shown with a few digits at most: a long one
     is text in disguise."""
     from bdl.checks import number, shape_text, shown
-    assert [shown(value) for value in (8, np.int64(-3), 0.1, True, None, (3, 1), [15], tf.float32)] == \
-        ["8", "-3", "0.1", "True", "None", "(3, 1)", "[15]", "tf.float32"]
+
+    assert [shown(value) for value in (8, np.int64(-3), 0.1, True, None, (3, 1), [15], tf.float32)] == [
+        "8",
+        "-3",
+        "0.1",
+        "True",
+        "None",
+        "(3, 1)",
+        "[15]",
+        "tf.float32",
+    ]
     assert shown(10**77 + 1) == "a number of more than 12 digits" and shown((10**20, 1)) == "a tuple"
     assert shown(float("9" * 300)) == "1e+300" and number(np.float64(3.01234567), 4) == "3.012"
     assert shown(np.zeros((16, 3), "float16")) == "a float16 array of shape (16, 3)"
@@ -104,6 +126,7 @@ def test_messages_show_numbers_and_shapes_of_bounded_size():
 
 def test_messages_never_show_text():
     from bdl.checks import shown
+
     for value in ["the hidden test", b"bytes", ["a", 1], {"k": 1}, (1, ("x",))]:
         assert shown(value) in ("a str", "a bytes", "a list", "a dict", "a tuple"), value
     with pytest.raises(AssertionError, match="should be 'valid', found a str$"):

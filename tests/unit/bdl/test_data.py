@@ -1,4 +1,5 @@
 """Tests for bdl.spatter (the spatter recipe) and bdl.data (the data step and the loader)."""
+
 import hashlib
 import json
 import os
@@ -51,10 +52,12 @@ def real_test_images():
 
 def fake_mnist_arrays(n_train=60000, n_test=10000):
     """Blank images with cycling labels: right shapes, compresses to almost nothing."""
-    return {"x_train": np.zeros((n_train, 28, 28), np.uint8),
-            "y_train": (np.arange(n_train) % 10).astype(np.uint8),
-            "x_test": np.zeros((n_test, 28, 28), np.uint8),
-            "y_test": (np.arange(n_test) % 10).astype(np.uint8)}
+    return {
+        "x_train": np.zeros((n_train, 28, 28), np.uint8),
+        "y_train": (np.arange(n_train) % 10).astype(np.uint8),
+        "x_test": np.zeros((n_test, 28, 28), np.uint8),
+        "y_test": (np.arange(n_test) % 10).astype(np.uint8),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -86,10 +89,12 @@ def no_keras_cache(monkeypatch, tmp_path):
 
     def offline():
         raise OSError("offline (tests never download)")
+
     monkeypatch.setattr(data, "_download", offline)
 
 
 # ---------------------------------------------------------------- recipe
+
 
 def plain_spatter(image, rng):
     """The design's recipe for one image, step by step, as MNIST-C writes it."""
@@ -176,6 +181,7 @@ def test_spatter_rejects_float_images():
 
 # ---------------------------------------------------------------- prepare
 
+
 def test_prepare_end_to_end_and_up_to_date(fake_npz, tmp_path):
     out = tmp_path / "data"
     logs = []
@@ -204,7 +210,10 @@ def test_prepare_end_to_end_and_up_to_date(fake_npz, tmp_path):
     assert recipe["parameters"]["threshold"] == 0.65
     assert saved["outputs"]["MNIST_corrupted/x_train.npy"]["shape"] == [60000, 28, 28]
     assert saved["outputs"]["MNIST/y_test.npy"] == {
-        "shape": [10000], "dtype": "uint8", "sha256": sha256(out / "MNIST" / "y_test.npy")}
+        "shape": [10000],
+        "dtype": "uint8",
+        "sha256": sha256(out / "MNIST" / "y_test.npy"),
+    }
 
     # Second run, same input: nothing is rewritten.
     before = snapshot(out)
@@ -222,8 +231,9 @@ def test_prepare_end_to_end_and_up_to_date(fake_npz, tmp_path):
     rebuilt = prepare(data_dir=out, log=logs.append)
     assert rebuilt["mnist"]["kind"] == "data dir"
     after = snapshot(out)
-    assert {k: v[0] for k, v in after.items() if k.suffix == ".npy"} == \
-        {k: v[0] for k, v in before.items() if k.suffix == ".npy"}
+    assert {k: v[0] for k, v in after.items() if k.suffix == ".npy"} == {
+        k: v[0] for k, v in before.items() if k.suffix == ".npy"
+    }
     assert rebuilt["outputs"] == provenance["outputs"]
 
 
@@ -288,8 +298,10 @@ def make_bad_input(kind, folder):
     return path
 
 
-@pytest.mark.parametrize("kind", ["missing", "truncated", "single_array", "not_a_zip", "wrong_keys",
-                                  "wrong_shape", "wrong_dtype", "bad_labels"])
+@pytest.mark.parametrize(
+    "kind",
+    ["missing", "truncated", "single_array", "not_a_zip", "wrong_keys", "wrong_shape", "wrong_dtype", "bad_labels"],
+)
 def test_bad_mnist_is_named_and_nothing_is_written(kind, tmp_path):
     path = make_bad_input(kind, tmp_path)
     out = tmp_path / "data"
@@ -299,8 +311,7 @@ def test_bad_mnist_is_named_and_nothing_is_written(kind, tmp_path):
     assert files_in(out) == []
 
 
-def test_failed_write_leaves_no_temporary_files_and_no_provenance(
-        fake_npz, fake_mnist_c, tmp_path, monkeypatch):
+def test_failed_write_leaves_no_temporary_files_and_no_provenance(fake_npz, fake_mnist_c, tmp_path, monkeypatch):
     out = tmp_path / "data"
     prepare(mnist=fake_npz, mnist_c=fake_mnist_c, data_dir=out, log=lambda s: None)
     other = write_fake_mnist_c(tmp_path / "other", fill=9)
@@ -311,6 +322,7 @@ def test_failed_write_leaves_no_temporary_files_and_no_provenance(
         if len(calls) == 3:
             raise OSError("disk full")
         real_save(file, array)
+
     monkeypatch.setattr(data.np, "save", failing_save)
     with pytest.raises(OSError, match="disk full"):
         prepare(mnist=fake_npz, mnist_c=other, data_dir=out, log=lambda s: None)
@@ -340,11 +352,15 @@ def test_where_mnist_is_found(fake_npz, fake_mnist_c, tmp_path):
         p.unlink()
     (out / "mnist.npz").write_bytes(fake_npz.read_bytes())
     provenance = prepare(**quiet)
-    assert provenance["mnist"] == {"kind": "data dir", "path": str((out / "mnist.npz").resolve()),
-                                   "sha256": {"mnist.npz": sha256(fake_npz)}}
+    assert provenance["mnist"] == {
+        "kind": "data dir",
+        "path": str((out / "mnist.npz").resolve()),
+        "sha256": {"mnist.npz": sha256(fake_npz)},
+    }
 
 
 # ---------------------------------------------------------------- loader
+
 
 def test_load_data(fake_npz, fake_mnist_c, tmp_path):
     out = tmp_path / "data"
@@ -377,12 +393,17 @@ def test_default_data_dir(monkeypatch, tmp_path):
 
 # ---------------------------------------------------------------- CLI
 
+
 def test_cli_reports_a_missing_file_without_traceback(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(REPO))
     result = subprocess.run(
-        [sys.executable, "-m", "bdl.data", "prepare", "--mnist", "missing.npz",
-         "--data-dir", str(tmp_path / "data")],
-        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=120)
+        [sys.executable, "-m", "bdl.data", "prepare", "--mnist", "missing.npz", "--data-dir", str(tmp_path / "data")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0

@@ -1,4 +1,5 @@
 """bdl.difference: a failed assert_close says how the values differ, truly, where a pattern fits."""
+
 import re
 
 import numpy as np
@@ -16,26 +17,35 @@ def _message(actual, expected=EXPECTED):
     return str(failed.value)
 
 
-@pytest.mark.parametrize("actual, said", [
-    (EXPECTED + 0.919, "(largest difference 0.92): every value is off by the same constant, 0.92"),
-    (2 * EXPECTED, "every value is 2 times the expected one"),
-    (-EXPECTED, "every value has the opposite sign"),
-    (EXPECTED * (1 + 2e-4), "every value is right to 0.1 % but not to the test's tolerance"),
-    (np.where(np.arange(6).reshape(3, 2) == 3, 7.0, EXPECTED), "1 of 6 values is wrong, the others right"),
-    (np.vstack([EXPECTED[:1], EXPECTED[1:] + [[1.0, -2.0], [0.5, 3.0]]]), "the first row is right, every later one wrong"),
-    (np.vstack([EXPECTED[:1] + 1.0, EXPECTED[1:]]), "the first row is wrong, every later one right"),
-    (np.where(np.arange(6).reshape(3, 2) == 0, np.nan, EXPECTED), "should be finite (found nan or inf): 1 of 6 values is nan"),
-    (np.full((3, 2), np.inf), "every value is inf"),
-    (np.where(EXPECTED == 3.0, np.nan, EXPECTED), "1 of 6 values is nan, the others finite"),
-    (np.array(EXPECTED.sum()), "one number, the sum of the values expected one by one"),
-    (np.array(EXPECTED.mean()), "one number, the mean of the values expected one by one"),
-    (np.full((3, 2), 0.25), "every value is the same, 0.25, where the expected ones differ"),
-    (EXPECTED ** 2, "every value is the square of the expected one"),
-    (EXPECTED.T, "the expected values, transposed"),
-    (EXPECTED.reshape(6), "the expected values, arranged in shape (6,)"),
-    (2 * EXPECTED + 0.5, "every value is 2 times the expected one, plus 0.5"),
-    (EXPECTED + np.abs(EXPECTED) + 0.1, "every value is larger than the expected one, by 0.6 to 4.1"),
-])
+@pytest.mark.parametrize(
+    "actual, said",
+    [
+        (EXPECTED + 0.919, "(largest difference 0.92): every value is off by the same constant, 0.92"),
+        (2 * EXPECTED, "every value is 2 times the expected one"),
+        (-EXPECTED, "every value has the opposite sign"),
+        (EXPECTED * (1 + 2e-4), "every value is right to 0.1 % but not to the test's tolerance"),
+        (np.where(np.arange(6).reshape(3, 2) == 3, 7.0, EXPECTED), "1 of 6 values is wrong, the others right"),
+        (
+            np.vstack([EXPECTED[:1], EXPECTED[1:] + [[1.0, -2.0], [0.5, 3.0]]]),
+            "the first row is right, every later one wrong",
+        ),
+        (np.vstack([EXPECTED[:1] + 1.0, EXPECTED[1:]]), "the first row is wrong, every later one right"),
+        (
+            np.where(np.arange(6).reshape(3, 2) == 0, np.nan, EXPECTED),
+            "should be finite (found nan or inf): 1 of 6 values is nan",
+        ),
+        (np.full((3, 2), np.inf), "every value is inf"),
+        (np.where(EXPECTED == 3.0, np.nan, EXPECTED), "1 of 6 values is nan, the others finite"),
+        (np.array(EXPECTED.sum()), "one number, the sum of the values expected one by one"),
+        (np.array(EXPECTED.mean()), "one number, the mean of the values expected one by one"),
+        (np.full((3, 2), 0.25), "every value is the same, 0.25, where the expected ones differ"),
+        (EXPECTED**2, "every value is the square of the expected one"),
+        (EXPECTED.T, "the expected values, transposed"),
+        (EXPECTED.reshape(6), "the expected values, arranged in shape (6,)"),
+        (2 * EXPECTED + 0.5, "every value is 2 times the expected one, plus 0.5"),
+        (EXPECTED + np.abs(EXPECTED) + 0.1, "every value is larger than the expected one, by 0.6 to 4.1"),
+    ],
+)
 def test_a_pattern_is_said(actual, said):
     assert said in _message(actual)
 
@@ -43,7 +53,8 @@ def test_a_pattern_is_said(actual, said):
 def test_nan_where_the_expected_value_is_0_is_said():
     expected = np.array([0.0, 0.5, 0.0, 2.0])
     assert _message(np.array([np.nan, 0.5, np.nan, 2.0]), expected).endswith(
-        "2 of 4 values are nan, exactly where the expected value is 0, the others finite")
+        "2 of 4 values are nan, exactly where the expected value is 0, the others finite"
+    )
 
 
 def test_a_standard_deviation_for_a_variance_is_said():
@@ -72,13 +83,16 @@ def test_values_that_fit_no_pattern_get_how_many_are_larger():
     assert message.endswith("): 3 of 6 values are larger than the expected ones, the others smaller"), message
 
 
-@pytest.mark.parametrize("actual, said", [
-    (1.5, "it is larger than the expected value"),  # any two numbers differ by some factor: no factor said
-    (-0.25, "it is smaller than the expected value"),
-    (2.0000004, "it is 2 times the expected value"),
-    (1 / 3, "it is 0.3333 times the expected value"),
-    (-1.0, "it has the opposite sign of the expected value"),
-])
+@pytest.mark.parametrize(
+    "actual, said",
+    [
+        (1.5, "it is larger than the expected value"),  # any two numbers differ by some factor: no factor said
+        (-0.25, "it is smaller than the expected value"),
+        (2.0000004, "it is 2 times the expected value"),
+        (1 / 3, "it is 0.3333 times the expected value"),
+        (-1.0, "it has the opposite sign of the expected value"),
+    ],
+)
 def test_one_number_gets_a_simple_factor_or_its_direction(actual, said):
     assert _message(np.array(actual), np.array(1.0)).endswith(said)
 
@@ -127,7 +141,9 @@ def test_what_is_said_is_true_of_random_answers():
         elif kind == 5:
             actual = actual + np.abs(generator.normal(size=actual.shape)) * generator.choice([-1, 1])
         elif kind == 6:
-            actual = actual + (0.1 + np.abs(generator.normal(size=actual.shape))) * generator.choice([-1, 1], size=actual.shape)
+            actual = actual + (0.1 + np.abs(generator.normal(size=actual.shape))) * generator.choice(
+                [-1, 1], size=actual.shape
+            )
         else:
             actual = actual + generator.normal(scale=10.0 ** -generator.integers(0, 6), size=actual.shape)
         try:
@@ -151,23 +167,28 @@ def test_what_is_said_is_true_of_random_answers():
             _coarse(found.group(3), abs(offset), within)
             assert (offset > 0) == (found.group(2) == "plus")
             assert np.allclose(actual, factor * expected + offset, rtol=1e-3, atol=1e-4 * abs(offset))
-        elif found := re.search(r"every value is (larger|smaller) than the expected one, by (under \S+|\S+) to (\S+)$",
-                                message):
+        elif found := re.search(
+            r"every value is (larger|smaller) than the expected one, by (under \S+|\S+) to (\S+)$", message
+        ):
             said_any.add("direction")
             offset = actual - expected if found.group(1) == "larger" else expected - actual
             assert np.all(offset > 0)
             _coarse(found.group(2), offset.min(), within)
             _coarse(found.group(3), offset.max(), within)
-        elif found := re.search(r"every value is (larger|smaller) than the expected one where that is below (\S+), "
-                                r"(larger|smaller) where above$", message):
+        elif found := re.search(
+            r"every value is (larger|smaller) than the expected one where that is below (\S+), "
+            r"(larger|smaller) where above$",
+            message,
+        ):
             said_any.add("spread")
             below = expected < float(found.group(2))
             assert _place(found.group(2)) >= COARSE * within * (1 - 1e-9)  # a round number, not a value
             assert np.all((actual > expected)[below] == (found.group(1) == "larger"))
             assert np.all((actual > expected)[~below] == (found.group(3) == "larger"))
             assert below.any() and (~below).any() and wrong.all()
-        elif found := re.search(r"(\d+) of (\d+) values (is|are) larger than the expected ones, the others smaller$",
-                                message):
+        elif found := re.search(
+            r"(\d+) of (\d+) values (is|are) larger than the expected ones, the others smaller$", message
+        ):
             said_any.add("mixed")
             assert int(found.group(1)) == np.sum(actual > expected) and wrong.all()
         elif found := re.search(r"every value is (\S+) times", message):
@@ -203,8 +224,20 @@ def test_what_is_said_is_true_of_random_answers():
             said_any.add("rows")
             rows = wrong.reshape(len(expected), -1).any(axis=1)
             assert (not rows[0] and rows[1:].all()) or (rows[0] and not rows[1:].any())
-    assert said_any == {"offset", "factor", "some", "precision", "rows", "constant", "one direction", "one factor", "affine",
-                        "direction", "spread", "mixed"}, said_any
+    assert said_any == {
+        "offset",
+        "factor",
+        "some",
+        "precision",
+        "rows",
+        "constant",
+        "one direction",
+        "one factor",
+        "affine",
+        "direction",
+        "spread",
+        "mixed",
+    }, said_any
 
 
 # assert_mean_close: a mean over examples, described by how the answer does on each example alone.
@@ -215,28 +248,42 @@ _EACH = (_Y[:, 0] ** 2).astype("float64")  # the expected value of each example:
 def _mean_message(function, each=_EACH):
     with pytest.raises(AssertionError) as failed:
         from bdl.checks import assert_mean_close
+
         assert_mean_close(function, (_Y,), each, "the loss")
     return str(failed.value)
 
 
-@pytest.mark.parametrize("function, said", [
-    (lambda y: np.sum(y ** 2), "right for each of the 3 examples alone, wrong for them together (the sum of theirs, not their mean)"),
-    (lambda y: np.mean(y ** 2) + y.shape[0] - 1.0, "right for each of the 3 examples alone, wrong for them together"),
-    (lambda y: np.mean(y ** 2 + 0.5), "for each example alone, every value is off by the same constant, 0.5"),
-    (lambda y: np.mean(-(y ** 2)), "for each example alone, the first value is right, every later one wrong"),  # -0 == 0
-    (lambda y: np.mean(np.where(y > 2, 0.0, y ** 2)), "for each example alone, 1 of 3 values is wrong, the others right"),
-])
+@pytest.mark.parametrize(
+    "function, said",
+    [
+        (
+            lambda y: np.sum(y**2),
+            "right for each of the 3 examples alone, wrong for them together (the sum of theirs, not their mean)",
+        ),
+        (lambda y: np.mean(y**2) + y.shape[0] - 1.0, "right for each of the 3 examples alone, wrong for them together"),
+        (lambda y: np.mean(y**2 + 0.5), "for each example alone, every value is off by the same constant, 0.5"),
+        (
+            lambda y: np.mean(-(y**2)),
+            "for each example alone, the first value is right, every later one wrong",
+        ),  # -0 == 0
+        (
+            lambda y: np.mean(np.where(y > 2, 0.0, y**2)),
+            "for each example alone, 1 of 3 values is wrong, the others right",
+        ),
+    ],
+)
 def test_a_mean_over_examples_says_how_each_example_does(function, said):
     assert said in _mean_message(function)
 
 
 def test_a_mean_that_cannot_take_one_example_is_described_as_one_number():
     from bdl.checks import assert_mean_close
-    assert_mean_close(lambda y: np.mean(y ** 2), (_Y,), _EACH, "the loss")
+
+    assert_mean_close(lambda y: np.mean(y**2), (_Y,), _EACH, "the loss")
 
     def batch_only(y):
         assert len(y) > 1
-        return np.mean(y ** 2) + 1.0
+        return np.mean(y**2) + 1.0
 
     assert _mean_message(batch_only).endswith("): it is larger than the expected value")  # the mean's alone
 
@@ -246,10 +293,15 @@ def _moved(actual, expected, rtol, atol):
     by each number either way, or divided by it."""
     with pytest.raises(AssertionError) as failed:
         assert_close(actual, expected, "the loss", rtol=rtol, atol=atol)
-    numbers = [float(text) for text in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", str(failed.value).split("values", 1)[1])]
+    numbers = [
+        float(text) for text in re.findall(r"-?\d+\.?\d*(?:e[-+]?\d+)?", str(failed.value).split("values", 1)[1])
+    ]
     assert numbers, failed.value
-    return [candidate for value in numbers for candidate in (actual + value, actual - value)
-            + ((actual / value,) if value else ())]
+    return [
+        candidate
+        for value in numbers
+        for candidate in (actual + value, actual - value) + ((actual / value,) if value else ())
+    ]
 
 
 @pytest.mark.parametrize("rtol, atol", [(1e-5, 1e-6), (1e-4, 1e-4)])

@@ -1,4 +1,5 @@
 """bdl.ensembles: stacked members train exactly like separate ones, with the loss and attack they are given."""
+
 import numpy as np
 import pytest
 
@@ -69,8 +70,7 @@ def test_member_categorical_nll_is_the_cross_entropy():
     labels = np.array([1, 0])
     log_probs = logits[0] - np.log(np.exp(logits[0]).sum(axis=-1, keepdims=True))
     expected = -log_probs[[0, 1], labels]
-    np.testing.assert_allclose(ensembles.member_categorical_nll(labels, logits).numpy()[0], expected,
-                               rtol=1e-5)
+    np.testing.assert_allclose(ensembles.member_categorical_nll(labels, logits).numpy()[0], expected, rtol=1e-5)
 
 
 def _fgsm(loss_fn, x, y, eps):
@@ -94,22 +94,29 @@ def test_adversarial_training_uses_the_attack_it_is_given():
         return inputs
 
     model = StackedMLP(LAYERS, 2, seed=2)
-    ensembles.train_stacked(model, x, labels, ensembles.member_categorical_nll, num_epochs=2,
-                            adversarial_eps=0.1, attack=attack)
+    ensembles.train_stacked(
+        model, x, labels, ensembles.member_categorical_nll, num_epochs=2, adversarial_eps=0.1, attack=attack
+    )
     assert calls == [0.1], "the attack is traced once, with adversarial_eps"
     # An attack that leaves the inputs alone gives plain training exactly.
     plain, attacked = StackedMLP(LAYERS, 2, seed=2), StackedMLP(LAYERS, 2, seed=2)
     ensembles.train_stacked(plain, x, labels, ensembles.member_categorical_nll, num_epochs=3, learning_rate=0.01)
-    ensembles.train_stacked(attacked, x, labels, ensembles.member_categorical_nll, num_epochs=3,
-                            learning_rate=0.01, adversarial_eps=0.1, attack=no_attack)
+    ensembles.train_stacked(
+        attacked,
+        x,
+        labels,
+        ensembles.member_categorical_nll,
+        num_epochs=3,
+        learning_rate=0.01,
+        adversarial_eps=0.1,
+        attack=no_attack,
+    )
     for mine, theirs in zip(_variables(plain), _variables(attacked)):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="needs an attack"):
-        ensembles.train_stacked(model, x, labels, ensembles.member_categorical_nll, num_epochs=1,
-                                adversarial_eps=0.1)
+        ensembles.train_stacked(model, x, labels, ensembles.member_categorical_nll, num_epochs=1, adversarial_eps=0.1)
     with pytest.raises(ValueError, match="needs an attack"):
-        ensembles.train_serial(model, x, labels, ensembles.member_categorical_nll, num_epochs=1,
-                               adversarial_eps=0.1)
+        ensembles.train_serial(model, x, labels, ensembles.member_categorical_nll, num_epochs=1, adversarial_eps=0.1)
 
 
 def test_adversarial_training_matches_the_two_loss_average():
@@ -130,8 +137,16 @@ def test_adversarial_training_matches_the_two_loss_average():
         loss = 0.5 * (mean_loss(xs, labels[None]) + mean_loss(x_adv, labels[None]))
     optimizer = tf.keras.optimizers.Adam(learning_rate)
     optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))
-    ensembles.train_stacked(model, x, labels, ensembles.member_categorical_nll, num_epochs=1,
-                            learning_rate=learning_rate, adversarial_eps=eps, attack=_fgsm)
+    ensembles.train_stacked(
+        model,
+        x,
+        labels,
+        ensembles.member_categorical_nll,
+        num_epochs=1,
+        learning_rate=learning_rate,
+        adversarial_eps=eps,
+        attack=_fgsm,
+    )
     for mine, theirs in zip(_variables(model), _variables(expected)):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
 
@@ -143,14 +158,15 @@ def test_training_together_equals_training_alone(adversarial_eps, weight_decay):
     x = rng.normal(size=(32, 2)).astype("float32")
     labels = rng.integers(0, 3, 32)
     together = StackedMLP(LAYERS, 3, seed=4)
-    settings = dict(num_epochs=5, learning_rate=0.01, adversarial_eps=adversarial_eps, attack=_fgsm,
-                    weight_decay=weight_decay)  # full batch: the data order does not matter
+    settings = dict(
+        num_epochs=5, learning_rate=0.01, adversarial_eps=adversarial_eps, attack=_fgsm, weight_decay=weight_decay
+    )  # full batch: the data order does not matter
     ensembles.train_stacked(together, x, labels, ensembles.member_categorical_nll, **settings)
     trained = _variables(together)
     for m in range(3):
         alone = StackedMLP(LAYERS, 1, seed=4)
         for variable, start in zip(alone.kernels + alone.biases, _variables(StackedMLP(LAYERS, 3, seed=4))):
-            variable.assign(start[m:m + 1])
+            variable.assign(start[m : m + 1])
         ensembles.train_stacked(alone, x, labels, ensembles.member_categorical_nll, **settings)
         for mine, theirs in zip(_variables(alone), trained):
             np.testing.assert_allclose(mine[0], theirs[m], rtol=1e-4, atol=1e-5)
@@ -163,8 +179,7 @@ def test_keras_members_do_the_same_training():
     labels = rng.integers(0, 3, 24)
     settings = dict(num_epochs=4, learning_rate=0.01, adversarial_eps=0.05, attack=_fgsm, weight_decay=1e-2)
     stacked = StackedMLP(LAYERS, 2, seed=6)
-    members, seconds = ensembles.train_serial(stacked, x, labels, ensembles.member_categorical_nll,
-                                              **settings)
+    members, seconds = ensembles.train_serial(stacked, x, labels, ensembles.member_categorical_nll, **settings)
     assert len(members) == 2 and seconds > 0
     # train_serial leaves the stacked model untouched.
     np.testing.assert_array_equal(stacked.kernels[0].numpy()[1], stacked.initial_weights[1][0][0])
@@ -179,8 +194,17 @@ def test_train_stacked_logs_metrics_and_reduces_the_loss():
     def metrics(logits, y):
         return {"nll": tf.reduce_mean(ensembles.member_categorical_nll(y, logits))}
 
-    history = ensembles.train_stacked(model, x, labels, ensembles.member_categorical_nll, num_epochs=30,
-                                      batch_size=20, learning_rate=0.01, metrics=metrics, seed=1)
+    history = ensembles.train_stacked(
+        model,
+        x,
+        labels,
+        ensembles.member_categorical_nll,
+        num_epochs=30,
+        batch_size=20,
+        learning_rate=0.01,
+        metrics=metrics,
+        seed=1,
+    )
     assert set(history) == {"seconds", "nll"} and len(history["nll"]) == 30
     assert np.all(np.diff(history["seconds"]) > 0)
     assert history["nll"][-1] < history["nll"][0]

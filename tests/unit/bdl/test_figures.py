@@ -1,4 +1,5 @@
 """bdl.figures: every figure draws, with titles, labelled axes and legends."""
+
 import matplotlib
 import numpy as np
 import pytest
@@ -84,11 +85,13 @@ def test_intervals_of_a_keras_bayesian_model_come_from_fresh_weights(monkeypatch
     figures = []
     monkeypatch.setattr(bayesian_cnn.plt, "show", lambda: figures.append(bayesian_cnn.plt.gcf()))
     tf.keras.utils.set_random_seed(0)
-    model = tf.keras.Sequential([
-        tf.keras.layers.Flatten(input_shape=(28, 28, 1)),
-        tfp.layers.DenseReparameterization(10),
-        tfp.layers.OneHotCategorical(10),
-    ])
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Flatten(input_shape=(28, 28, 1)),
+            tfp.layers.DenseReparameterization(10),
+            tfp.layers.OneHotCategorical(10),
+        ]
+    )
     x = np.random.default_rng(2).random((3, 28, 28, 1)).astype("float32")
     bayesian_cnn.analyse_model_prediction(x, np.array([1, 2, 3]), model, 0, run_ensemble=True, num_samples=20)
     intervals = figures[0].axes[1].collections[0].get_segments()
@@ -126,29 +129,39 @@ def test_ensemble_figures_have_titles_labels_and_legends(monkeypatch):
     shown = []
     monkeypatch.setattr(plt, "show", lambda: shown.append(plt.gcf()))
     x = np.linspace(-6, 6, 50)
-    means, scales = np.stack([x ** 3 + m for m in range(6)]), np.ones((6, 50))
-    figures_ensembles.plot_regression_ensemble(x, means, scales, means.mean(0), np.ones(50),
-                                               x[:5], x[:5] ** 3, x ** 3)
+    means, scales = np.stack([x**3 + m for m in range(6)]), np.ones((6, 50))
+    figures_ensembles.plot_regression_ensemble(x, means, scales, means.mean(0), np.ones(50), x[:5], x[:5] ** 3, x**3)
     figures_ensembles.plot_training_history(
         {"accuracy": np.linspace(0.5, 0.9, 10), "nll": np.linspace(1, 0.2, 10)},
-        reference={"accuracy": 0.962, "nll": 0.124})
+        reference={"accuracy": 0.962, "nll": 0.124},
+    )
     grid = np.linspace(-2, 2, 20)
     points = np.random.default_rng(0).uniform(-1, 1, size=(30, 2))
-    vmax = figures_ensembles.plot_uncertainty_maps(points, np.arange(30) % 3, grid, np.arange(400) % 3,
-                                                   np.linspace(0, 1, 400), np.linspace(0, 0.2, 400))
+    vmax = figures_ensembles.plot_uncertainty_maps(
+        points, np.arange(30) % 3, grid, np.arange(400) % 3, np.linspace(0, 1, 400), np.linspace(0, 0.2, 400)
+    )
     assert vmax == pytest.approx((1.0, 0.2))
-    band = (x ** 3, np.full(50, 5.0))
+    band = (x**3, np.full(50, 5.0))
     figures_ensembles.plot_ensemble_bands(
-        x, x ** 3, [("clean", x[:5], x[:5] ** 3, {"Gaussian": band, "Laplace": band}),
-                    ("outlier", x[:6], x[:6] ** 3, {"Gaussian": band, "Laplace": band}, np.arange(6) == 5)],
-        ylim=(-100, 100))
+        x,
+        x**3,
+        [
+            ("clean", x[:5], x[:5] ** 3, {"Gaussian": band, "Laplace": band}),
+            ("outlier", x[:6], x[:6] ** 3, {"Gaussian": band, "Laplace": band}, np.arange(6) == 5),
+        ],
+        ylim=(-100, 100),
+    )
     figures_ensembles.plot_ensemble_size_sweep(
-        [1, 2, 3, 5, 10], {"inside": [3.6, 3.3, 3.3, 3.4, 3.5], "outside": [3e7, 9.2, 6.6, 6.0, 5.9]},
-        {"inside": [0.0, 0.15, 0.2, 0.23, 0.25], "outside": [0.0, 0.5, 0.6, 0.6, 0.6]}, best_nll=2.52)
+        [1, 2, 3, 5, 10],
+        {"inside": [3.6, 3.3, 3.3, 3.4, 3.5], "outside": [3e7, 9.2, 6.6, 6.0, 5.9]},
+        {"inside": [0.0, 0.15, 0.2, 0.23, 0.25], "outside": [0.0, 0.5, 0.6, 0.6, 0.6]},
+        best_nll=2.52,
+    )
     assert len(shown) == 5
     sweep_nll = shown[4].axes[0]
-    assert max(np.max(line.get_ydata()) for line in sweep_nll.get_lines()) < 100, \
+    assert max(np.max(line.get_ydata()) for line in sweep_nll.get_lines()) < 100, (
         "an off-scale NLL is drawn at the top of the axis, not stretching it"
+    )
     assert any("3e+07" in text.get_text() for text in sweep_nll.texts), "and its value is written beside it"
     for fig in shown:
         assert fig._suptitle is not None and fig._suptitle.get_text()
@@ -170,8 +183,11 @@ def test_mixture_prior_draws_the_mixture_and_its_weighted_components(monkeypatch
     # The notebook's spike-and-slab over one weight, with unequal weights so they cannot be mixed up.
     prior = tfd.Mixture(
         cat=tfd.Categorical(probs=[0.3, 0.7]),
-        components=[tfd.Independent(tfd.Normal(tf.zeros(1), scale * tf.ones(1)), reinterpreted_batch_ndims=1)
-                    for scale in (1.0, 10.0)])
+        components=[
+            tfd.Independent(tfd.Normal(tf.zeros(1), scale * tf.ones(1)), reinterpreted_batch_ndims=1)
+            for scale in (1.0, 10.0)
+        ],
+    )
     ax = bayesian_cnn.plot_mixture_prior(prior, ["spike", "slab"], "prior")
     assert len(figures) == 1 and ax.figure is figures[0]
     assert ax.get_title() == "prior" and ax.get_xlabel() and ax.get_ylabel()

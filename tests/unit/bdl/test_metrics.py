@@ -1,4 +1,5 @@
 """bdl.metrics: the AUROC against hand-computed cases."""
+
 import itertools
 
 import numpy as np
@@ -9,8 +10,7 @@ from bdl.metrics import auroc
 
 def _pairs(known, unknown):
     """The definition, pair by pair: P(unknown > known) + P(tie) / 2."""
-    wins = [1.0 if u > k else 0.5 if u == k else 0.0
-            for k, u in itertools.product(known, unknown)]
+    wins = [1.0 if u > k else 0.5 if u == k else 0.0 for k, u in itertools.product(known, unknown)]
     return sum(wins) / len(wins)
 
 
@@ -51,7 +51,7 @@ def test_invariant_to_strictly_increasing_transforms():
     rng = np.random.default_rng(1)
     known, unknown = rng.normal(0, 1, 50), rng.normal(1, 1, 30)
     value = auroc(known, unknown)
-    for transform in (np.exp, lambda s: 3 * s - 7, lambda s: s ** 3, np.arctan):
+    for transform in (np.exp, lambda s: 3 * s - 7, lambda s: s**3, np.arctan):
         assert auroc(transform(known), transform(unknown)) == pytest.approx(value)
     # A decreasing transform swaps the groups' roles: the AUROC becomes 1 - AUROC.
     assert auroc(-known, -unknown) == pytest.approx(1 - value)
@@ -67,15 +67,18 @@ def test_accepts_lists_arrays_and_integers_and_returns_a_float():
     assert isinstance(value, float) and value == 1.0
 
 
-@pytest.mark.parametrize("known, unknown, error, message", [
-    ([], [1.0], ValueError, "scores_known is empty"),
-    ([1.0], [], ValueError, "scores_unknown is empty"),
-    ([[1.0, 2.0]], [1.0], ValueError, "one-dimensional"),
-    (1.0, [1.0], ValueError, "one-dimensional"),
-    ([1.0, np.nan], [1.0], ValueError, "NaN or infinite"),
-    ([1.0], [np.inf], ValueError, "NaN or infinite"),
-    (["a", "b"], [1.0], TypeError, "must be numbers"),
-])
+@pytest.mark.parametrize(
+    "known, unknown, error, message",
+    [
+        ([], [1.0], ValueError, "scores_known is empty"),
+        ([1.0], [], ValueError, "scores_unknown is empty"),
+        ([[1.0, 2.0]], [1.0], ValueError, "one-dimensional"),
+        (1.0, [1.0], ValueError, "one-dimensional"),
+        ([1.0, np.nan], [1.0], ValueError, "NaN or infinite"),
+        ([1.0], [np.inf], ValueError, "NaN or infinite"),
+        (["a", "b"], [1.0], TypeError, "must be numbers"),
+    ],
+)
 def test_bad_input_raises_a_clear_error(known, unknown, error, message):
     with pytest.raises(error, match=message):
         auroc(known, unknown)

@@ -1,4 +1,5 @@
 """bdl.toy: the seeded toy data sets."""
+
 import numpy as np
 import pytest
 
@@ -93,8 +94,7 @@ def test_linear_data_is_seeded_and_in_range():
 
 
 def test_linear_data_follows_its_line_with_the_requested_noise():
-    x, y = toy.linear_data(num_points=20000, slope=0.5, intercept=2.0, noise_std=3.0,
-                           low=-2.0, high=4.0, seed=1)
+    x, y = toy.linear_data(num_points=20000, slope=0.5, intercept=2.0, noise_std=3.0, low=-2.0, high=4.0, seed=1)
     assert x.min() >= -2 and x.max() <= 4
     slope, intercept = np.polyfit(x, y, 1)
     assert abs(slope - 0.5) < 0.05 and abs(intercept - 2.0) < 0.1

@@ -1,4 +1,5 @@
 """The wire between the examiner and the kernel carries data only, and refuses anything else."""
+
 import base64
 import io
 import json
@@ -18,8 +19,13 @@ def _roundtrip(value):
 
 
 def test_data_comes_back_as_it_went():
-    value = {"a": [1, 2.5, True, None, "text"], "b": (np.arange(6.0).reshape(2, 3),),
-             "c": np.float32(1.5), "d": tf.float64, "e": tf.TensorShape([None, 3])}
+    value = {
+        "a": [1, 2.5, True, None, "text"],
+        "b": (np.arange(6.0).reshape(2, 3),),
+        "c": np.float32(1.5),
+        "d": tf.float64,
+        "e": tf.TensorShape([None, 3]),
+    }
     back = _roundtrip(value)
     assert back["a"] == [1, 2.5, True, None, "text"]
     assert type(back["b"]) is tuple and np.array_equal(back["b"][0], value["b"][0])
@@ -32,14 +38,17 @@ def test_a_tensor_arrives_as_a_tensor_and_a_variable_as_a_variable():
     assert isinstance(variable, tf.Variable) and variable.numpy().tolist() == [3.0]
 
 
-@pytest.mark.parametrize("data", [
-    {"t": "array", "v": None},
-    {"t": "code", "v": "import os"},
-    {"t": "py", "v": {"nested": "dict"}},
-    {"t": "library", "v": "os:system"},      # only the examiner names libraries, and only some
-    {"t": "distribution", "class": "Normal", "v": {"t": "dict", "v": {}}},
-    "not even a dict",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"t": "array", "v": None},
+        {"t": "code", "v": "import os"},
+        {"t": "py", "v": {"nested": "dict"}},
+        {"t": "library", "v": "os:system"},  # only the examiner names libraries, and only some
+        {"t": "distribution", "class": "Normal", "v": {"t": "dict", "v": {}}},
+        "not even a dict",
+    ],
+)
 def test_the_examiner_refuses_what_is_not_data(data):
     with pytest.raises((wire.WireError, TypeError, ValueError)):
         wire.decode(data)
@@ -55,6 +64,7 @@ def test_an_array_of_objects_or_a_pickle_is_never_read():
 def test_a_kernel_object_is_a_handle_and_a_handle_a_remote():
     class Layer:
         pass
+
     layer = Layer()
     handles = {}
     data = json.loads(json.dumps(wire.encode([layer, layer], lambda obj: handles.setdefault(id(obj), {"handle": 7}))))
@@ -65,8 +75,11 @@ def test_a_kernel_object_is_a_handle_and_a_handle_a_remote():
 
 def test_the_examiners_arguments_are_named_and_made_anew_once():
     loss = LinearLoss(2.0)
-    data = json.loads(json.dumps(wire.encode([loss, loss, tfp.distributions.Normal(0.5, 2.0),
-                                              tf.keras.initializers.Constant(0.25), np.mean])))
+    data = json.loads(
+        json.dumps(
+            wire.encode([loss, loss, tfp.distributions.Normal(0.5, 2.0), tf.keras.initializers.Constant(0.25), np.mean])
+        )
+    )
     made = wire.decode(data, lookup=lambda ref: None)
     assert made[0] is made[1] and made[0] is not loss and float(made[0].w.numpy()) == 2.0
     assert isinstance(made[2], tfp.distributions.Normal) and float(made[2].scale) == 2.0
@@ -79,14 +92,18 @@ def test_a_function_of_the_tests_own_cannot_be_sent():
 
     class Local(StandIn):  # a stand-in must live in a library module
         pass
+
     with pytest.raises(wire.WireError):
         wire.encode(Local())
 
 
 def test_the_kernel_answers_a_question_and_names_an_error_by_its_classes_only():
     namespace = {"square": lambda x: x * x, "broken": lambda x: 1 / 0}
-    request = {"question": "bdl.questions:call", "args": wire.encode([wire.Remote({"name": "square"}), np.arange(3.0)]),
-               "kwargs": wire.encode({})}
+    request = {
+        "question": "bdl.questions:call",
+        "args": wire.encode([wire.Remote({"name": "square"}), np.arange(3.0)]),
+        "kwargs": wire.encode({}),
+    }
     answer = repr(wire.respond(json.dumps(request), namespace))  # as the reply's text/plain carries it
     assert wire.decode(json.loads(answer)["value"]).tolist() == [0.0, 1.0, 4.0]
     request["args"] = wire.encode([wire.Remote({"name": "broken"}), 1.0])
@@ -94,7 +111,7 @@ def test_the_kernel_answers_a_question_and_names_an_error_by_its_classes_only():
 
 
 def test_a_question_is_an_ordinary_function_outside_the_examiner():
-    value, (grad,) = gradient(lambda x: tf.reduce_sum(x ** 2), (tf.constant([1.0, 2.0]),), wrt=(0,))
+    value, (grad,) = gradient(lambda x: tf.reduce_sum(x**2), (tf.constant([1.0, 2.0]),), wrt=(0,))
     assert float(value) == 5.0 and grad.numpy().tolist() == [2.0, 4.0]
 
 

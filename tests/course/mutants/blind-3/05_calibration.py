@@ -1,12 +1,14 @@
 """Blind one-bug answers for 05_calibration, round three, written from the release notebook alone."""
+
 ANSWERS = {
     "reliability_bins": [
-        ("floor_index_drops_confidence_one",
-         "Puts a point in bin floor(confidence * num_bins). A confidence of exactly 1, which a saturated softmax "
-         "gives in float32 and a one-hot prediction always gives, lands in bin num_bins, which does not exist, so "
-         "those points are silently left out of every bin (the top bin's count, accuracy and confidence are "
-         "wrong). The visible confidences are all below 1.",
-         '''def reliability_bins(probs, labels, num_bins=15):
+        (
+            "floor_index_drops_confidence_one",
+            "Puts a point in bin floor(confidence * num_bins). A confidence of exactly 1, which a saturated softmax "
+            "gives in float32 and a one-hot prediction always gives, lands in bin num_bins, which does not exist, so "
+            "those points are silently left out of every bin (the top bin's count, accuracy and confidence are "
+            "wrong). The visible confidences are all below 1.",
+            '''def reliability_bins(probs, labels, num_bins=15):
     """Return (accuracy, confidence, count) per equal-width confidence bin, each of length num_bins."""
     confidence = np.max(probs, axis=1)
     correct = (np.argmax(probs, axis=1) == labels).astype(np.float64)
@@ -21,11 +23,13 @@ ANSWERS = {
             accuracy[m] = np.mean(correct[in_bin])
             mean_confidence[m] = np.mean(confidence[in_bin])
     return accuracy, mean_confidence, count
-'''),
-        ("empty_bin_nan",
-         "Divides each bin's sums by its count without guarding empty bins, so an empty bin gets accuracy and "
-         "confidence 0/0 = nan instead of 0.",
-         '''def reliability_bins(probs, labels, num_bins=15):
+''',
+        ),
+        (
+            "empty_bin_nan",
+            "Divides each bin's sums by its count without guarding empty bins, so an empty bin gets accuracy and "
+            "confidence 0/0 = nan instead of 0.",
+            '''def reliability_bins(probs, labels, num_bins=15):
     """Return (accuracy, confidence, count) per equal-width confidence bin, each of length num_bins."""
     confidence = np.max(probs, axis=1)
     correct = (np.argmax(probs, axis=1) == labels).astype(np.float64)
@@ -36,26 +40,30 @@ ANSWERS = {
         accuracy = np.bincount(bin_index, weights=correct, minlength=num_bins) / count
         mean_confidence = np.bincount(bin_index, weights=confidence, minlength=num_bins) / count
     return accuracy, mean_confidence, count
-'''),
+''',
+        ),
     ],
     "expected_calibration_error": [
-        ("unweighted_mean_over_bins",
-         "Averages |acc - conf| over the non-empty bins with equal weight instead of weighting each bin by its "
-         "share of the points. With a single occupied bin (the visible test) the two agree; with several bins "
-         "of different sizes the ECE is wrong.",
-         '''def expected_calibration_error(probs, labels, num_bins=15):
+        (
+            "unweighted_mean_over_bins",
+            "Averages |acc - conf| over the non-empty bins with equal weight instead of weighting each bin by its "
+            "share of the points. With a single occupied bin (the visible test) the two agree; with several bins "
+            "of different sizes the ECE is wrong.",
+            '''def expected_calibration_error(probs, labels, num_bins=15):
     """Return the expected calibration error (a float) with num_bins equal-width confidence bins."""
     accuracy, confidence, count = reliability_bins(probs, labels, num_bins)
     occupied = count > 0
     return float(np.mean(np.abs(accuracy[occupied] - confidence[occupied])))
-'''),
+''',
+        ),
     ],
     "fit_temperature": [
-        ("shifts_caller_logits_in_place",
-         "Subtracts each row's largest logit in place (logits -= ...) 'for stability'. The fitted temperature is "
-         "right, since a softmax does not change when a row is shifted, but the caller's array is modified, which "
-         "the task forbids: a NumPy float array passed in comes back shifted.",
-         '''def fit_temperature(logits, labels):
+        (
+            "shifts_caller_logits_in_place",
+            "Subtracts each row's largest logit in place (logits -= ...) 'for stability'. The fitted temperature is "
+            "right, since a softmax does not change when a row is shifted, but the caller's array is modified, which "
+            "the task forbids: a NumPy float array passed in comes back shifted.",
+            '''def fit_temperature(logits, labels):
     """Return the temperature T > 0 (a float) that minimises the NLL of softmax(logits / T)."""
     logits -= np.max(logits, axis=1, keepdims=True)
     z = tf.constant(logits, tf.float64)
@@ -67,38 +75,44 @@ ANSWERS = {
             loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, z / tf.exp(log_t)))
         optimizer.apply_gradients([(tape.gradient(loss, log_t), log_t)])
     return float(tf.exp(log_t))
-'''),
-        ("grid_too_narrow",
-         "Searches T on a grid from 0.5 to 5 only. Inside that range the fit is fine (the visible T near 3), but "
-         "the task allows temperatures from 0.2 to 10: below 0.5 or above 5 it returns the grid's end.",
-         '''def fit_temperature(logits, labels):
+''',
+        ),
+        (
+            "grid_too_narrow",
+            "Searches T on a grid from 0.5 to 5 only. Inside that range the fit is fine (the visible T near 3), but "
+            "the task allows temperatures from 0.2 to 10: below 0.5 or above 5 it returns the grid's end.",
+            '''def fit_temperature(logits, labels):
     """Return the temperature T > 0 (a float) that minimises the NLL of softmax(logits / T)."""
     z = tf.constant(logits, tf.float64)
     y = tf.constant(labels, tf.int64)
     temperatures = np.linspace(0.5, 5.0, 451)
     nlls = [float(tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(y, z / t))) for t in temperatures]
     return float(temperatures[int(np.argmin(nlls))])
-'''),
+''',
+        ),
     ],
     "planar_flow": [
-        ("u_not_constrained",
-         "Uses u directly instead of u_hat. f and its log-determinant agree with each other (so the visible "
-         "Jacobian check passes), but they are not the flow asked for, and when w.u < -1 the map is not "
-         "invertible and 1 + u.psi(z) can reach 0 (log_det -inf).",
-         '''def planar_flow(z, u, w, b):
+        (
+            "u_not_constrained",
+            "Uses u directly instead of u_hat. f and its log-determinant agree with each other (so the visible "
+            "Jacobian check passes), but they are not the flow asked for, and when w.u < -1 the map is not "
+            "invertible and 1 + u.psi(z) can reach 0 (log_det -inf).",
+            '''def planar_flow(z, u, w, b):
     """Return (f(z), log|det df/dz|) of the planar flow f(z) = z + u_hat tanh(w.z + b), shapes [N, D] and [N]."""
     h = tf.tanh(tf.linalg.matvec(z, w) + b)                 # [N]
     f_z = z + h[:, None] * u[None, :]
     psi = (1.0 - h ** 2)[:, None] * w[None, :]              # [N, D]
     log_det = tf.math.log(tf.abs(1.0 + tf.linalg.matvec(psi, u)))
     return f_z, log_det
-'''),
+''',
+        ),
     ],
 }
 CORRECT = {
     "reliability_bins": [
-        ("ceil_index_bincount",
-         '''def reliability_bins(probs, labels, num_bins=15):
+        (
+            "ceil_index_bincount",
+            '''def reliability_bins(probs, labels, num_bins=15):
     """Return (accuracy, confidence, count) per equal-width confidence bin, each of length num_bins."""
     probs = np.asarray(probs, dtype=np.float64)
     confidence = probs.max(axis=-1)
@@ -110,11 +124,13 @@ CORRECT = {
     accuracy = np.where(count > 0, np.bincount(index, weights=correct, minlength=num_bins) / safe, 0.0)
     mean_confidence = np.where(count > 0, np.bincount(index, weights=confidence, minlength=num_bins) / safe, 0.0)
     return accuracy, mean_confidence, count
-'''),
+''',
+        ),
     ],
     "fit_temperature": [
-        ("bisection_on_inverse_temperature",
-         '''def fit_temperature(logits, labels):
+        (
+            "bisection_on_inverse_temperature",
+            '''def fit_temperature(logits, labels):
     """Return the temperature T > 0 (a float) that minimises the NLL of softmax(logits / T)."""
     z = np.array(logits, dtype=np.float64)          # a copy: the caller's array stays as it is
     z_true = z[np.arange(len(z)), np.asarray(labels)]
@@ -134,11 +150,13 @@ CORRECT = {
         else:
             low = middle
     return float(np.exp(-0.5 * (low + high)))
-'''),
+''',
+        ),
     ],
     "planar_flow": [
-        ("einsum_closed_form_det",
-         '''def planar_flow(z, u, w, b):
+        (
+            "einsum_closed_form_det",
+            '''def planar_flow(z, u, w, b):
     """Return (f(z), log|det df/dz|) of the planar flow f(z) = z + u_hat tanh(w.z + b), shapes [N, D] and [N]."""
     wu = tf.reduce_sum(w * u)
     u_hat = u + (tf.math.softplus(wu) - 1.0 - wu) * w / tf.reduce_sum(w * w)
@@ -147,6 +165,7 @@ CORRECT = {
     # u_hat . psi(z) = (1 - h^2) w . u_hat
     log_det = tf.math.log(tf.abs(1.0 + (1.0 - tf.square(h)) * tf.reduce_sum(w * u_hat)))
     return f_z, log_det
-'''),
+''',
+        ),
     ],
 }

@@ -4,6 +4,7 @@ of it. An empty set: no likely mistake of the tables would be right. As in round
 the right fix but says something false of the answer is judged wrong (``no_bias_divergence``, "adds the
 KL divergence of the kernel only", for a layer that adds the bias's unscaled; ``wrong_axis``, "sums over
 the first axis", for a sum over axis 1)."""
+
 RIGHT = {
     "01_likelihoods": {
         "brier_score": {"one_hot_int_not_cast": {"integer_one_hot_not_cast", "rejects_float64"}},
@@ -15,18 +16,21 @@ RIGHT = {
         "adversarial_loss": {"one_call_on_joined_batch": {"joined_batches"}},
     },
     "02_deep_ensembles": {
-        "gaussian_mixture_moments": {"raw_second_moment_cancels": set(),
-                                     "returns_standard_deviation": {"standard_deviation"}},
+        "gaussian_mixture_moments": {
+            "raw_second_moment_cancels": set(),
+            "returns_standard_deviation": {"standard_deviation"},
+        },
         "laplace_mixture_moments": {"laplace_variance_b_squared": {"gaussian_member_variance"}},
         "entropy": {"sum_over_axis_1": set(), "entropy_in_bits": {"bits"}},
         "uncertainty_decomposition": {"summed_not_averaged_probs": {"members_from_the_notebook"}},
     },
     "03_bayes_by_backprop": {
         "bbb_loss_terms": {"log_q_of_stopped_w": {"gradient_stopped"}, "mean_over_weights": set()},
-        "bayesian_dense": {"numpy_noise_constant_in_graph": {"noise_frozen_when_compiled"},
-                           "one_initializer_shared_by_kernel_and_bias": {"one_initialiser_for_both_means"}},
-        "sample_elbo": {"kl_scale_on_whole_loss": {"log_likelihood_scaled"},
-                        "numpy_mean_of_samples": {"not_a_tensor"}},
+        "bayesian_dense": {
+            "numpy_noise_constant_in_graph": {"noise_frozen_when_compiled"},
+            "one_initializer_shared_by_kernel_and_bias": {"one_initialiser_for_both_means"},
+        },
+        "sample_elbo": {"kl_scale_on_whole_loss": {"log_likelihood_scaled"}, "numpy_mean_of_samples": {"not_a_tensor"}},
         "scale_mixture_log_prob": {"log_of_summed_densities": {"underflows"}},
     },
     "04_bayesian_cnn": {

@@ -4,6 +4,7 @@ of it. An empty set: no likely mistake of the tables would be right. As in round
 whose fix the answer already made is judged wrong (``no_bias_divergence``, "pass the divergence function
 for the bias too", for a layer given the bias's divergence function but no bias prior), and so is one
 that names another axis (``wrong_axis``, "sums over the first axis", for a sum over axis 1)."""
+
 RIGHT = {
     "01_likelihoods": {
         "brier_score": {"depth_from_largest_label": {"classes_hard_coded"}},
@@ -15,19 +16,27 @@ RIGHT = {
         "adversarial_loss": {"one_call_on_joined_batch": {"joined_batches"}},
     },
     "02_deep_ensembles": {
-        "gaussian_mixture_moments": {"spread_with_sample_variance": {"sample_variance"},
-                                     "second_moment_cancels_in_float32": set()},
+        "gaussian_mixture_moments": {
+            "spread_with_sample_variance": {"sample_variance"},
+            "second_moment_cancels_in_float32": set(),
+        },
         "laplace_mixture_moments": {"squares_scales_in_place": set()},
         "entropy": {"classes_on_axis_one": set()},
-        "uncertainty_decomposition": {"averages_over_inputs": {"wrong_axis"},
-                                      "squeeze_drops_single_axes": {"size_one_axes_lost"}},
+        "uncertainty_decomposition": {
+            "averages_over_inputs": {"wrong_axis"},
+            "squeeze_drops_single_axes": {"size_one_axes_lost"},
+        },
     },
     "03_bayes_by_backprop": {
         "bbb_loss_terms": {"likelihood_averaged_over_points": {"mean_over_data"}},
-        "bayesian_dense": {"bias_left_out_of_log_prior": {"kernel_only"},
-                           "noise_drawn_with_numpy": {"noise_frozen_when_compiled"}},
-        "sample_elbo": {"likelihood_arguments_swapped": {"log_likelihood_arguments_swapped"},
-                        "kl_read_after_the_loop": set()},
+        "bayesian_dense": {
+            "bias_left_out_of_log_prior": {"kernel_only"},
+            "noise_drawn_with_numpy": {"noise_frozen_when_compiled"},
+        },
+        "sample_elbo": {
+            "likelihood_arguments_swapped": {"log_likelihood_arguments_swapped"},
+            "kl_read_after_the_loop": set(),
+        },
         "scale_mixture_log_prob": {"direct_in_float64": {"underflows"}},
     },
     "04_bayesian_cnn": {
@@ -41,10 +50,11 @@ RIGHT = {
     },
     "05_calibration": {
         "reliability_bins": {"floor_index_loses_certain_points": set()},
-        "expected_calibration_error": {"signed_gap": {"signed_gaps"},
-                                       "float32_result_not_a_float": {"not_a_float"}},
+        "expected_calibration_error": {"signed_gap": {"signed_gaps"}, "float32_result_not_a_float": {"not_a_float"}},
         "fit_temperature": {"shifts_logits_in_place": {"changes_the_logits"}, "grid_stops_at_five": set()},
-        "planar_flow": {"divides_by_norm_not_norm_squared": {"divides_by_the_norm"},
-                        "derivative_of_tanh_forgotten": {"log_det_mismatch"}},
+        "planar_flow": {
+            "divides_by_norm_not_norm_squared": {"divides_by_the_norm"},
+            "derivative_of_tanh_forgotten": {"log_det_mismatch"},
+        },
     },
 }

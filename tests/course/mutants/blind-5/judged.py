@@ -7,10 +7,13 @@ casts them but one-hot encodes integer one-hot labels again), and so is one that
 (``wrong_axis``, "sums over the first axis", for a sum over axis 1). Two judgements follow round four's
 for the same mistake: ``unstable`` for a log-sum-exp shifted by the batch's largest logit, and
 ``slab_scale_as_variance`` for a broad component of scale 100."""
+
 RIGHT = {
     "01_likelihoods": {
-        "brier_score": {"labels_cast_to_float32": {"rejects_float64"},
-                        "integer_dtype_taken_as_indices": {"one_hot_encoded_again"}},
+        "brier_score": {
+            "labels_cast_to_float32": {"rejects_float64"},
+            "integer_dtype_taken_as_indices": {"one_hot_encoded_again"},
+        },
         "gaussian_nll": {"log_of_density_underflows": set()},
         "laplace_nll": {"sum_last_axis_then_mean": {"sum_not_mean"}},
         "categorical_nll": {"global_max_shift": {"unstable"}, "mean_axis0_then_sum": {"sum_not_mean"}},
@@ -19,17 +22,23 @@ RIGHT = {
         "adversarial_loss": {"one_call_on_joined_batch": {"joined_batches"}},
     },
     "02_deep_ensembles": {
-        "gaussian_mixture_moments": {"squares_scales_in_place": {"changes_its_arguments"},
-                                     "raw_moment_cancellation_in_float32": set()},
+        "gaussian_mixture_moments": {
+            "squares_scales_in_place": {"changes_its_arguments"},
+            "raw_moment_cancellation_in_float32": set(),
+        },
         "laplace_mixture_moments": {"mean_absolute_deviation_squared": set()},
         "entropy": {"sum_over_axis_one": set(), "atleast_2d_breaks_scalar_case": set()},
         "uncertainty_decomposition": {"squeeze_drops_singleton_axes": {"size_one_axes_lost"}},
     },
     "03_bayes_by_backprop": {
-        "bbb_loss_terms": {"log_q_of_stopped_w": {"gradient_stopped"},
-                           "likelihood_mean_over_points": {"mean_over_data"}},
-        "bayesian_dense": {"numpy_noise_frozen_in_tf_function": {"noise_frozen_when_compiled"},
-                           "one_initializer_per_kind": {"one_initialiser_for_both_means"}},
+        "bbb_loss_terms": {
+            "log_q_of_stopped_w": {"gradient_stopped"},
+            "likelihood_mean_over_points": {"mean_over_data"},
+        },
+        "bayesian_dense": {
+            "numpy_noise_frozen_in_tf_function": {"noise_frozen_when_compiled"},
+            "one_initializer_per_kind": {"one_initialiser_for_both_means"},
+        },
         "sample_elbo": {"first_layer_only": {"first_layer_only"}},
         "scale_mixture_log_prob": {"log_of_summed_densities": {"underflows"}},
     },
@@ -45,11 +54,15 @@ RIGHT = {
         "mc_entropy_decomposition": {"entropies_in_nats": {"nats"}},
     },
     "05_calibration": {
-        "reliability_bins": {"digitize_left_closed_drops_confidence_one": set(),
-                             "bincount_without_minlength": {"too_short"}},
+        "reliability_bins": {
+            "digitize_left_closed_drops_confidence_one": set(),
+            "bincount_without_minlength": {"too_short"},
+        },
         "expected_calibration_error": {"unweighted_mean_over_bins": {"unweighted"}},
-        "fit_temperature": {"shifts_logits_in_place": {"changes_the_logits"},
-                            "adam_200_steps_too_few": {"not_converged"}},
+        "fit_temperature": {
+            "shifts_logits_in_place": {"changes_the_logits"},
+            "adam_200_steps_too_few": {"not_converged"},
+        },
         "planar_flow": {"u_instead_of_u_hat": {"u_not_corrected"}},
     },
 }

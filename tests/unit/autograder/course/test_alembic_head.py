@@ -1,5 +1,6 @@
 """A new gradebook is stamped with the migration nbgrader's own way finds (the ``alembic`` program),
 read in the process instead (``autograder.course.directory.alembic_head``)."""
+
 import subprocess
 import sys
 from pathlib import Path

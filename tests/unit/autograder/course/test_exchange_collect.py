@@ -3,6 +3,7 @@ course's collect in ``nbgrader_config.py``): a folder its student owns, copied w
 links. The three recipes of a student who owns their inbound folder after ``submit``: a link to
 the source notebook, a link into a classmate's collected work, a folder planted under a
 classmate's name with a later timestamp."""
+
 import os
 
 import pytest
@@ -58,6 +59,7 @@ def test_a_folder_swapped_for_a_link_mid_copy_is_not_walked_through(tmp_path, mo
     """Collect copies a student's folder by descriptors: when a subfolder is swapped for a link to
     another's files after it was opened, the copy still reads the folder it opened, never the link's."""
     from autograder.course import exchange
+
     student = tmp_path / "student"
     (student / "work" / "data").mkdir(parents=True)
     (student / "work" / "data" / "answers.txt").write_text("mine\n")
@@ -102,6 +104,10 @@ def test_a_submission_is_timed_by_the_exchange_not_by_its_student(tmp_path):
     alice = root / "submitted" / "alice" / ASSIGNMENT
     assert (alice / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"last": 1}'
     stamp = parse_utc((alice / "timestamp.txt").read_text())
-    assert before - datetime.timedelta(seconds=1) <= stamp <= datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert (
+        before - datetime.timedelta(seconds=1)
+        <= stamp
+        <= datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    )
     assert (root / "submitted" / "carol" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists(), "one bad name stops no one"
     assert "has a name that is not <student>+<assignment>+<time>+<random>" in result["log"]

@@ -1,6 +1,7 @@
 """One gate to a grade: nbgrader's own autograde, typed in the course folder or clicked in
 formgrader (which calls the same code), refuses before any cell of the submission runs and before it
 touches the earlier autograded copy or the gradebook, and names `python -m autograder grade`."""
+
 import shutil
 import subprocess
 import sys
@@ -32,9 +33,13 @@ def test_nbgrader_autograde_refuses_and_names_the_safe_door(tmp_path):
     earlier.parent.mkdir(parents=True)
     earlier.write_text("graded by autograder grade")
     gradebook = (root / "gradebook.db").read_bytes()
-    result = subprocess.run([str(Path(sys.executable).parent / "nbgrader"), "autograde", ASSIGNMENT,
-                             "--student", "mallory", "--force"], cwd=root, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "nbgrader"), "autograde", ASSIGNMENT, "--student", "mallory", "--force"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode != 0
     said = (result.stdout + result.stderr).strip().splitlines()
     assert len(said) == 1 and "python -m autograder grade" in said[0], said  # one line, no traceback

@@ -2,6 +2,7 @@
 ``cells.source_markers`` finds them as nbgrader's generate_assignment does (so every source notebook
 holds some and no release any), and ``grade`` refuses such a submission before any of its code runs,
 while it grades the others. Grading is faked here: no kernel."""
+
 import json
 
 import nbformat
@@ -19,10 +20,23 @@ from tiny_course import ASSIGNMENT, NOTEBOOK, blank, reference, source_notebook,
 SOURCES = sorted(REPO.glob("source/*/*.ipynb"))
 RELEASES = sorted(REPO.glob("release/*/*.ipynb"))
 # Lines a student might write, and lines only the source has: nbgrader decides which are markers.
-LINES = ["### BEGIN SOLUTION", "### END SOLUTION", "# BEGIN SOLUTION", "x = 1  # END SOLUTION",
-         "print('BEGIN HIDDEN TESTS')", "### END HIDDEN TESTS", "## BEGIN MARK SCHEME", "END MARK SCHEME",
-         "# begin solution", "# Begin Solution", "BEGIN  SOLUTION", "BEGIN_SOLUTION", "# the solution begins",
-         "hidden tests: BEGIN", "x = 1"]
+LINES = [
+    "### BEGIN SOLUTION",
+    "### END SOLUTION",
+    "# BEGIN SOLUTION",
+    "x = 1  # END SOLUTION",
+    "print('BEGIN HIDDEN TESTS')",
+    "### END HIDDEN TESTS",
+    "## BEGIN MARK SCHEME",
+    "END MARK SCHEME",
+    "# begin solution",
+    "# Begin Solution",
+    "BEGIN  SOLUTION",
+    "BEGIN_SOLUTION",
+    "# the solution begins",
+    "hidden tests: BEGIN",
+    "x = 1",
+]
 CLEARS = (ClearSolutions, ClearHiddenTests, ClearMarkScheme)  # what generate_assignment clears with
 
 
@@ -66,8 +80,12 @@ def test_a_marker_is_what_nbgrader_clears_in_any_cell(cell_type, line):
 
 def test_the_markers_are_the_ones_nbgrader_clears_here():
     """nbgrader's default delimiters, which the course's config leaves as they are."""
-    delimiters = {trait.default() for clear in CLEARS for name, trait in clear.class_traits().items()
-                  if name.endswith("_delimeter")}
+    delimiters = {
+        trait.default()
+        for clear in CLEARS
+        for name, trait in clear.class_traits().items()
+        if name.endswith("_delimeter")
+    }
     assert delimiters == set(cells.SOURCE_MARKERS) - {cells.BEGIN_RUBRIC, cells.END_RUBRIC}
     config = load_config(REPO)
     assert not any(config[clear.__name__] for clear in CLEARS)
@@ -105,9 +123,13 @@ def test_answered_is_the_source_as_a_student_hands_it_in(path):
             assert cell.source == release[grade_id].source.rstrip(), grade_id
         elif cell.cell_type == "code":
             text = cells.graded_cells(source)[grade_id].source
-            solution = [line for number, line in enumerate(text.split("\n"), start=1)
-                        if number in cells.block_lines(text, cells.BEGIN_SOLUTION, cells.END_SOLUTION)
-                        and cells.BEGIN_SOLUTION not in line and cells.END_SOLUTION not in line]
+            solution = [
+                line
+                for number, line in enumerate(text.split("\n"), start=1)
+                if number in cells.block_lines(text, cells.BEGIN_SOLUTION, cells.END_SOLUTION)
+                and cells.BEGIN_SOLUTION not in line
+                and cells.END_SOLUTION not in line
+            ]
             assert solution and all(line in cell.source.split("\n") for line in solution), grade_id
 
 
@@ -131,8 +153,7 @@ def graded(tmp_path, monkeypatch):
         return Graded(task.student, "graded", {f"{NOTEBOOK}.ipynb": task.files[f"{NOTEBOOK}.ipynb"]})
 
     monkeypatch.setattr(host, "grade_task", grade_task)
-    rows = host.grade(ASSIGNMENT, [incoming], root=root, csv_path=tmp_path / "grades.csv", sandbox=False,
-                      workers=1)
+    rows = host.grade(ASSIGNMENT, [incoming], root=root, csv_path=tmp_path / "grades.csv", sandbox=False, workers=1)
     return {row["student"]: row for row in rows}, reached, root
 
 
@@ -145,9 +166,11 @@ def test_grade_refuses_the_instructors_notebook_and_grades_the_others(graded):
         f"error: it holds the source notebook's markers ({NOTEBOOK}.ipynb: BEGIN SOLUTION, END SOLUTION, "
         "BEGIN HIDDEN TESTS, END HIDDEN TESTS, BEGIN RUBRIC, END RUBRIC), which nbgrader strips from every "
         "release: the instructor's notebook or one made from it, not the student's work; not graded "
-        f"(log: grading_status/{ASSIGNMENT}/mallory.log)")
-    assert rows["eve"]["status"].startswith(f"error: it holds the source notebook's markers ({NOTEBOOK}.ipynb: "
-                                            "END SOLUTION), which")
+        f"(log: grading_status/{ASSIGNMENT}/mallory.log)"
+    )
+    assert rows["eve"]["status"].startswith(
+        f"error: it holds the source notebook's markers ({NOTEBOOK}.ipynb: END SOLUTION), which"
+    )
     assert rows["mallory"]["score"] == rows["mallory"]["manual"] == 0 < rows["mallory"]["max_score"]
     # in the table, the status file and the CSV like any other row
     table = host.format_table(list(rows.values()))

@@ -1,5 +1,6 @@
 """Collection: every input form (a folder tree, a folder of notebooks, an LMS archive) read into
 submitted/, and a different submission never written over silently. No kernel."""
+
 import shutil
 import zipfile
 
@@ -18,14 +19,26 @@ def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
         archive.writestr("../../outside.ipynb", "{}")
     (incoming / "notes.txt").write_text("not a submission")
     names = ["likelihoods"]
-    items = collect(root, "01_likelihoods", names,
-                    [incoming / "tree", incoming / "folder", incoming / "lms.zip", incoming / "notes.txt",
-                     incoming / "missing.ipynb"])
+    items = collect(
+        root,
+        "01_likelihoods",
+        names,
+        [
+            incoming / "tree",
+            incoming / "folder",
+            incoming / "lms.zip",
+            incoming / "notes.txt",
+            incoming / "missing.ipynb",
+        ],
+    )
     by_student = {item.student: item for item in items}
     assert {"dan", "eve", "fay"} <= set(by_student)
     assert not any(by_student[s].error for s in ("dan", "eve", "fay"))
-    assert sorted(p.parent.parent.name for p in (root / "submitted").glob("*/01_likelihoods/likelihoods.ipynb")) \
-        == ["dan", "eve", "fay"]
+    assert sorted(p.parent.parent.name for p in (root / "submitted").glob("*/01_likelihoods/likelihoods.ipynb")) == [
+        "dan",
+        "eve",
+        "fay",
+    ]
     errors = [item.error for item in items if item.error]
     assert any("is not a notebook" in error for error in errors)
     assert any("no such submission" in error for error in errors)
@@ -33,7 +46,9 @@ def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
     # The same file again is fine; a different one is refused, then replaced on request.
     assert not collect(root, "01_likelihoods", names, [incoming / "folder"])[0].error
     shutil.copyfile(RELEASE, incoming / "folder" / "eve.ipynb")
-    assert "already has a different submission" in collect(root, "01_likelihoods", names, [incoming / "folder"])[0].error
+    assert (
+        "already has a different submission" in collect(root, "01_likelihoods", names, [incoming / "folder"])[0].error
+    )
     assert (root / "submitted" / "eve" / "01_likelihoods" / "likelihoods.ipynb").read_bytes() == SOURCE.read_bytes()
     assert not collect(root, "01_likelihoods", names, [incoming / "folder"], replace=True)[0].error
     assert (root / "submitted" / "eve" / "01_likelihoods" / "likelihoods.ipynb").read_bytes() == RELEASE.read_bytes()
@@ -41,6 +56,7 @@ def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
     # Two submissions for one student in one run: the second is refused.
     (incoming / "twice").mkdir()
     shutil.copyfile(SOURCE, incoming / "twice" / "gus.ipynb")
-    items = collect(root, "01_likelihoods", names, [incoming / "twice", incoming / "lms.zip",
-                                                    incoming / "twice" / "gus.ipynb"])
+    items = collect(
+        root, "01_likelihoods", names, [incoming / "twice", incoming / "lms.zip", incoming / "twice" / "gus.ipynb"]
+    )
     assert "a second submission for gus" in items[-1].error

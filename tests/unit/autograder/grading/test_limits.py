@@ -1,4 +1,5 @@
 """The watchdog (``limits._watch``) on a process that fills the grader's disk or its log. No kernel."""
+
 import sys
 
 
@@ -12,8 +13,11 @@ def _watched(code, tmp_path, kernel_io="", log=None):
 
     output = limits._Output(log) if log else None
     try:
-        process = subprocess.Popen([sys.executable, "-c", code + "\nimport time\ntime.sleep(60)"],
-                                   stdout=output.worker_end if output else None, start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-c", code + "\nimport time\ntime.sleep(60)"],
+            stdout=output.worker_end if output else None,
+            start_new_session=True,
+        )
     finally:
         if output:
             output.close_write_ends()
@@ -47,8 +51,10 @@ def test_the_watchdog_stops_a_kernel_that_fills_the_graders_disk(tmp_path):
 
 def _sleeping(*prefix, code="", stdout=None):
     import subprocess
-    return subprocess.Popen([*prefix, sys.executable, "-c", code + "\nimport time\ntime.sleep(20)"],
-                            start_new_session=True, stdout=stdout)
+
+    return subprocess.Popen(
+        [*prefix, sys.executable, "-c", code + "\nimport time\ntime.sleep(20)"], start_new_session=True, stdout=stdout
+    )
 
 
 def test_files_in_a_sandboxs_memory_count_towards_the_memory_limit(bubblewrap, tmp_path):
@@ -61,8 +67,7 @@ def test_files_in_a_sandboxs_memory_count_towards_the_memory_limit(bubblewrap, t
 
     folder = tmp_path / "in memory"
     folder.mkdir()
-    fill = (f"f = open({str(folder / 'fill')!r}, 'wb')\nfor _ in range(48):\n    f.write(bytes(4 * 2**20))\n"
-            "f.close()")
+    fill = f"f = open({str(folder / 'fill')!r}, 'wb')\nfor _ in range(48):\n    f.write(bytes(4 * 2**20))\nf.close()"
     process = _sleeping("bwrap", "--dev-bind", "/", "/", "--size", str(256 * 2**20), "--tmpfs", str(folder), code=fill)
     started = time.monotonic()
     killed = limits._watch(process, limits.Limits(memory_bytes=128 * 2**20), started)
@@ -76,8 +81,11 @@ def test_the_slots_examiner_counts_towards_the_memory_limit():
 
     from autograder.grading import limits
 
-    examiner = _sleeping(code="held = bytearray(300 * 2**20)\nfor i in range(0, len(held), 4096):\n    held[i] = 1\n"
-                              "print('held', flush=True)", stdout=subprocess.PIPE)
+    examiner = _sleeping(
+        code="held = bytearray(300 * 2**20)\nfor i in range(0, len(held), 4096):\n    held[i] = 1\n"
+        "print('held', flush=True)",
+        stdout=subprocess.PIPE,
+    )
     worker = None
     try:
         assert examiner.stdout.readline() == b"held\n"

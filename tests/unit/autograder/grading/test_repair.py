@@ -1,5 +1,6 @@
 """Metadata repair: a submission's graded cells get back the release's grading metadata (ids,
 points), and a copied graded cell becomes an ordinary one. No kernel."""
+
 import json
 
 from autograder.grading.repair import repair_notebook
@@ -7,8 +8,7 @@ from small_course import RELEASE, SOURCE
 
 
 def _nbgrader(nb, grade_id):
-    return next(cell for cell in nb["cells"]
-                if cell["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
+    return next(cell for cell in nb["cells"] if cell["metadata"].get("nbgrader", {}).get("grade_id") == grade_id)
 
 
 def test_repair_restores_edited_grading_metadata():

@@ -1,5 +1,6 @@
 """The scratch folders (``grading.scratch``): a killed grader's folder is removed by the next grader,
 a live grader's never, nor one just made."""
+
 import os
 import signal
 import subprocess
@@ -21,8 +22,9 @@ with scratch_folder("bdl-test-") as path:
 
 def _grader(tmp_path):
     """A grader process whose temp folder is ``tmp_path``, and its scratch folder, once made."""
-    process = subprocess.Popen([sys.executable, "-c", GRADER], stdout=subprocess.PIPE, text=True,
-                               env={**os.environ, "TMPDIR": str(tmp_path)})
+    process = subprocess.Popen(
+        [sys.executable, "-c", GRADER], stdout=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp_path)}
+    )
     return process, process.stdout.readline().strip()
 
 

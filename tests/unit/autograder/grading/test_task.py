@@ -1,5 +1,6 @@
 """The retries after a crash (``task._grade_crash_safe``), with a worker faked: a test cell that
 crashes charges its function, and the retries end. No kernel."""
+
 from pathlib import Path
 
 import nbformat
@@ -32,8 +33,14 @@ def _crashing_runs(tmp_path, monkeypatch, crashes, limits):
     source = nbformat.read(SOURCE, 4)
     submitted = nbformat.read(SOURCE, 4)
     submitted.cells.append(nbformat.v4.new_code_cell("print(1)"))
-    job = GradingJob(scratch=str(tmp_path), assignment="01_likelihoods", student="s", db_url="",
-                     cell_timeout=1, progress=str(tmp_path / "worker" / "progress"))
+    job = GradingJob(
+        scratch=str(tmp_path),
+        assignment="01_likelihoods",
+        student="s",
+        db_url="",
+        cell_timeout=1,
+        progress=str(tmp_path / "worker" / "progress"),
+    )
     result, notes = task._grade_crash_safe(job, limits, [submitted], [source], slots)
     return runs, notes, result
 

@@ -1,4 +1,5 @@
 """bench-hub's arithmetic and report, without a hub (the run itself needs root and minutes)."""
+
 from autograder.hub.bench import Load, format_report, percentile, summary
 
 

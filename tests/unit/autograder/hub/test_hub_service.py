@@ -1,4 +1,5 @@
 """The hub as a service without a hub: settings kept between starts, the systemd unit, backup and restore."""
+
 import json
 import os
 import shutil
@@ -30,8 +31,23 @@ def test_a_start_keeps_the_settings_an_earlier_one_was_given(tmp_path):
     roster.write_text("id\nada\nalan\n")
     folder = tmp_path / "hub"
     folder.mkdir()
-    first = settings_from(hub_args("--dir", str(folder), "--students", str(roster), "--graders", "ken",
-                                   "--port", "8443", "--ssl-cert", "c.pem", "--ssl-key", "k.pem", "--no-limits"))
+    first = settings_from(
+        hub_args(
+            "--dir",
+            str(folder),
+            "--students",
+            str(roster),
+            "--graders",
+            "ken",
+            "--port",
+            "8443",
+            "--ssl-cert",
+            "c.pem",
+            "--ssl-key",
+            "k.pem",
+            "--no-limits",
+        )
+    )
     private_file(folder / "settings.json", json.dumps(first.__dict__))  # as set_up writes it
     again = settings_from(hub_args("--dir", str(folder)))
     assert again == first and again.port == 8443 and again.ssl_cert == "c.pem" and again.limits is False
@@ -61,8 +77,10 @@ def test_the_unit_restarts_the_hub_as_kept_and_systemd_reads_it(tmp_path):
         checked = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True)
         assert checked.returncode == 0 and not checked.stderr.strip(), checked.stderr
     path.write_text(text.replace("Restart=always", "Restart=whenever"))  # the check can fail
-    assert "restart specifier" in subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True,
-                                       text=True).stderr
+    assert (
+        "restart specifier"
+        in subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True).stderr
+    )
 
 
 def test_install_service_needs_a_hub_set_up(tmp_path, monkeypatch):
@@ -83,7 +101,9 @@ def test_install_service_refuses_a_checkout_in_tmp(tmp_path, monkeypatch, where)
     monkeypatch.setattr(systemd_unit, "REPO", Path("/tmp/course" if where == "repository" else "/srv/course"))
     monkeypatch.setattr(sys, "executable", "/tmp/venv/bin/python" if where == "python" else "/srv/venv/bin/python")
     with pytest.raises(HubError, match="is in /tmp, which the service does not see"):
-        systemd_unit.install_service(hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u")))
+        systemd_unit.install_service(
+            hub_args("install-service", "--dir", str(tmp_path), "--unit-dir", str(tmp_path / "u"))
+        )
     assert not (tmp_path / "u").exists()
 
 
@@ -188,8 +208,10 @@ def as_student(path):
 @contextmanager
 def within(seconds):
     """A hang fails the test instead of the suite: a FIFO opened for reading blocks until a writer comes."""
+
     def late(signum, frame):  # not an OSError, which the copy would take for a file changed under it
         pytest.fail(f"still copying after {seconds} s")
+
     previous = signal.signal(signal.SIGALRM, late)
     signal.alarm(seconds)
     try:
@@ -287,7 +309,9 @@ def test_a_file_swapped_after_it_was_looked_at_is_skipped_never_followed(tmp_pat
     with within(30):
         skipped = backup.backup(settings, saved, course)
     monkeypatch.undo()
-    assert swapped and [line.split(":")[0] for line in skipped] == ["skipped exchange/bdl/inbound/ada+01+2026/notes.txt"]
+    assert swapped and [line.split(":")[0] for line in skipped] == [
+        "skipped exchange/bdl/inbound/ada+01+2026/notes.txt"
+    ]
     no_file_holds(saved, "root's secret")
     copy = saved / "exchange" / "bdl" / "inbound" / "ada+01+2026"
     assert not (copy / "notes.txt").exists() and not (copy / "notes.txt").is_symlink()
@@ -327,10 +351,16 @@ def test_the_course_service_runs_as_the_course_account_with_the_hubs_variables_o
     of the hub's own settings (its PYTHONPATH names the repository)."""
     import pwd as passwords
     from autograder.hub.course_service import service_environment
+
     settings = HubSettings(hub_dir=str(tmp_path), course_id="bdl")
     account = passwords.struct_passwd(("grader-bdl", "x", 1001, 1001, "", "/home/grader-bdl", "/bin/sh"))
-    given = {"PYTHONPATH": "/root/bdl", "JUPYTERHUB_API_TOKEN": "the launcher's", "SECRET": "x",
-             "JUPYTERHUB_API_URL": "http://127.0.0.1:8081/hub/api", "LANG": "C.UTF-8"}
+    given = {
+        "PYTHONPATH": "/root/bdl",
+        "JUPYTERHUB_API_TOKEN": "the launcher's",
+        "SECRET": "x",
+        "JUPYTERHUB_API_URL": "http://127.0.0.1:8081/hub/api",
+        "LANG": "C.UTF-8",
+    }
     env = service_environment(settings, account, given)
     assert env["PYTHONPATH"] == "/home/grader-bdl/bdl" and env["HOME"] == "/home/grader-bdl"
     assert env["JUPYTERHUB_API_TOKEN"] == (tmp_path / "bdl-token").read_text().strip()  # the service bdl's
@@ -365,6 +395,7 @@ def cgroup_tree(root, version, cpu=None, memory=None):
 def test_grade_sizes_its_workers_to_its_cgroup(tmp_path, version):
     """grade's default: a worker per core it may use, no more than its cgroup's memory holds (2 GiB each)."""
     from autograder.grading.limits import grading_slots
+
     cores = len(os.sched_getaffinity(0))
     assert grading_slots(*cgroup_tree(tmp_path / "free", version)) == cores
     assert grading_slots(*cgroup_tree(tmp_path / "one core", version, cpu=100000, memory=8 * 2**30)) == 1

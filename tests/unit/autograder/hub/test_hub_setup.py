@@ -1,4 +1,5 @@
 """`python -m autograder hub` without a hub: the roster, the refusals, and the config JupyterHub loads."""
+
 import copy
 import json
 import logging.config
@@ -33,18 +34,23 @@ def roster(tmp_path, text):
 
 def test_the_roster_is_nbgraders_format(tmp_path):
     students = read_roster(roster(tmp_path, "id,first_name,last_name,email\nada,Ada,Lovelace,a@x.org\nalan,,,\n"))
-    assert students == [{"id": "ada", "first_name": "Ada", "last_name": "Lovelace", "email": "a@x.org"},
-                        {"id": "alan", "first_name": "", "last_name": "", "email": ""}]
+    assert students == [
+        {"id": "ada", "first_name": "Ada", "last_name": "Lovelace", "email": "a@x.org"},
+        {"id": "alan", "first_name": "", "last_name": "", "email": ""},
+    ]
 
 
-@pytest.mark.parametrize("text, says", [
-    ("name\nada\n", "needs an 'id' column"),
-    ("id\nada\nAda Lovelace\n", "line 3: 'Ada Lovelace' is not a Unix user name"),
-    ("id\nada\nada\n", "line 3: 'ada' is in the roster twice"),
-    ("id\n1ada\n", "line 2: '1ada' is not a Unix user name"),
-    ("id\nada_\n", "line 2: 'ada_' is not a Unix user name"),
-    ("id\n_ada\n", "line 2: '_ada' is not a Unix user name"),
-])
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("name\nada\n", "needs an 'id' column"),
+        ("id\nada\nAda Lovelace\n", "line 3: 'Ada Lovelace' is not a Unix user name"),
+        ("id\nada\nada\n", "line 3: 'ada' is in the roster twice"),
+        ("id\n1ada\n", "line 2: '1ada' is not a Unix user name"),
+        ("id\nada_\n", "line 2: 'ada_' is not a Unix user name"),
+        ("id\n_ada\n", "line 2: '_ada' is not a Unix user name"),
+    ],
+)
 def test_a_bad_roster_is_refused_naming_its_line(tmp_path, text, says):
     with pytest.raises(hub.HubError, match=says):
         read_roster(roster(tmp_path, text))
@@ -100,6 +106,7 @@ def test_a_sandbox_bubblewrap_cannot_make_is_named(tmp_path, bubblewrap):
 
 def test_the_url_printed_is_one_a_browser_opens():
     from autograder.hub.setup import browser_host
+
     assert browser_host("127.0.0.1") == "127.0.0.1" and browser_host("::1") == "[::1]"
     assert browser_host("0.0.0.0") == browser_host("::") == socket.getfqdn() != "0.0.0.0"
 
@@ -115,10 +122,12 @@ def test_a_server_whose_limits_cannot_be_set_does_not_start(tmp_path, monkeypatc
     """Fail closed: a cgroup that cannot be made refuses the server, naming --no-limits, which starts it."""
     from types import SimpleNamespace
     from autograder.hub import spawner
+
     (tmp_path / "memory").write_text("where the memory hierarchy should be")
     monkeypatch.setattr(spawner, "CGROUP", tmp_path)
-    server = spawner.CourseSpawner(user=SimpleNamespace(name="nobody", url="/", server=None), mem_limit="1G",
-                                   max_tasks=64)
+    server = spawner.CourseSpawner(
+        user=SimpleNamespace(name="nobody", url="/", server=None), mem_limit="1G", max_tasks=64
+    )
     with pytest.raises(PermissionError, match="no server for nobody: its limits cannot be set .* --no-limits"):
         server.make_preexec_fn("nobody")
     server.limits = False
@@ -129,6 +138,7 @@ def test_a_server_whose_limits_cannot_be_set_does_not_start(tmp_path, monkeypatc
 def test_where_systemd_is_pid_1_each_server_is_a_unit_with_its_limits(tmp_path, monkeypatch, limits):
     """(tests/system/test_hub_systemd.py starts them for real.) --no-limits: a plain process, as elsewhere."""
     from autograder.hub import spawner
+
     monkeypatch.setattr(spawner, "systemd_runs_this_machine", lambda: True)
     c = load_hub_config(tmp_path, limits=limits, max_tasks=77)
     if not limits:
@@ -137,13 +147,18 @@ def test_where_systemd_is_pid_1_each_server_is_a_unit_with_its_limits(tmp_path, 
     assert c.JupyterHub.spawner_class == "autograder.hub.spawner.CourseSystemdSpawner"
     server = spawner.CourseSystemdSpawner(config=c, user=SimpleNamespace(name="ada", id=1, url="/", server=None))
     assert (server.hub_dir, server.max_tasks, server.isolate_tmp, server.disable_user_sudo) == (
-        str(tmp_path / "hub"), 77, True, True)
+        str(tmp_path / "hub"),
+        77,
+        True,
+        True,
+    )
 
 
 @pytest.mark.parametrize("spawner_class", ["CourseSpawner", "CourseSystemdSpawner"])
 def test_no_server_for_a_name_outside_the_roster_and_staff(tmp_path, spawner_class):
     import asyncio
     from autograder.hub import spawner
+
     c = load_hub_config(tmp_path, instructor="grace", students=[{"id": "ada"}])
     server = getattr(spawner, spawner_class)(config=c, user=SimpleNamespace(name="mallory", id=9, url="/", server=None))
     with pytest.raises(PermissionError, match="'mallory' is neither in the roster nor staff"):
@@ -157,12 +172,28 @@ def test_staff_in_the_roster_is_refused(tmp_path):
 
 
 def test_the_command_says_why_in_one_line(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "autograder", "hub", "--dir", str(tmp_path / "hub"), "--dummy",
-                             "--ip", "0.0.0.0", "--setup-only"], capture_output=True, text=True, cwd=REPO)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "hub",
+            "--dir",
+            str(tmp_path / "hub"),
+            "--dummy",
+            "--ip",
+            "0.0.0.0",
+            "--setup-only",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [
         "autograder: error: --dummy lets anyone in with one password: it is refused unless the hub listens "
-        "on 127.0.0.1 (not 0.0.0.0)"]
+        "on 127.0.0.1 (not 0.0.0.0)"
+    ]
     assert not (tmp_path / "hub").exists()  # refused before anything was made
 
 
@@ -184,23 +215,40 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert c.CourseSpawner.limits is True and c.CourseOnly.max_tasks == 1024
     # the hub's log in a file of its own, rotated: the config JupyterHub's logging is made from
     from traitlets.utils.nested_update import nested_update  # how traitlets merges it into its own
-    logging.config.dictConfig(nested_update({"version": 1, "handlers": {"console": {"class": "logging.NullHandler"}},
-                                             "disable_existing_loggers": False}, dict(c.JupyterHub.logging_config)))
-    log_file = next(handler for handler in logging.getLogger("JupyterHub").handlers
-                    if isinstance(handler, logging.handlers.RotatingFileHandler))
+
+    logging.config.dictConfig(
+        nested_update(
+            {
+                "version": 1,
+                "handlers": {"console": {"class": "logging.NullHandler"}},
+                "disable_existing_loggers": False,
+            },
+            dict(c.JupyterHub.logging_config),
+        )
+    )
+    log_file = next(
+        handler
+        for handler in logging.getLogger("JupyterHub").handlers
+        if isinstance(handler, logging.handlers.RotatingFileHandler)
+    )
     assert log_file.baseFilename == str(tmp_path / "hub" / "logs" / "jupyterhub.log")
     assert log_file.maxBytes == 10 * 2**20 and log_file.backupCount == 5
     logging.getLogger("JupyterHub").handlers.clear()
     copy.deepcopy(c)  # as traitlets does with every value of a config
     assert (tmp_path / "hub" / "logs").stat().st_mode & 0o777 == 0o700
     assert c.CourseSpawner.tmp_root == str(tmp_path / "hub" / "tmp")
-    assert c.JupyterHub.load_groups == {"nbgrader-bdl": {"users": ["ada", "alan"]},
-                                        "formgrade-bdl": {"users": ["grace", "ken", "grader-bdl"]}}
+    assert c.JupyterHub.load_groups == {
+        "nbgrader-bdl": {"users": ["ada", "alan"]},
+        "formgrade-bdl": {"users": ["grace", "ken", "grader-bdl"]},
+    }
     roles = {role["name"]: role for role in c.JupyterHub.load_roles}
     # a server's token does what nbgrader does with it, never all its owner may (the instructor is an admin)
     assert "inherit" not in roles["server"]["scopes"]
-    assert not [scope for scope in roles["server"]["scopes"] if scope.startswith(("admin", "servers", "tokens"))
-                or scope in ("users", "groups", "access:servers")]
+    assert not [
+        scope
+        for scope in roles["server"]["scopes"]
+        if scope.startswith(("admin", "servers", "tokens")) or scope in ("users", "groups", "access:servers")
+    ]
     assert "read:users:groups!user" in roles["server"]["scopes"]
     assert not [scope for scope in roles["server"]["scopes"] if scope.startswith("groups")]
     # only the roster and the staff get in or get a server, whoever the instructor approves
@@ -210,11 +258,17 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     # a server never gets the hub's PYTHONPATH, which names this repository
     assert "PYTHONPATH" not in c.Spawner.env_keep and "PYTHONPATH" not in c.Spawner.environment
     # the staff open the course's service, and no one's server but their own (a grader not the instructor's)
-    assert roles["formgrade-bdl"]["scopes"] == ["access:services!service=bdl", "list:services",
-                                                "read:services!service=bdl"]
+    assert roles["formgrade-bdl"]["scopes"] == [
+        "access:services!service=bdl",
+        "list:services",
+        "read:services!service=bdl",
+    ]
     assert roles["formgrade-bdl"]["groups"] == ["formgrade-bdl"]
-    assert roles["bdl-service"] == {"name": "bdl-service", "services": ["bdl"], "scopes": [
-        "list:users", "read:users", "list:groups", "read:groups", "groups!group=nbgrader-bdl"]}
+    assert roles["bdl-service"] == {
+        "name": "bdl-service",
+        "services": ["bdl"],
+        "scopes": ["list:users", "read:users", "list:groups", "read:groups", "groups!group=nbgrader-bdl"],
+    }
     services = {service["name"]: service for service in c.JupyterHub.services}
     assert services["bdl"]["url"].startswith("http://127.0.0.1:") and "command" not in services["bdl"]
     assert services["bdl"]["api_token"] == (tmp_path / "hub" / "bdl-token").read_text().strip()
@@ -226,7 +280,10 @@ def test_the_config_gives_nbgrader_its_groups_and_roles(tmp_path):
     assert c.Spawner.mem_limit == "4.0G" and c.Spawner.cpu_limit == 2.0
     assert c.JupyterHub.services[0]["name"] == "idle-culler"
     # the roster service's token, root's alone; its role manages users and the students' group, no more
-    assert c.JupyterHub.services[1] == {"name": "roster", "api_token": (tmp_path / "hub" / "roster-token").read_text().strip()}
+    assert c.JupyterHub.services[1] == {
+        "name": "roster",
+        "api_token": (tmp_path / "hub" / "roster-token").read_text().strip(),
+    }
     assert (tmp_path / "hub" / "roster-token").stat().st_mode & 0o777 == 0o600
     assert set(roles["roster"]["scopes"]) == {"admin:users", "list:groups", "read:groups", "groups!group=nbgrader-bdl"}
 
@@ -265,8 +322,10 @@ def test_the_hubs_environment_takes_the_students_the_instructors_and_the_hubs_pi
     assert {"jupyterhub", "jupyterhub-nativeauthenticator", "jupyterhub-idle-culler"} <= names
     assert {"psutil", "distributed", "nbgrader", "tensorflow-probability"} <= names  # the instructor grades there
     assert not names & {"pytest", "pytest-xdist", "nbval", "playwright"}
-    assert environment.hub_requirements()[:len(pyproject["project"]["dependencies"])] == \
-        pyproject["project"]["dependencies"]
+    assert (
+        environment.hub_requirements()[: len(pyproject["project"]["dependencies"])]
+        == pyproject["project"]["dependencies"]
+    )
     # what an environment installed when the hub took every pin holds, and loses
     assert _names(environment.left_out()) == _names(pyproject["project"]["optional-dependencies"]["test"])
 
@@ -280,6 +339,7 @@ def test_a_change_of_groups_installs_the_hubs_environment_again(monkeypatch):
 
 def test_a_repository_other_users_can_read_is_refused_in_one_line():
     import tempfile
+
     base = Path(tempfile.mkdtemp(dir="/tmp"))  # every folder above it lets others through, as /opt does
     try:
         course = base / "opt" / "bdl-course"
@@ -311,11 +371,14 @@ def test_a_private_file_is_never_readable_by_others_and_no_link_is_followed(tmp_
 
 def test_no_password_or_roster_goes_on_a_command_line(tmp_path, monkeypatch):
     from autograder.hub import roster, setup
+
     calls = []
-    monkeypatch.setattr(setup, "run_command", lambda command, what, input=None, **kwargs: calls.append(
-        (command, input)) or "created")
-    monkeypatch.setattr(roster, "as_user", lambda user, command, settings, what, cwd=None, input=None: calls.append(
-        (command, input)))
+    monkeypatch.setattr(
+        setup, "run_command", lambda command, what, input=None, **kwargs: calls.append((command, input)) or "created"
+    )
+    monkeypatch.setattr(
+        roster, "as_user", lambda user, command, settings, what, cwd=None, input=None: calls.append((command, input))
+    )
     settings = hub.HubSettings(hub_dir=str(tmp_path), students=[{"id": "ada", "email": "ada@example.org"}])
     password, _ = setup.instructor_login(settings)
     roster.sync_gradebook(settings, None, tmp_path)
@@ -329,6 +392,7 @@ def test_root_follows_no_link_in_the_course_accounts_home(tmp_path):
     import pwd as passwords
 
     from autograder.hub import setup
+
     home = tmp_path / "home"
     home.mkdir()
     (home / "bdl").symlink_to("/etc")
@@ -341,6 +405,7 @@ def test_no_server_runs_outside_the_roster_or_as_a_system_account():
     import pwd as passwords
 
     from autograder.hub.spawner import refusal
+
     assert "neither in the roster nor staff" in refusal("ada", ["grace"])
     assert "system account (uid 1)" in refusal("daemon", ["daemon"])
     users = [entry.pw_name for entry in passwords.getpwall() if 1000 <= entry.pw_uid < 60000]
@@ -350,12 +415,14 @@ def test_no_server_runs_outside_the_roster_or_as_a_system_account():
 
 def test_an_existing_system_account_is_never_adopted(tmp_path):
     from autograder.hub.accounts import ensure_user
+
     with pytest.raises(hub.HubError, match="system account"):
         ensure_user("daemon", tmp_path)
 
 
 def test_nbgraders_log_is_set_aside_past_its_size(tmp_path):
     from autograder.hub.setup import rotate
+
     log = tmp_path / ".nbgrader.log"
     log.write_text("small")
     assert not rotate(log, max_bytes=10, kept=3) and log.read_text() == "small"
@@ -376,10 +443,16 @@ def test_a_new_database_with_the_instructors_login_is_one_jupyterhub_starts_on(t
     from sqlalchemy import create_engine
 
     from autograder.hub import setup
+
     url = f"sqlite:///{tmp_path / 'jupyterhub.sqlite'}"
     for _ in range(2):  # a second start finds the account made
-        made = subprocess.run([sys.executable, "-c", setup.INSTRUCTOR_SCRIPT, url, "prof"], input="a-long-password",
-                              capture_output=True, text=True, check=True).stdout
+        made = subprocess.run(
+            [sys.executable, "-c", setup.INSTRUCTOR_SCRIPT, url, "prof"],
+            input="a-long-password",
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
     assert made == ""
     orm.check_db_revision(create_engine(url))  # raises on a version other than this JupyterHub's
     dbutil.upgrade_if_needed(url)  # nothing to upgrade
@@ -397,8 +470,9 @@ def test_every_user_name_the_hub_makes_is_a_student_id_grade_keeps():
 
     rng = random.Random(0)
     alphabet = "abcdefghijklmnopqrstuvwxyz0123456789_-.A "
-    names = ["a", "ada", "a-1", "grader-bdl", "x" * 32] + ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 34)))
-                                                          for _ in range(20000)]
+    names = ["a", "ada", "a-1", "grader-bdl", "x" * 32] + [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 34))) for _ in range(20000)
+    ]
     accepted = [name for name in names if hub.USERNAME.fullmatch(name)]
     assert len(accepted) > 100
     assert all(student_id(name) == name for name in accepted)

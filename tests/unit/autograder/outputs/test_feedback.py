@@ -1,4 +1,5 @@
 """Student feedback never shows hidden tests: the preprocessor on its own, and in nbgrader's config."""
+
 import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook, new_output
@@ -14,11 +15,17 @@ SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 
 def _error(line, message="the NLL should be finite"):
     """An error output as IPython writes it: its traceback quotes the failing line of the cell."""
-    return new_output("error", ename="AssertionError", evalue=message, traceback=[
-        "\x1b[31mAssertionError\x1b[39m   Traceback (most recent call last)",
-        f"\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[7]\x1b[39m\x1b[32m, line {line}\x1b[39m\n"
-        "\x1b[32m----> \x1b[39m _reference_fgsm(x)  # quoted code\n",
-        f"\x1b[31mAssertionError\x1b[39m: {message}"])
+    return new_output(
+        "error",
+        ename="AssertionError",
+        evalue=message,
+        traceback=[
+            "\x1b[31mAssertionError\x1b[39m   Traceback (most recent call last)",
+            f"\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[7]\x1b[39m\x1b[32m, line {line}\x1b[39m\n"
+            "\x1b[32m----> \x1b[39m _reference_fgsm(x)  # quoted code\n",
+            f"\x1b[31mAssertionError\x1b[39m: {message}",
+        ],
+    )
 
 
 def _hidden_test_cells(nb):
@@ -29,17 +36,24 @@ def test_feedback_keeps_visible_tests_and_verdicts_but_no_hidden_code():
     nb = nbformat.read(SOURCE, 4)
     tests = _hidden_test_cells(nb)
     assert len(tests) >= 3
-    visible = [[line for number, line in enumerate(cell.source.split("\n"), start=1)
-                if number not in hidden_lines(cell.source)] for cell in tests]
+    visible = [
+        [
+            line
+            for number, line in enumerate(cell.source.split("\n"), start=1)
+            if number not in hidden_lines(cell.source)
+        ]
+        for cell in tests
+    ]
     first_hidden = [min(hidden_lines(cell.source)) for cell in tests]
     for cell in tests:
         cell.execution_count = 7  # as the tracebacks of _error say
     tests[0].outputs = [new_output("stream", name="stdout", text="reference value 0.1234\n")]
-    tests[1].outputs = [_error(first_hidden[1] + 1)]      # a hidden test failed
-    tests[2].outputs = [_error(1, "a visible check")]      # a visible test failed first
+    tests[1].outputs = [_error(first_hidden[1] + 1)]  # a hidden test failed
+    tests[2].outputs = [_error(1, "a visible check")]  # a visible test failed first
     HideHiddenTests().preprocess(nb, {})
-    text = "\n".join(cell.source + "\n" + "\n".join(str(output) for output in cell.get("outputs", []))
-                     for cell in tests)  # the answer cells hold the (here: reference) student's code
+    text = "\n".join(
+        cell.source + "\n" + "\n".join(str(output) for output in cell.get("outputs", [])) for cell in tests
+    )  # the answer cells hold the (here: reference) student's code
     for line in secret_lines():
         assert line not in text, f"hidden test line in feedback: {line}"
     assert "_reference_fgsm" not in text and "quoted code" not in text, "no traceback reaches the student"
@@ -68,12 +82,23 @@ def test_other_cells_keep_their_code_and_lose_their_outputs():
 def _graded_by_a_kernel(answer, tests, tmp_path):
     """A student cell and a test cell run in a real kernel, then through the feedback pipeline;
     return the test cell as the student sees it."""
-    test_cell = new_code_cell(tests, metadata={"nbgrader": {
-        "grade": True, "solution": False, "locked": True, "grade_id": "f_tests", "points": 1,
-        "schema_version": 3}})
+    test_cell = new_code_cell(
+        tests,
+        metadata={
+            "nbgrader": {
+                "grade": True,
+                "solution": False,
+                "locked": True,
+                "grade_id": "f_tests",
+                "points": 1,
+                "schema_version": 3,
+            }
+        },
+    )
     nb = new_notebook(cells=[new_code_cell(answer), test_cell])
-    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        nb, timeout=120, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     HideHiddenTests().preprocess(nb, {})
     return nb.cells[1]
 
@@ -85,13 +110,15 @@ TESTS = "from bdl.checks import assert_close\n_x = 2.0\nassert_close(f(_x), 4.0,
 def test_an_assertion_of_the_tests_shows_its_message(tmp_path):
     cell = _graded_by_a_kernel("def f(x):\n    return x", TESTS, tmp_path)
     assert cell.outputs[0].traceback == [
-        "AssertionError: f of two does not match the expected values (largest difference 2): it is 0.5 times the expected value"]
+        "AssertionError: f of two does not match the expected values (largest difference 2): it is 0.5 times the expected value"
+    ]
 
 
 def test_an_assertion_message_with_a_secret_line_is_redacted(tmp_path):
     secret = sorted(HIDDEN)[0]
-    cell = _graded_by_a_kernel("def f(x):\n    return x",
-                               TESTS.replace("'f of two'", f"'f of two\\n' + {secret!r}"), tmp_path)
+    cell = _graded_by_a_kernel(
+        "def f(x):\n    return x", TESTS.replace("'f of two'", f"'f of two\\n' + {secret!r}"), tmp_path
+    )
     assert cell.outputs[0].traceback == ["AssertionError: f of two\n[redacted]"]
     assert secret not in str(cell.outputs)
 
@@ -99,10 +126,11 @@ def test_an_assertion_message_with_a_secret_line_is_redacted(tmp_path):
 def test_an_error_the_students_code_raised_shows_only_its_type(tmp_path):
     """Its message is the student's code's to choose: the tests' source, say."""
     secret = sorted(HIDDEN)[0]
-    for answer, name in [(f"def f(x):\n    raise ValueError({secret!r})", "ValueError"),
-                         (f"def f(x):\n    assert False, {secret!r}", "AssertionError"),
-                         (f"from bdl.checks import assert_close\n\ndef f(x):\n    assert_close(0, 1, {secret!r})",
-                          "AssertionError")]:
+    for answer, name in [
+        (f"def f(x):\n    raise ValueError({secret!r})", "ValueError"),
+        (f"def f(x):\n    assert False, {secret!r}", "AssertionError"),
+        (f"from bdl.checks import assert_close\n\ndef f(x):\n    assert_close(0, 1, {secret!r})", "AssertionError"),
+    ]:
         cell = _graded_by_a_kernel(answer, TESTS, tmp_path)
         assert cell.outputs[0].traceback == [f"{name}: your code raised {name} while the tests ran"], answer
 
@@ -110,19 +138,27 @@ def test_an_error_the_students_code_raised_shows_only_its_type(tmp_path):
 def test_a_known_mistake_is_named_under_the_failing_test(tmp_path):
     """The note bdl.diagnoses adds in the kernel reaches the student, in the table's own words."""
     from bdl.diagnoses import PREFIX, all_tables
+
     missing = next(m.sentence for m in all_tables()["gaussian_nll"].mistakes if m.name == "missing_constant")
-    answer = ("import bdl\nimport tensorflow as tf\n\ndef gaussian_nll(y, mean, scale):\n"
-              "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))")
-    tests = ("from bdl.checks import assert_close\nfrom bdl.diagnoses import diagnosed\n\n"
-             "with diagnosed('gaussian_nll'):\n"
-             "    assert_close(gaussian_nll(tf.zeros((2, 1)), tf.zeros((2, 1)), tf.ones((2, 1))), 0.9189385,\n"
-             "                 'the Gaussian NLL at the mean')")
+    answer = (
+        "import bdl\nimport tensorflow as tf\n\ndef gaussian_nll(y, mean, scale):\n"
+        "    return tf.reduce_mean(tf.math.log(scale) + tf.square(y - mean) / (2 * tf.square(scale)))"
+    )
+    tests = (
+        "from bdl.checks import assert_close\nfrom bdl.diagnoses import diagnosed\n\n"
+        "with diagnosed('gaussian_nll'):\n"
+        "    assert_close(gaussian_nll(tf.zeros((2, 1)), tf.zeros((2, 1)), tf.ones((2, 1))), 0.9189385,\n"
+        "                 'the Gaussian NLL at the mean')"
+    )
     cell = _graded_by_a_kernel(answer, tests, tmp_path)
     assert cell.outputs[0].traceback == [
         "AssertionError: the Gaussian NLL at the mean does not match the expected values (largest difference 0.92): it is smaller than the expected value",
-        PREFIX + missing]
+        PREFIX + missing,
+    ]
     # A line the answer writes into its own error is not taken for a diagnosis unless it is one.
-    forged = answer.replace("    return", f"    raise ValueError({PREFIX + 'the hidden test says 0.919'!r})\n    return")
+    forged = answer.replace(
+        "    return", f"    raise ValueError({PREFIX + 'the hidden test says 0.919'!r})\n    return"
+    )
     cell = _graded_by_a_kernel(forged, tests, tmp_path)
     assert cell.outputs[0].traceback == ["ValueError: your code raised ValueError while the tests ran"]
 
@@ -146,14 +182,19 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
     from bdl.questions.bayesian_cnn import _name
     from bdl.wire import Remote
 
-    source = ("from bdl.questions.bayesian_cnn import assert_model_layers\n"
-              "assert_model_layers(get_model(), [tf.keras.layers.Conv2D, tf.keras.layers.Dense])")
-    dense = (["__main__.TheHiddenTestSaysEight", _name(tf.keras.layers.Dense), _name(tf.keras.layers.Layer)],
-             Remote({"handle": 1}))
+    source = (
+        "from bdl.questions.bayesian_cnn import assert_model_layers\n"
+        "assert_model_layers(get_model(), [tf.keras.layers.Conv2D, tf.keras.layers.Dense])"
+    )
+    dense = (
+        ["__main__.TheHiddenTestSaysEight", _name(tf.keras.layers.Dense), _name(tf.keras.layers.Layer)],
+        Remote({"handle": 1}),
+    )
     other = (["__main__.TheHiddenTestSaysEight"], Remote({"handle": 2}))
-    for layers, line in [([dense, other], "layer 0 of the model should be a Conv2D, found Dense"),
-                         ([other, dense, other], "the model should have 2 layers (Conv2D, Dense), found 3: "
-                                                 "[object, Dense, object]")]:
+    for layers, line in [
+        ([dense, other], "layer 0 of the model should be a Conv2D, found Dense"),
+        ([other, dense, other], "the model should have 2 layers (Conv2D, Dense), found 3: [object, Dense, object]"),
+    ]:
         answers = {"bdl.questions:call": Remote({"handle": 0}), "bdl.questions.bayesian_cnn:layer_classes": layers}
         error = examine(source, lambda question, args, kwargs: answers[question], 7)
         assert shown_message(error, 7, ()) == f"AssertionError: {line}"

@@ -1,4 +1,5 @@
 """The LMS files' students: the mapping file's mistakes, each named in one line."""
+
 import pytest
 
 from autograder.outputs import lms

@@ -3,6 +3,7 @@ failures and hand grades, without grading anything: the gradebook and the autogr
 written as ``grade`` and formgrader would leave them. (tests/system/test_class_grading.py checks the same
 outputs on a class graded for real.)
 """
+
 import csv
 import shutil
 
@@ -21,17 +22,20 @@ ASSIGNMENTS = course.assignments()
 # nbgrader's add_submission trips this SQLAlchemy warning; it is harmless (grading/host.py ignores it too).
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
 # Messages that differ only in their numbers are one group.
-FAILURES = {"pat": "the value of 3 examples does not match the expected values (largest difference 0.5)",
-            "quinn": "the value of 7 examples does not match the expected values (largest difference 0.25)",
-            "blank": None}  # None: the release's stub raises NotImplementedError
+FAILURES = {
+    "pat": "the value of 3 examples does not match the expected values (largest difference 0.5)",
+    "quinn": "the value of 7 examples does not match the expected values (largest difference 0.25)",
+    "blank": None,
+}  # None: the release's stub raises NotImplementedError
 STUDENTS = ["blank", "pat", "quinn", "rosa"]  # rosa: everything right
 
 
 def _error(message):
     if message is None:
         return new_output("error", ename="NotImplementedError", evalue="", traceback=[])
-    return new_output("error", ename="AssertionError", evalue=message,
-                      traceback=[f"\x1b[31mAssertionError\x1b[39m: {message}"])
+    return new_output(
+        "error", ename="AssertionError", evalue=message, traceback=[f"\x1b[31mAssertionError\x1b[39m: {message}"]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +46,9 @@ def classes(tmp_path_factory):
     db_url = f"sqlite:///{root / 'gradebook.db'}"
     expected = {}
     with Gradebook(db_url) as gradebook:
-        gradebook.update_or_create_student("rosa", first_name="Rosa", last_name="Luxe", email="rosa@example.org",
-                                           lms_user_id="1001")
+        gradebook.update_or_create_student(
+            "rosa", first_name="Rosa", last_name="Luxe", email="rosa@example.org", lms_user_id="1001"
+        )
         for assignment in ASSIGNMENTS:
             first_test = None
             for student in STUDENTS:
@@ -63,7 +68,7 @@ def classes(tmp_path_factory):
                             grade.auto_score, grade.needs_manual_grade = (0.0 if failed else grade.max_score), False
                         elif student == "rosa":  # graded in formgrader: full marks
                             grade.manual_score, grade.needs_manual_grade = grade.max_score, False
-                        elif student == "pat":   # graded in formgrader: half marks
+                        elif student == "pat":  # graded in formgrader: half marks
                             grade.manual_score, grade.needs_manual_grade = grade.max_score / 2, False
                         # the others' answers still await a grader
                     folder = root / "autograded" / student / assignment
@@ -72,24 +77,31 @@ def classes(tmp_path_factory):
             expected[assignment] = first_test
         gradebook.db.commit()
     mapping = root / "students.csv"
-    mapping.write_text("nbgrader_id,name,canvas_id,sis_login_id,section,email,id_number\n"
-                       "pat,\"Ortiz, Pat\",2002,portiz,A,pat@example.org,S2\n"
-                       "quinn,Quinn Park,2003,qpark,B,quinn@example.org,S3\n"
-                       "rosa,,,rluxe,A,,S1\n"
-                       "blank,Blank Page,2004,bpage,B,blank@example.org,S4\n"
-                       "sam,\"Stone, Sam\",2005,sstone,A,sam@example.org,S5\n")  # sam handed nothing in
+    mapping.write_text(
+        "nbgrader_id,name,canvas_id,sis_login_id,section,email,id_number\n"
+        'pat,"Ortiz, Pat",2002,portiz,A,pat@example.org,S2\n'
+        "quinn,Quinn Park,2003,qpark,B,quinn@example.org,S3\n"
+        "rosa,,,rluxe,A,,S1\n"
+        "blank,Blank Page,2004,bpage,B,blank@example.org,S4\n"
+        'sam,"Stone, Sam",2005,sstone,A,sam@example.org,S5\n'
+    )  # sam handed nothing in
     outputs = {}
     for assignment in ASSIGNMENTS:
-        outputs[assignment] = report.write_report(root, assignment, db_url, root / "reports", students=mapping,
-                                                  canvas_assignment_id="731" if assignment == ASSIGNMENTS[0] else None)
+        outputs[assignment] = report.write_report(
+            root,
+            assignment,
+            db_url,
+            root / "reports",
+            students=mapping,
+            canvas_assignment_id="731" if assignment == ASSIGNMENTS[0] else None,
+        )
     return {"root": root, "db_url": db_url, "first_test": expected, "outputs": outputs}
 
 
 def _points(db_url, assignment):
     with Gradebook(db_url) as gradebook:
         cells_ = [cell for notebook in gradebook.find_assignment(assignment).notebooks for cell in notebook.grade_cells]
-        return ({cell.name: cell.max_score for cell in cells_},
-                float(gradebook.find_assignment(assignment).max_score))
+        return ({cell.name: cell.max_score for cell in cells_}, float(gradebook.find_assignment(assignment).max_score))
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -112,8 +124,12 @@ def test_item_analysis_counts_the_known_failures_and_hand_grades(classes, assign
             assert row["message_2"].startswith("NotImplementedError") and row["count_2"] == "1"
             assert float(row["points_lost"]) == 3 * points[name]
         else:
-            assert (int(row["lost"]), row["message_1"], row["count_1"], row["message_2"]) == \
-                   (1, "NotImplementedError: not answered (the release's stub raises it)", "1", ""), row
+            assert (int(row["lost"]), row["message_1"], row["count_1"], row["message_2"]) == (
+                1,
+                "NotImplementedError: not answered (the release's stub raises it)",
+                "1",
+                "",
+            ), row
     assert written.files["points lost"].read_bytes().startswith(b"\x89PNG")
 
 
@@ -123,8 +139,12 @@ def test_canvas_and_moodle_files_parse_as_each_lms_reads_them(classes, assignmen
     points, max_score = _points(classes["db_url"], assignment)
     manual = sum(value for name, value in points.items() if not name.endswith(cells.TESTS_SUFFIX))
     first = points[classes["first_test"][assignment]]
-    totals = {"rosa": max_score, "pat": max_score - first - manual / 2, "quinn": max_score - first - manual,
-              "blank": 0.0}
+    totals = {
+        "rosa": max_score,
+        "pat": max_score - first - manual / 2,
+        "quinn": max_score - first - manual,
+        "blank": 0.0,
+    }
     assignments, possible, students = parse_canvas(written.files["Canvas"])
     title = assignment
     assert assignments == [(title, "731" if assignment == ASSIGNMENTS[0] else None)]
@@ -138,7 +158,8 @@ def test_canvas_and_moodle_files_parse_as_each_lms_reads_them(classes, assignmen
         assert by_login[login]["grades"][title] == pytest.approx(totals[student]), student
     moodle = parse_moodle(written.files["Moodle"], "ID number")
     assert {user: grades[title] for user, grades in moodle.items()} == pytest.approx(
-        {"S1": totals["rosa"], "S2": totals["pat"], "S3": totals["quinn"], "S4": 0.0, "S5": None})
+        {"S1": totals["rosa"], "S2": totals["pat"], "S3": totals["quinn"], "S4": 0.0, "S5": None}
+    )
     by_email = parse_moodle(written.files["Moodle"], "Email address")
     assert by_email["rosa@example.org"][title] == pytest.approx(totals["rosa"])  # nbgrader's record
     assert any("2 submissions have hand-graded cells not graded yet" in note for note in written.notes) == (manual > 0)
@@ -147,8 +168,14 @@ def test_canvas_and_moodle_files_parse_as_each_lms_reads_them(classes, assignmen
 
 def test_the_report_names_each_submission_with_review_flags_and_no_other():
     from autograder.outputs.report import _to_read
-    statuses = {"ada/likelihoods": "graded; review: uses get_ipython", "bob/likelihoods": "graded",
-                "eve/likelihoods": "error: the kernel died; review: imports ctypes",
-                "sam/likelihoods": "error: not a notebook (the file is not JSON)"}
-    assert _to_read(statuses) == ["read ada/likelihoods before trusting its score: review: uses get_ipython",
-                                  "read eve/likelihoods before trusting its score: review: imports ctypes"]
+
+    statuses = {
+        "ada/likelihoods": "graded; review: uses get_ipython",
+        "bob/likelihoods": "graded",
+        "eve/likelihoods": "error: the kernel died; review: imports ctypes",
+        "sam/likelihoods": "error: not a notebook (the file is not JSON)",
+    }
+    assert _to_read(statuses) == [
+        "read ada/likelihoods before trusting its score: review: uses get_ipython",
+        "read eve/likelihoods before trusting its score: review: imports ctypes",
+    ]

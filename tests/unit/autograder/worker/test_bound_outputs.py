@@ -1,5 +1,6 @@
 """The worker bounds the student's outputs before the autograded copy is written; a test cell's outputs,
 which the grade is read from, stay whole (the class's run: tests/system/test_class_grading.py)."""
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 

@@ -1,4 +1,5 @@
 """The bubblewrap command a grading kernel runs under (``autograder.worker.bwrap``), without running it."""
+
 import sys
 
 from autograder.worker import bwrap
@@ -18,11 +19,24 @@ def test_the_empty_tmp_is_mounted_before_what_the_kernel_reads():
 
 
 def test_a_grading_process_starts_with_the_listed_environment_only():
-    given = {"PATH": "/usr/bin", "PYTHONPATH": "/course", "LC_ALL": "C.UTF-8", "TF_CPP_MIN_LOG_LEVEL": "3",
-             "JUPYTERHUB_API_TOKEN": "secret", "PGPASSWORD": "secret", "JUPYTERHUB_API_URL": "http://hub",
-             "DATABASE_URL": "postgresql://u:pw@db/x", "AWS_SECRET_ACCESS_KEY": "secret"}
-    assert bwrap.environment(given) == {"PATH": "/usr/bin", "PYTHONPATH": "/course", "LC_ALL": "C.UTF-8",
-                                        "TF_CPP_MIN_LOG_LEVEL": "3", **bwrap.ONE_CORE}
+    given = {
+        "PATH": "/usr/bin",
+        "PYTHONPATH": "/course",
+        "LC_ALL": "C.UTF-8",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        "JUPYTERHUB_API_TOKEN": "secret",
+        "PGPASSWORD": "secret",
+        "JUPYTERHUB_API_URL": "http://hub",
+        "DATABASE_URL": "postgresql://u:pw@db/x",
+        "AWS_SECRET_ACCESS_KEY": "secret",
+    }
+    assert bwrap.environment(given) == {
+        "PATH": "/usr/bin",
+        "PYTHONPATH": "/course",
+        "LC_ALL": "C.UTF-8",
+        "TF_CPP_MIN_LOG_LEVEL": "3",
+        **bwrap.ONE_CORE,
+    }
 
 
 def test_a_grading_process_runs_tensorflow_on_one_core_unless_the_grader_says_otherwise():
@@ -31,7 +45,7 @@ def test_a_grading_process_runs_tensorflow_on_one_core_unless_the_grader_says_ot
     assert bwrap.environment({"TF_NUM_INTRAOP_THREADS": "4"})["TF_NUM_INTRAOP_THREADS"] == "4"
 
 
-WRITABLE_MOUNTS = r'''
+WRITABLE_MOUNTS = r"""
 import json, os
 mounts = {}
 for line in open("/proc/self/mountinfo"):
@@ -41,7 +55,7 @@ for line in open("/proc/self/mountinfo"):
         point = fields[4].encode().decode("unicode_escape")  # mountinfo writes a space as \\040
         mounts[point] = fields[5].split(",")[0]  # later mounts on the same point win
 print(json.dumps(sorted(point for point, mode in mounts.items() if mode == "rw")))
-'''
+"""
 
 
 def test_the_kernel_can_write_only_its_own_folders_and_the_shared_one(tmp_path, bubblewrap):
@@ -54,7 +68,7 @@ def test_the_kernel_can_write_only_its_own_folders_and_the_shared_one(tmp_path, 
     kernel_io.mkdir()
     cwd.mkdir()
     command = bwrap.command(kernel_io, cwd)
-    command = command[:command.index("--")] + ["--", sys.executable, "-c", WRITABLE_MOUNTS]
+    command = command[: command.index("--")] + ["--", sys.executable, "-c", WRITABLE_MOUNTS]
     result = subprocess.run(command, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert set(json.loads(result.stdout)) == {"/tmp", "/dev/shm", str(cwd), str(kernel_io), "/proc"}
@@ -67,7 +81,9 @@ def test_the_gradebooks_password_stays_off_command_lines_and_out_of_kernels(tmp_
 
     environ = {"PGPASSWORD": "s3cret", "BDL_GRADEBOOK_URL": "postgresql://grader@db/course"}
     assert gradebook_url(None, tmp_path, environ) == "postgresql+psycopg://grader:s3cret@db/course"
-    assert gradebook_url("postgresql://grader:given@db/x", tmp_path, environ) == "postgresql+psycopg://grader:given@db/x"
+    assert (
+        gradebook_url("postgresql://grader:given@db/x", tmp_path, environ) == "postgresql+psycopg://grader:given@db/x"
+    )
     assert gradebook_url(None, tmp_path, {}) == f"sqlite:///{tmp_path.resolve() / 'gradebook.db'}"
     assert bwrap.environment(environ) == bwrap.ONE_CORE
 
@@ -82,7 +98,8 @@ def test_the_kernel_starts_without_ipykernels_debugger(tmp_path, bubblewrap):
     cwd.mkdir()
     command = bwrap.command(kernel_io, cwd)
     check = "from ipykernel.debugger import _is_debugpy_available as found; print(found)"
-    inside = subprocess.run(command[:command.index("--")] + ["--", sys.executable, "-c", check],
-                            capture_output=True, text=True, timeout=60)
+    inside = subprocess.run(
+        command[: command.index("--")] + ["--", sys.executable, "-c", check], capture_output=True, text=True, timeout=60
+    )
     outside = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=60)
     assert (inside.stdout.strip(), outside.stdout.strip()) == ("False", "True"), inside.stderr + outside.stderr

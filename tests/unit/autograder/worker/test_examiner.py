@@ -3,6 +3,7 @@
 One notebook runs as grading runs it (the guard in the kernel, test cells handed to the
 examiner process): a student's cells define functions, test cells check them, and a last
 student cell searches the kernel's whole memory for what the tests hold."""
+
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -16,12 +17,18 @@ COMMENT_MARK = "the-hidden-comment-8c2e7"
 
 def _test_cell(source):
     cell = new_code_cell(source)
-    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "locked": True, "points": 1,
-                                 "grade_id": f"t{abs(hash(source))}", "schema_version": 3}
+    cell.metadata["nbgrader"] = {
+        "grade": True,
+        "solution": False,
+        "locked": True,
+        "points": 1,
+        "grade_id": f"t{abs(hash(source))}",
+        "schema_version": 3,
+    }
     return cell
 
 
-STUDENT = '''
+STUDENT = """
 import bdl
 import numpy as np
 import tensorflow as tf
@@ -53,7 +60,7 @@ class Box:
 
     def get(self):
         return tf.constant(self.value)
-'''
+"""
 PASSES = f'''
 from bdl.checks import assert_close
 _expected = "{EXPECTED_MARK}"  # {COMMENT_MARK}
@@ -61,26 +68,26 @@ assert_close(double([1.0, 2.0]), [2.0, 4.0], "double of two numbers")
 assert_close(Box(3.0).get(), 3.0, "a box's value")
 assert tf.is_tensor(Box(3.0).get()), "a tensor stays a tensor"
 '''
-FAILS = '''
+FAILS = """
 from bdl.checks import assert_close
 assert_close(double(1.0), 3.0, "double of one")
-'''
-RAISES = '''
+"""
+RAISES = """
 shout(1.0)
-'''
+"""
 # Calls that raise, and would run in float32 or on one example.
-RAISES_IN_FLOAT64 = '''
+RAISES_IN_FLOAT64 = """
 float32_only(np.zeros((2, 3)))
-'''
-RAISES_FOR_A_BATCH = '''
+"""
+RAISES_FOR_A_BATCH = """
 one_at_a_time(tf.zeros((4, 3), tf.int32), np.ones(4))
-'''
-RAISES_UNDER_A_GRADIENT = '''
+"""
+RAISES_UNDER_A_GRADIENT = """
 from bdl.questions import gradient
 gradient(float32_only, (np.zeros((2, 3)),), wrt=(0,))
-'''
+"""
 # Searched for by a pattern whose own text is not the mark (each '-' written as '[-]').
-SEARCH_MEMORY = r'''
+SEARCH_MEMORY = r"""
 import re
 _found = set()
 _patterns = [re.compile(pattern.encode()) for pattern in (%r, %r)]
@@ -97,19 +104,32 @@ with open("/proc/self/maps") as _maps, open("/proc/self/mem", "rb", 0) as _memor
             continue
         _found |= {_number for _number, _pattern in enumerate(_patterns) if _pattern.search(_chunk)}
 print("found in the kernel:", sorted(_found))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     folder = tmp_path_factory.mktemp("examined")
-    nb = new_notebook(cells=[new_code_cell(STUDENT), _test_cell(PASSES), _test_cell(FAILS), _test_cell(RAISES),
-                             new_code_cell(SEARCH_MEMORY % tuple(mark.replace("-", "[-]") for mark in (EXPECTED_MARK, COMMENT_MARK))),
-                             _test_cell(RAISES_IN_FLOAT64), _test_cell(RAISES_FOR_A_BATCH),
-                             _test_cell(RAISES_UNDER_A_GRADIENT)])
-    client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
-                             extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
-                             resources={"metadata": {"path": str(folder)}})
+    nb = new_notebook(
+        cells=[
+            new_code_cell(STUDENT),
+            _test_cell(PASSES),
+            _test_cell(FAILS),
+            _test_cell(RAISES),
+            new_code_cell(SEARCH_MEMORY % tuple(mark.replace("-", "[-]") for mark in (EXPECTED_MARK, COMMENT_MARK))),
+            _test_cell(RAISES_IN_FLOAT64),
+            _test_cell(RAISES_FOR_A_BATCH),
+            _test_cell(RAISES_UNDER_A_GRADIENT),
+        ]
+    )
+    client = ExaminingClient(
+        nb,
+        timeout=300,
+        allow_errors=True,
+        kernel_name="python3",
+        extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
+        resources={"metadata": {"path": str(folder)}},
+    )
     client.execute()
     nb.metadata["examiner_left_running"] = client.examiner_running()
     return nb
@@ -138,15 +158,27 @@ def test_an_error_of_the_students_code_is_named_by_its_type_only(graded):
     assert "my own words" not in str(error)
 
 
-@pytest.mark.parametrize("cell, said", [
-    (5, "float32_only raised TypeError when the tests called it with a float64 array of shape (2, 3); "
-        "the same call in float32 runs"),
-    (6, "one_at_a_time raised ValueError when the tests called it with an int32 tensor of shape (4, 3) and a "
-        "float64 array of shape (4,); the same call runs with each input cut to its first entry along the first "
-        "axis"),
-    (7, "float32_only raised TypeError when the tests used it with a float64 array of shape (2, 3); "
-        "the same call in float32 runs"),
-])
+@pytest.mark.parametrize(
+    "cell, said",
+    [
+        (
+            5,
+            "float32_only raised TypeError when the tests called it with a float64 array of shape (2, 3); "
+            "the same call in float32 runs",
+        ),
+        (
+            6,
+            "one_at_a_time raised ValueError when the tests called it with an int32 tensor of shape (4, 3) and a "
+            "float64 array of shape (4,); the same call runs with each input cut to its first entry along the first "
+            "axis",
+        ),
+        (
+            7,
+            "float32_only raised TypeError when the tests used it with a float64 array of shape (2, 3); "
+            "the same call in float32 runs",
+        ),
+    ],
+)
 def test_a_call_that_raised_says_what_it_was_given_and_what_runs(graded, cell, said):
     (error,) = _errors(graded.cells[cell])
     assert said in error.evalue, error.evalue
@@ -163,7 +195,7 @@ def test_the_examiner_stops_with_the_notebook(graded):
 
 
 # The pipes of the examiner as the kernel would see them, were they passed on: (device, inode) of each fd.
-LIST_FDS = r'''
+LIST_FDS = r"""
 import os
 _seen = set()
 for _fd in os.listdir("/proc/self/fd"):
@@ -173,7 +205,7 @@ for _fd in os.listdir("/proc/self/fd"):
     except OSError:
         pass
 print("fds:", sorted(_seen))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +215,7 @@ def slot(tmp_path_factory):
     import os
 
     from autograder.worker import relay
+
     examiner = relay.Examiner.start(sandbox=False)
     runs, slots = [], []
     for number in range(2):
@@ -191,10 +224,17 @@ def slot(tmp_path_factory):
         for fd in fds:
             os.set_inheritable(fd, True)
         folder = tmp_path_factory.mktemp(f"slot{number}")
-        nb = new_notebook(cells=[new_code_cell(STUDENT), _test_cell(PASSES), _test_cell(FAILS), new_code_cell(LIST_FDS)])
-        client = ExaminingClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
-                                 extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
-                                 resources={"metadata": {"path": str(folder)}})
+        nb = new_notebook(
+            cells=[new_code_cell(STUDENT), _test_cell(PASSES), _test_cell(FAILS), new_code_cell(LIST_FDS)]
+        )
+        client = ExaminingClient(
+            nb,
+            timeout=300,
+            allow_errors=True,
+            kernel_name="python3",
+            extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
+            resources={"metadata": {"path": str(folder)}},
+        )
         client.slot = relay.SlotExaminer(fds)
         client.execute()
         runs.append((nb, client._attached and client._examiner.process is None))
@@ -224,11 +264,21 @@ def test_an_examiner_past_the_cell_timeout_fails_the_cell_and_is_stopped(tmp_pat
     test that never ends (here the test cell's own loop) fails its cell, and the next test cell runs."""
     import time
 
-    nb = new_notebook(cells=[new_code_cell("def double(x):\n    return 2 * x\n"), _test_cell("while True:\n    pass\n"),
-                             _test_cell("assert double(1) == 2, 'double of one'\n")])
-    client = ExaminingClient(nb, timeout=3, allow_errors=True, kernel_name="python3",
-                             extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
-                             resources={"metadata": {"path": str(tmp_path)}})
+    nb = new_notebook(
+        cells=[
+            new_code_cell("def double(x):\n    return 2 * x\n"),
+            _test_cell("while True:\n    pass\n"),
+            _test_cell("assert double(1) == 2, 'double of one'\n"),
+        ]
+    )
+    client = ExaminingClient(
+        nb,
+        timeout=3,
+        allow_errors=True,
+        kernel_name="python3",
+        extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
+        resources={"metadata": {"path": str(tmp_path)}},
+    )
     started = time.monotonic()
     client.execute()
     (error,) = _errors(nb.cells[1])

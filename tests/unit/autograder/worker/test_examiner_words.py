@@ -22,6 +22,7 @@ seconds on one answer or on their expected values, so how deep depends a little 
 and a lie for ``AFTER_LIE_SECONDS`` or ``AFTER_LIE_QUESTIONS`` questions the reference was not asked
 (it is noticed within a question or two), so the whole course takes under a minute.
 """
+
 import ast
 import base64
 import json
@@ -76,6 +77,7 @@ Liar.__module__ = "tensorflow.python.framework." + CANARY
 def _value(value):
     """The kernel's reply when its answer is ``value`` (an object of its becomes a handle)."""
     from bdl import wire
+
     return lambda: {"answer": json.dumps({"value": wire.encode(value, wire._handles.number)})}
 
 
@@ -99,8 +101,13 @@ LIES = {
     "objects": _value([Liar(), (Liar(), [CANARY])]),
     # The examiner's own reading of a reply.
     "reference": _reply({"answer": json.dumps({"value": {"t": "handle", "v": {"name": CANARY}, "kind": [CANARY]}})}),
-    "error": _reply({"answer": json.dumps({"error": [f"tensorflow.python.framework.errors_impl.{CANARY}Error",
-                                                     f"builtins.{CANARY}"]})}),
+    "error": _reply(
+        {
+            "answer": json.dumps(
+                {"error": [f"tensorflow.python.framework.errors_impl.{CANARY}Error", f"builtins.{CANARY}"]}
+            )
+        }
+    ),
     "failed": _reply({"failed": CANARY}),
     "garbled": _reply({"answer": CANARY}),
 }
@@ -131,6 +138,7 @@ class Kernel:
 
     def __init__(self, nb):
         from bdl import wire
+
         self.namespace = {"__name__": "__main__"}
         code = [cell for cell in nb.cells if cell.cell_type == "code" and not cells.is_test(cell)]
         for cell in code[:1] + [cell for cell in code[1:] if cells.is_answer(cell) or _definitions(cell)]:
@@ -189,8 +197,11 @@ class Kernel:
             self.replayed += 1
         elif index > self.lie and question == DIAGNOSIS:
             reply = self._answer() if self.form == NUDGED else LIES[self.form]()
-        elif self.replayed < len(self.recorded) and self.recorded[self.replayed][0] == site \
-                and (index < self.lie or self.recorded[self.replayed][1] == asked):
+        elif (
+            self.replayed < len(self.recorded)
+            and self.recorded[self.replayed][0] == site
+            and (index < self.lie or self.recorded[self.replayed][1] == asked)
+        ):
             reply, self.replayed = self.recorded[self.replayed][2], self.replayed + 1
         else:  # after the lie: the cell asked on, or asked about the lie (the lie's object, say)
             self.unrecorded += 1
@@ -204,6 +215,7 @@ class Kernel:
         a wrong answer near the right one. ``self.nudged_from`` keeps the reference's numbers (None
         where the answer is of another kind, and the reply is the reference's)."""
         from bdl import wire
+
         reply, self.nudged_from = self._answer(), None
         value = numbers(reply)
         if value is None:
@@ -213,6 +225,7 @@ class Kernel:
 
     def _answer(self):
         from bdl import wire
+
         in_kernel = wire.ask_kernel.set(None)  # in the kernel, questions are plain calls
         try:
             return {"answer": repr(wire.respond(json.dumps(self.request), self.namespace))}
@@ -223,6 +236,7 @@ class Kernel:
 def numbers(reply):
     """The float, or the array or tensor of floats, a reply answers with; None for an answer of another kind."""
     from bdl import loaded_tensorflow, wire
+
     try:
         value = wire.decode(json.loads(reply["answer"])["value"])
     except (KeyError, TypeError, ValueError, wire.WireError):
@@ -237,6 +251,7 @@ def numbers(reply):
 def _text(output, source):
     """An error output as the student reads it (with the feedback's line), less the test cell's own lines."""
     from bdl.diagnoses import noted
+
     text = json.dumps(output) + shown_message(output, 1, ()) + str(noted("\n".join(output["traceback"])))
     for line in source.split("\n"):  # the traceback quotes the test cell's own lines: its numbers are its own
         text = text.replace(json.dumps(line)[1:-1], "")
@@ -266,16 +281,25 @@ def leaks(output, source):
     if output is None:
         return []
     text = _text(output, source)
-    forms = (CANARY, CANARY[len("canary"):], base64.b64encode(CANARY.encode()).decode()[:16], CANARY.encode().hex())
+    forms = (CANARY, CANARY[len("canary") :], base64.b64encode(CANARY.encode()).decode()[:16], CANARY.encode().hex())
     return [form for form in forms if form in text] + TOO_MANY_DIGITS.findall(text)
 
 
 # The lies that look most like what the reference answered (by its kind on the wire): they get past
 # the tests' checks of a type, into the messages that show a value.
-LOOK_ALIKES = {"py:str": ["text"], "py:int": ["number", "huge number"], "py:bool": ["number"], "py:float": ["float"],
-               "list": ["list", "objects"], "tuple": ["tuple", "objects"], "dict": ["dict"],
-               "array": ["array", "deep array", "numbers"], "scalar": ["float", "number"],
-               "tensor": ["array", "deep array", "numbers"], "variable": ["array", "numbers"]}
+LOOK_ALIKES = {
+    "py:str": ["text"],
+    "py:int": ["number", "huge number"],
+    "py:bool": ["number"],
+    "py:float": ["float"],
+    "list": ["list", "objects"],
+    "tuple": ["tuple", "objects"],
+    "dict": ["dict"],
+    "array": ["array", "deep array", "numbers"],
+    "scalar": ["float", "number"],
+    "tensor": ["array", "deep array", "numbers"],
+    "variable": ["array", "numbers"],
+}
 
 
 def look_alikes(reply, number):
@@ -332,7 +356,9 @@ def test_no_test_cell_says_what_the_kernel_chose(path, monkeypatch):
         told = lies_told(kernel, cell)
         counts.append(len(told))
         problems += [(cells.grade_id(cell), position, form, found[:2]) for position, form, found in told if found]
-    print(f"{path.parent.name}: {sum(counts)} lies told to {len(counts)} test cells "
-          f"in {time.perf_counter() - started:.1f} s")
+    print(
+        f"{path.parent.name}: {sum(counts)} lies told to {len(counts)} test cells "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
     assert all(counts), "every test cell is told lies"
     assert not problems, "\n".join(map(str, problems))

@@ -1,6 +1,7 @@
 """The guard in a real kernel: each cell starts in the grading folder and mode, with warnings on
 stdout, whatever the cell before did; and in a shell, the cells that crashed a run are skipped.
 (It decides nothing: the tests run in the examiner.)"""
+
 import json
 
 from nbclient import NotebookClient
@@ -14,14 +15,22 @@ def test_the_grading_folder_mode_and_warnings_are_put_back(monkeypatch):
     """A cell that leaves the grading folder or mode, or sends warnings to stderr (where nbgrader
     scores a cell zero), changes nothing for the next cell."""
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
-    nb = new_notebook(cells=[
-        new_code_cell("import os\nstart = os.getcwd()"),
-        new_code_cell("import os, sys, warnings\nos.chdir('/')\nos.environ['NBGRADER_EXECUTION'] = ''\n"
-                      "warnings.showwarning = lambda *args, **kwargs: print('on stderr', file=sys.stderr)"),
-        new_code_cell("import numpy\nprint(os.getcwd() == start, os.environ['NBGRADER_EXECUTION'])\n"
-                      "_ = numpy.log(numpy.zeros(1))")])
-    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
-                   extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"]).execute()
+    nb = new_notebook(
+        cells=[
+            new_code_cell("import os\nstart = os.getcwd()"),
+            new_code_cell(
+                "import os, sys, warnings\nos.chdir('/')\nos.environ['NBGRADER_EXECUTION'] = ''\n"
+                "warnings.showwarning = lambda *args, **kwargs: print('on stderr', file=sys.stderr)"
+            ),
+            new_code_cell(
+                "import numpy\nprint(os.getcwd() == start, os.environ['NBGRADER_EXECUTION'])\n"
+                "_ = numpy.log(numpy.zeros(1))"
+            ),
+        ]
+    )
+    NotebookClient(
+        nb, timeout=120, allow_errors=True, kernel_name="python3", extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"]
+    ).execute()
     outputs = nb.cells[2].outputs
     assert [output.get("name") for output in outputs] == ["stdout"] * len(outputs), outputs
     text = "".join(output.text for output in outputs)
@@ -33,14 +42,18 @@ def test_a_function_whose_tests_crashed_raises_instead_of_running(monkeypatch):
     """A graded function named in $BDL_GRADING_CRASHED raises at once in every later cell, however
     it is defined again, so its calls cannot stop the kernel a second time; other names run."""
     monkeypatch.setenv(CRASHED_ENV, json.dumps(["fgsm"]))
-    nb = new_notebook(cells=[
-        new_code_cell("import os\ndef fgsm(x):\n    os._exit(1)\ndef other(x):\n    return x + 1"),
-        new_code_cell("fgsm(1)"),
-        new_code_cell("def fgsm(x):\n    os._exit(1)"),
-        new_code_cell("fgsm(2)"),
-        new_code_cell("print(other(1))")])
-    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3",
-                   extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"]).execute()
+    nb = new_notebook(
+        cells=[
+            new_code_cell("import os\ndef fgsm(x):\n    os._exit(1)\ndef other(x):\n    return x + 1"),
+            new_code_cell("fgsm(1)"),
+            new_code_cell("def fgsm(x):\n    os._exit(1)"),
+            new_code_cell("fgsm(2)"),
+            new_code_cell("print(other(1))"),
+        ]
+    )
+    NotebookClient(
+        nb, timeout=120, allow_errors=True, kernel_name="python3", extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"]
+    ).execute()
     for index in (1, 3):
         error = nb.cells[index].outputs[0]
         assert error.ename == "RuntimeError" and error.evalue == CRASHED_MESSAGE.format(name="fgsm"), error

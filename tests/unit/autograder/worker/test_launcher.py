@@ -1,6 +1,7 @@
 """The launcher forks grading workers as ``subprocess.Popen`` would start them: a session of their own,
 the folder and descriptors the host gives and no others, their exit status back to the host, and an
 end when the host's socket closes. (The grading tests grade through it for real.)"""
+
 import os
 import signal
 import sys
@@ -41,8 +42,11 @@ def test_a_forked_worker_gets_its_session_folder_and_descriptors(launcher, tmp_p
         assert os.getsid(worker.pid) == worker.pid
         assert process.cwd() == str(tmp_path)
         assert _descriptor_target(worker.pid, extra_write) == _descriptor_target(os.getpid(), extra_write)
-        assert _descriptor_target(worker.pid, 1) == _descriptor_target(worker.pid, 2) \
+        assert (
+            _descriptor_target(worker.pid, 1)
+            == _descriptor_target(worker.pid, 2)
             == _descriptor_target(os.getpid(), output_read)
+        )
         # Nothing else: not the launcher's sockets, nor another worker's (one is running beside it).
         # (the socket it told its pid on closes just after it told it)
         deadline = time.monotonic() + 10

@@ -45,6 +45,20 @@ SUSPECT_CALLS = {
     "ctypes.CDLL",
     "ctypes.pythonapi",
 }
+# The standard library's modules that run code given as a string.
+CODE_RUNNER_MODULES = {
+    "timeit",
+    "doctest",
+    "code",
+    "codeop",
+    "runpy",
+    "cProfile",
+    "profile",
+    "pdb",
+    "bdb",
+    "trace",
+    "pydoc",
+}
 SUSPECT_MODULES = {
     "ctypes",
     "gc",
@@ -70,34 +84,9 @@ SUSPECT_MODULES = {
     "autograder",
     "bdl.wire",
     "bdl.questions",
-    # The standard library's ways to run code given as a string.
-    "timeit",
-    "doctest",
-    "code",
-    "codeop",
-    "runpy",
-    "cProfile",
-    "profile",
-    "pdb",
-    "bdb",
-    "trace",
-    "pydoc",
-}
+} | CODE_RUNNER_MODULES  # the standard library's ways to run code given as a string
 # What runs code given as a string.
 CODE_RUNNERS = {"exec", "eval", "compile"}
-CODE_RUNNER_MODULES = {
-    "timeit",
-    "doctest",
-    "code",
-    "codeop",
-    "runpy",
-    "cProfile",
-    "profile",
-    "pdb",
-    "bdb",
-    "trace",
-    "pydoc",
-}
 # Magics an answer may use: they run no code of their own.
 HARMLESS_MAGICS = {"matplotlib"}
 # The cell magics whose body is Python that runs (read as the cell's own code); any other's body is a

@@ -98,26 +98,14 @@ def item_rows(root, assignment, gradebook, statuses):
     (message, count) group, most common first."""
     rows = {}
     for notebook in gradebook.find_assignment(assignment).notebooks:
-        for cell in notebook.grade_cells:
-            manual = cell.cell_type == "markdown"
+        # graded cells (a markdown one is graded by hand), then task cells (always by hand)
+        cells = [(cell, "manual" if cell.cell_type == "markdown" else "automatic") for cell in notebook.grade_cells]
+        for cell, kind in cells + [(task, "manual") for task in notebook.task_cells]:
             rows[(notebook.name, cell.name)] = {
                 "notebook": notebook.name,
                 "cell": cell.name,
-                "kind": "manual" if manual else "automatic",
+                "kind": kind,
                 "max_score": float(cell.max_score),
-                "submissions": 0,
-                "lost": 0,
-                "awaiting": 0,
-                "scores": [],
-                "reasons": [],
-                "mistakes": Counter(),
-            }
-        for task in notebook.task_cells:
-            rows[(notebook.name, task.name)] = {
-                "notebook": notebook.name,
-                "cell": task.name,
-                "kind": "manual",
-                "max_score": float(task.max_score),
                 "submissions": 0,
                 "lost": 0,
                 "awaiting": 0,

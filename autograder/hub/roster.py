@@ -25,14 +25,6 @@ from autograder.hub.systemd_unit import running
 
 ROSTER_FIELDS = ("first_name", "last_name", "email")
 
-ROSTER_SCRIPT = """
-import json, sys
-from nbgrader.api import Gradebook
-with Gradebook(sys.argv[1]) as gradebook:
-    for student in json.load(sys.stdin):
-        gradebook.update_or_create_student(student.pop("id"), **{k: v for k, v in student.items() if v})
-"""
-
 
 def read_roster(path):
     """Return the roster's students: dicts with ``id`` and any of first_name, last_name, email
@@ -60,7 +52,7 @@ def sync_gradebook(settings, owner, course):
     """The roster's students in the course's gradebook, written as the course account."""
     as_user(
         owner,
-        [f"{settings.venv}/bin/python", "-c", ROSTER_SCRIPT, f"sqlite:///{course}/gradebook.db"],
+        [f"{settings.venv}/bin/python", "-m", "autograder.hub.roster_to_gradebook", f"sqlite:///{course}/gradebook.db"],
         settings,
         "adding the roster to the gradebook",
         cwd=course,

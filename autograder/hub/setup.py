@@ -122,28 +122,6 @@ def rotate(path, max_bytes=LOG_BYTES, kept=LOGS_KEPT):
     return True
 
 
-# A new database gets JupyterHub's own tables and version first, as its first start makes them: with
-# NativeAuthenticator's table alone, JupyterHub takes it for a database of version 0.6 and refuses to start.
-INSTRUCTOR_SCRIPT = """
-import sys, bcrypt
-from jupyterhub import orm
-from sqlalchemy import create_engine, inspect
-from sqlalchemy.orm import Session
-from nativeauthenticator.orm import UserInfo
-engine = create_engine(sys.argv[1])
-if not inspect(engine).get_table_names():
-    orm.new_session_factory(sys.argv[1])
-UserInfo.__table__.create(engine, checkfirst=True)
-password = sys.stdin.read().strip()
-with Session(engine) as session:
-    if session.query(UserInfo).filter_by(username=sys.argv[2]).first() is None:
-        session.add(UserInfo(username=sys.argv[2], is_authorized=True,
-                             password=bcrypt.hashpw(password.encode(), bcrypt.gensalt())))
-        session.commit()
-        print("created")
-"""
-
-
 def instructor_login(settings):
     """NativeAuthenticator's account of the instructor, made before the hub starts so that no one can
     sign up under the instructor's name first; return its password (HUB_DIR/instructor-password)."""
@@ -154,8 +132,8 @@ def instructor_login(settings):
     created = run_command(
         [
             f"{settings.venv}/bin/python",
-            "-c",
-            INSTRUCTOR_SCRIPT,
+            "-m",
+            "autograder.hub.make_instructor",
             f"sqlite:///{settings.hub_dir}/jupyterhub.sqlite",
             settings.instructor,
         ],

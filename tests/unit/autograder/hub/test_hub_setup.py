@@ -442,12 +442,10 @@ def test_a_new_database_with_the_instructors_login_is_one_jupyterhub_starts_on(t
     from nativeauthenticator.orm import UserInfo  # on JupyterHub's tables' list, as in the hub, which loads it first
     from sqlalchemy import create_engine
 
-    from autograder.hub import setup
-
     url = f"sqlite:///{tmp_path / 'jupyterhub.sqlite'}"
     for _ in range(2):  # a second start finds the account made
         made = subprocess.run(
-            [sys.executable, "-c", setup.INSTRUCTOR_SCRIPT, url, "prof"],
+            [sys.executable, "-m", "autograder.hub.make_instructor", url, "prof"],
             input="a-long-password",
             capture_output=True,
             text=True,

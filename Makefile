@@ -36,11 +36,12 @@ test: $(VENV)/.installed data
 test-fast: $(VENV)/.installed data
 	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow" $(PYTEST_ARGS)
 
-# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules, and its layout (ruff format);
-# make test and make test-fast run the same checks (tests/unit/test_lint_python.py).
+# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules, its layout (ruff format), and
+# mypy on the process contracts ([tool.mypy]); make test and make test-fast run the same checks (tests/unit/test_lint_python.py).
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m mypy
 
 # Formats every Python file as `make lint` and the tests expect (ruff format).
 format: $(VENV)/.installed
@@ -110,5 +111,5 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 clean:
-	rm -rf $(VENV) .ruff_cache gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts
+	rm -rf $(VENV) .ruff_cache .mypy_cache gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

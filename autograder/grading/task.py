@@ -10,14 +10,18 @@ it raises at once (``autograder.worker.guard``), so it costs its own points howe
 call it, and one more run, not one per cell.
 """
 
+from __future__ import annotations
+
 import shutil
 import socket
 import threading
 import time
 from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 
 import nbformat
+from nbformat import NotebookNode
 
 from autograder.course import cells
 from autograder.course.leaks import graded_names
@@ -27,13 +31,13 @@ from autograder.grading.repair import repair_notebook
 from autograder.grading.scratch import scratch_folder
 from autograder.worker import bwrap
 from autograder.worker.guard import cell_key
-from autograder.worker.job import GradingJob
+from autograder.worker.job import GradingJob, WorkerResult
 from autograder.worker.relay import Examiner
 
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 
 
-def _graded_cell(key, notebooks):
+def _graded_cell(key: str, notebooks: list[NotebookNode]) -> NotebookNode | None:
     """The graded cell of ``notebooks`` whose ``cell_key`` is ``key``, or None."""
     return next(
         (
@@ -46,11 +50,11 @@ def _graded_cell(key, notebooks):
     )
 
 
-def _cell_name(key, notebooks):
+def _cell_name(key: str, notebooks: list[NotebookNode]) -> str:
     """A crashed cell, for the instructor: its grade_id if it is graded, else its first line."""
     cell = _graded_cell(key, notebooks)
     if cell is not None:
-        return cells.grade_id(cell)
+        return str(cells.grade_id(cell))  # a graded cell has one
     code = next(
         (
             cell.source
@@ -64,7 +68,7 @@ def _cell_name(key, notebooks):
     return f"`{first[:60]}`" if first else "of an unknown cell"
 
 
-def _charged_names(key, notebooks, source):
+def _charged_names(key: str, notebooks: list[NotebookNode], source: list[NotebookNode]) -> list[str]:
     """The graded names a crash in the cell ``key`` names is charged to: those of the answer it
     tests, as the source notebooks define them (not a student's extra helpers), if it is a test cell."""
     cell = _graded_cell(key, notebooks)
@@ -88,9 +92,9 @@ class GradingTask:
 
     assignment: str
     student: str
-    files: dict  # {file name: bytes}: the submitted notebooks and nbgrader's own files
-    release: dict  # {notebook name: release notebook}: what the metadata repair puts back
-    source: list  # the source notebooks: they name a crashed test cell
+    files: dict[str, bytes]  # the submitted notebooks and nbgrader's own files, by file name
+    release: dict[str, NotebookNode]  # the release notebooks, by name: what the metadata repair puts back
+    source: list[NotebookNode]  # the source notebooks: they name a crashed test cell
     db_url: str  # the gradebook
     limits: Limits
     sandbox: bool  # run the kernel under bubblewrap
@@ -102,7 +106,7 @@ class Graded:
 
     student: str
     status: str  # "graded[; notes]" or "error: why[; notes]"
-    autograded: dict  # {path inside autograded/<student>/<assignment>/: bytes}
+    autograded: dict[str, bytes]  # by path inside autograded/<student>/<assignment>/
     log: str = ""  # nbgrader's log and the worker's and kernel's stderr, every grading run
 
 
@@ -113,14 +117,16 @@ class ExaminerSlots:
     reaches the next but what TensorFlow keeps. The local pool owns one (``stop`` when it is done);
     a Dask worker's threads share ``DASK_WORKER_SLOTS``, which lives as long as its process."""
 
-    def __init__(self):
-        self._examiners, self._lock = {}, threading.Lock()
+    def __init__(self) -> None:
+        self._examiners: dict[int, tuple[Examiner, bool]] = {}
+        self._lock = threading.Lock()
 
-    def examiner(self, sandbox):
+    def examiner(self, sandbox: bool) -> Examiner:
         """The calling slot's examiner, started when it has none (or its last was left mid-question)."""
         slot = threading.get_ident()
         with self._lock:
-            examiner, had_sandbox = self._examiners.get(slot, (None, None))
+            kept = self._examiners.get(slot)
+        examiner, had_sandbox = kept if kept is not None else (None, None)
         if examiner is None or not examiner.running() or had_sandbox != sandbox:
             if examiner is not None:
                 examiner.stop()
@@ -129,7 +135,7 @@ class ExaminerSlots:
                 self._examiners[slot] = examiner, sandbox
         return examiner
 
-    def stop(self):
+    def stop(self) -> None:
         with self._lock:
             examiners, self._examiners = list(self._examiners.values()), {}
         for examiner, _ in examiners:
@@ -140,7 +146,13 @@ class ExaminerSlots:
 DASK_WORKER_SLOTS = ExaminerSlots()
 
 
-def _grade_crash_safe(job, limits, submitted, source, slots):
+def _grade_crash_safe(
+    job: GradingJob,
+    limits: Limits,
+    submitted: list[NotebookNode],
+    source: list[NotebookNode],
+    slots: ExaminerSlots,
+) -> tuple[WorkerResult, list[str]]:
     """Run the worker; while a cell crashes the kernel, grade again without it (and, for a test
     cell, with its function standing in as one that raises).
 
@@ -150,7 +162,8 @@ def _grade_crash_safe(job, limits, submitted, source, slots):
     holds every attempt's. The notebooks (``submitted``'s, then ``source``'s) name the cells, and
     ``source``'s the graded functions. The examiner is the calling slot's, of ``slots``.
     """
-    left_out, logs = [], []
+    left_out: list[str] = []
+    logs: list[str] = []
     start = time.monotonic()
     notebooks = submitted + source
     code_cells = sum(cell.cell_type == "code" for notebook in submitted for cell in notebook.cells)
@@ -185,7 +198,7 @@ def _grade_crash_safe(job, limits, submitted, source, slots):
         left_out.append(note)
 
 
-def grade_task(task, slots=DASK_WORKER_SLOTS):
+def grade_task(task: GradingTask, slots: ExaminerSlots = DASK_WORKER_SLOTS) -> Graded:
     """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder, with the calling
     slot's examiner of ``slots``; return a ``Graded``. It writes only there and into the gradebook, so
     it runs alike in the local pool and on a Dask worker on another machine."""
@@ -230,7 +243,8 @@ def grade_task(task, slots=DASK_WORKER_SLOTS):
     return Graded(task.student, "; ".join([status] + notes), autograded, result.log)
 
 
-def readable_notebooks(paths):
+def readable_notebooks(paths: Iterable[Path]) -> list[NotebookNode]:
+    """The notebooks of ``paths`` that nbformat reads (nbgrader reports the others)."""
     notebooks = []
     for path in paths:
         try:

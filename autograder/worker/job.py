@@ -5,6 +5,8 @@ kernel's stdout and stderr are a pipe of their own (``GradingJob.kernel_output_f
 These two dataclasses are all the two processes share.
 """
 
+from __future__ import annotations
+
 import json
 from dataclasses import asdict, dataclass
 
@@ -23,14 +25,14 @@ class GradingJob:
     cell_timeout: int  # seconds one cell may run before nbgrader interrupts it
     progress: str = ""  # the worker's file naming the running cell (its key), out of the kernel's sandbox
     kernel_io: str = ""  # the folder the kernel shares with the worker (connection file, sockets): new each run
-    skip: tuple = ()  # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
-    crashed: tuple = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
+    skip: tuple[str, ...] = ()  # ``guard.cell_key``s of the cells not to run (they crashed an earlier attempt)
+    crashed: tuple[str, ...] = ()  # graded names whose tests crashed an earlier attempt: calls of them raise instead
     sandbox: bool = True  # run the kernel under bubblewrap
-    examiner_fds: tuple = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
+    examiner_fds: tuple[int, ...] = ()  # the grading slot's examiner's pipe ends (inherited), or () to start one
     result_fd: int = -1  # the inherited file the worker writes its ``WorkerResult`` to (run_isolated sets it)
     kernel_output_fd: int = -1  # the inherited pipe the kernel's stdout and stderr go to, not the worker's own
 
-    def to_json(self):
+    def to_json(self) -> str:
         return json.dumps(asdict(self))
 
 
@@ -45,9 +47,9 @@ class WorkerResult:
     log: str = ""  # nbgrader's log; the sandbox adds the worker's and the kernel's stderr
     examiner_clean: bool = False  # the slot's examiner waits for a new cell (not mid-question): keep it
 
-    def to_json(self):
+    def to_json(self) -> str:
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, text):
+    def from_json(cls, text: str) -> WorkerResult:
         return cls(**json.loads(text))

@@ -1,6 +1,7 @@
 """The Python of the repository passes ruff, with the rules and exclusions of pyproject.toml's
 [tool.ruff] (pyflakes, syntax errors, imports, statements, whitespace), and is as `ruff format`
-writes it, so `make test` and `make test-fast` lint it; `make lint` runs the same checks alone.
+writes it, and the process contracts pass mypy; so `make test` and `make test-fast` lint it, and
+`make lint` runs the same checks alone.
 
 Fast: ruff reads the whole tree in well under a second; no kernel.
 """
@@ -41,3 +42,17 @@ def test_the_code_is_formatted():
     assert result.returncode == 0, (
         f"these files are not formatted; `make format` formats them:\n{result.stdout}{result.stderr}"
     )
+
+
+def test_the_process_contracts_type_check():
+    """mypy passes on the modules pyproject.toml's [tool.mypy] lists (the job, the examiner's line
+    protocol, the task), whose every function is annotated."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "No module named mypy" not in result.stderr, "mypy is not installed here: run `make` to reinstall"
+    assert result.returncode == 0, f"mypy found problems (`make lint` shows them):\n{result.stdout}{result.stderr}"

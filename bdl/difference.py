@@ -43,11 +43,17 @@ def tolerance(expected, rtol, atol):
     return float(atol + rtol * np.max(np.abs(expected))) if expected.size else float(atol)
 
 
+def _finest_step(step_tolerance):
+    """The finest step a number worked out from the expected values is shown to: the power of ten at or
+    above ``COARSE`` times ``step_tolerance`` (the test's tolerance in the number's units)."""
+    return float(10.0 ** np.ceil(np.log10(max(COARSE * step_tolerance, 1e-300))))
+
+
 def coarse(value, step_tolerance):
-    """``value``, a number worked out from the expected values, as a message may show it: rounded to a
-    power of ten no finer than ``COARSE`` times ``step_tolerance`` (the test's tolerance in ``value``'s
-    units) and to two significant digits at most; "under 0.01" (that step) where it is smaller."""
-    step = 10.0 ** np.ceil(np.log10(max(COARSE * step_tolerance, 1e-300)))
+    """``value``, a number worked out from the expected values, as a message may show it: rounded to
+    ``_finest_step`` at the finest and to two significant digits at most; "under 0.01" (that step)
+    where it is smaller."""
+    step = _finest_step(step_tolerance)
     if abs(value) < step:
         return f"under {number(step)}"
     step = max(step, 10.0 ** (np.floor(np.log10(abs(value))) - 1))
@@ -150,7 +156,7 @@ def _spread(actual, expected, within):
     first = int(np.argmax(larger != larger[0]))  # where the sorted signs first change
     cut = None
     if np.all(larger[first:] != larger[0]) and ordered[first - 1] < ordered[first]:
-        cut = _round_between(float(ordered[first - 1]), float(ordered[first]), COARSE * within)
+        cut = _round_between(float(ordered[first - 1]), float(ordered[first]), _finest_step(within))
     if cut is not None:
         below, above = ("smaller", "larger") if larger[-1] else ("larger", "smaller")
         return f"every value is {below} than the expected one where that is below {number(cut)}, {above} where above"
@@ -163,10 +169,11 @@ def _spread(actual, expected, within):
 
 def _round_between(low, high, finest):
     """The roundest number strictly between ``low`` and ``high`` (the nearest to their middle of the
-    multiples of the largest power of ten that has one there), on a power no finer than ``finest``; None
-    where no multiple of that falls between them: a cut that would pin the two values down."""
+    multiples of the largest power of ten that has one there), on a power no finer than ``finest`` (a
+    power of ten); None where no multiple of that falls between them: a cut that would pin the two
+    values down."""
     power = 10.0 ** np.ceil(np.log10(max(abs(low), abs(high), finest)))
-    while power >= finest * (1 - 1e-9):
+    while power >= finest * (1 - 1e-9):  # the powers from there down to ``finest`` itself
         multiples = np.arange(np.floor(low / power) + 1, np.ceil(high / power)) * power
         if multiples.size:
             return float(multiples[np.argmin(np.abs(multiples - (low + high) / 2))]) + 0.0

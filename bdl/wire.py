@@ -30,6 +30,7 @@ import io
 import json
 import re
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
@@ -59,7 +60,9 @@ QUESTIONS = {}
 # The examiner's way to the kernel while it runs a test cell, and only then (``examine`` sets it for
 # the cell): a function (question, args, kwargs) -> the kernel's answer, decoded. Unset in the kernel
 # and on a student's machine, where a question is a plain call.
-ask_kernel = contextvars.ContextVar("ask_kernel", default=None)
+ask_kernel: contextvars.ContextVar[Callable[[str, tuple, dict], object] | None] = contextvars.ContextVar(
+    "ask_kernel", default=None
+)
 
 
 def ask(name, /, *args, **kwargs):
@@ -251,6 +254,93 @@ def _handle_number(value):
 on_standin = None
 
 
+def _plain(data, value, lookup, made):
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    raise WireError("not a plain value")
+
+
+def _sequence(data, value, lookup, made):
+    items = [decode(item, lookup, made) for item in value]
+    return tuple(items) if data["t"] == "tuple" else items
+
+
+def _dict(data, value, lookup, made):
+    return {str(key): decode(item, lookup, made) for key, item in value.items()}
+
+
+def _tensorflow(data, value, lookup, made):
+    import tensorflow as tf  # here only: a NumPy-only notebook's answers never need it
+
+    kind = data["t"]
+    if kind == "tensor":
+        return tf.constant(_array(value))
+    if kind == "variable":
+        return tf.Variable(_array(value), trainable=bool(data.get("trainable")))
+    if kind == "dtype":
+        return tf.as_dtype(str(value))
+    return tf.TensorShape(value)
+
+
+def _reference(data, value, lookup, made):
+    if lookup is not None:
+        return lookup(value)
+    if data["t"] == "handle" and _handle_number(value):
+        kinds = data.get("kind") if type(data.get("kind")) is list else []
+        return Remote(value, [str(name)[:200] for name in kinds[:20]])
+    raise WireError("a reference the examiner cannot hold")
+
+
+def _distribution(data, value, lookup, made):
+    import tensorflow_probability as tfp
+
+    if not _IDENTIFIER.fullmatch(str(data.get("class"))):
+        raise WireError("not a distribution's name")
+    return getattr(tfp.distributions, data["class"])(**decode(value, lookup, made))
+
+
+def _initializer(data, value, lookup, made):
+    import tensorflow as tf
+
+    return tf.keras.initializers.deserialize(value)
+
+
+def _standin(data, value, lookup, made):
+    cls = resolve(str(data.get("class")))
+    if not (isinstance(cls, type) and issubclass(cls, StandIn)):
+        raise WireError("not a stand-in")
+    key = str(data.get("id"))
+    if key not in made:
+        made[key] = cls(*decode(value, lookup, made), **decode(data.get("kwargs"), lookup, made))
+        if on_standin is not None:
+            on_standin(made[key])
+    return made[key]
+
+
+# How each kind ``encode`` writes is read back (data, its "v", lookup, made) -> value. The first
+# table is read on either side; the second, the examiner's named arguments, in the kernel only.
+DECODERS = {
+    "py": _plain,
+    "tuple": _sequence,
+    "list": _sequence,
+    "dict": _dict,
+    "array": lambda data, value, lookup, made: _array(value),
+    "scalar": lambda data, value, lookup, made: _array(value)[()],
+    "tensor": _tensorflow,
+    "variable": _tensorflow,
+    "dtype": _tensorflow,
+    "shape": _tensorflow,
+    "ref": _reference,
+    "handle": _reference,
+}
+KERNEL_DECODERS = {
+    "distribution": _distribution,
+    "initializer": _initializer,
+    "library": lambda data, value, lookup, made: resolve(str(value)),
+    "standin": _standin,
+}
+
+
 def decode(data, lookup=None, made=None):
     """What ``encode`` made, back as values. ``lookup(ref)`` gives the object a ref or handle
     stands for (the kernel); without it, a handle becomes a ``Remote`` (the examiner). ``made``
@@ -258,61 +348,15 @@ def decode(data, lookup=None, made=None):
     made = {} if made is None else made
     if type(data) is not dict or "t" not in data:
         raise WireError("not a value")
-    kind, value = data["t"], data.get("v")
-    if kind == "py":
-        if value is None or type(value) in (bool, int, float, str):
-            return value
-        raise WireError("not a plain value")
-    if kind in ("tuple", "list"):
-        items = [decode(item, lookup, made) for item in value]
-        return tuple(items) if kind == "tuple" else items
-    if kind == "dict":
-        return {str(key): decode(item, lookup, made) for key, item in value.items()}
-    if kind == "array":
-        return _array(value)
-    if kind == "scalar":
-        return _array(value)[()]
-    if kind in ("tensor", "variable", "dtype", "shape"):
-        import tensorflow as tf  # here only: a NumPy-only notebook's answers never need it
-
-        if kind == "tensor":
-            return tf.constant(_array(value))
-        if kind == "variable":
-            return tf.Variable(_array(value), trainable=bool(data.get("trainable")))
-        if kind == "dtype":
-            return tf.as_dtype(str(value))
-        return tf.TensorShape(value)
-    if kind in ("ref", "handle"):
-        if lookup is not None:
-            return lookup(value)
-        if kind == "handle" and _handle_number(value):
-            kinds = data.get("kind") if type(data.get("kind")) is list else []
-            return Remote(value, [str(name)[:200] for name in kinds[:20]])
-        raise WireError("a reference the examiner cannot hold")
-    if lookup is None:
-        raise WireError(f"the kernel cannot send a {kind}")
-    if kind == "distribution":
-        import tensorflow_probability as tfp
-
-        if not _IDENTIFIER.fullmatch(str(data.get("class"))):
-            raise WireError("not a distribution's name")
-        return getattr(tfp.distributions, data["class"])(**decode(value, lookup, made))
-    if kind == "initializer":
-        import tensorflow as tf
-
-        return tf.keras.initializers.deserialize(value)
-    if kind == "library":
-        return resolve(str(value))
-    if kind == "standin":
-        cls = resolve(str(data.get("class")))
-        if not (isinstance(cls, type) and issubclass(cls, StandIn)):
-            raise WireError("not a stand-in")
-        key = str(data.get("id"))
-        if key not in made:
-            made[key] = cls(*decode(value, lookup, made), **decode(data.get("kwargs"), lookup, made))
-            if on_standin is not None:
-                on_standin(made[key])
-        return made[key]
+    kind = data["t"]
+    if type(kind) is not str:
+        raise WireError("not a kind")
+    if kind in DECODERS:
+        return DECODERS[kind](data, data.get("v"), lookup, made)
+    if kind in KERNEL_DECODERS:
+        if lookup is None:
+            raise WireError(f"the kernel cannot send a {kind}")
+        return KERNEL_DECODERS[kind](data, data.get("v"), lookup, made)
     raise WireError(f"unknown kind {kind!r}")
 
 

@@ -11,7 +11,7 @@ from nbclient.exceptions import CellExecutionError
 
 from autograder.course.directory import KERNEL_LOG_LEVEL
 from autograder.worker.guard import GUARD
-from autograder.worker.relay import ExaminingClient
+from autograder.worker.examiner.relay import ExaminingClient
 
 
 # Seconds one cell of the solution notebook may take while check-tests runs it.

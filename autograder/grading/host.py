@@ -30,8 +30,9 @@ from autograder.grading.collect import NBGRADER_FILES, collect
 from autograder.grading.limits import Limits, grading_slots
 from autograder.grading.handin import Unreadable, read_handin
 from autograder.grading.review import review_notebook
-from autograder.grading.task import ExaminerSlots, Graded, GradingTask, grade_task, readable_notebooks
+from autograder.grading.task import Graded, GradingTask, grade_task, readable_notebooks
 from autograder.worker import bwrap
+from autograder.worker.examiner.pool import ExaminerPool
 
 # manual: points in answer cells (derivations, discussion) that await an instructor.
 COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "status")
@@ -155,14 +156,14 @@ def _run(tasks, workers, client):
             future.release()  # its result is home: a worker that dies later has nothing of it to redo
             yield task, outcome
         return
-    slots = ExaminerSlots()
+    examiners = ExaminerPool()
     try:
-        with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as pool:
-            futures = {pool.submit(grade_task, task, slots): task for task in tasks}
+        with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as threads:
+            futures = {threads.submit(grade_task, task, examiners): task for task in tasks}
             for future in as_completed(futures):
                 yield futures[future], _outcome(future)
     finally:
-        slots.stop()
+        examiners.stop()
 
 
 def _failure(error):

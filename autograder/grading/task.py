@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import threading
 import time
 from dataclasses import dataclass
 from collections.abc import Iterable
@@ -32,7 +31,7 @@ from autograder.grading.scratch import scratch_folder
 from autograder.worker import bwrap
 from autograder.worker.guard import cell_key
 from autograder.worker.job import GradingJob, WorkerResult
-from autograder.worker.relay import Examiner
+from autograder.worker.examiner.pool import ExaminerPool
 
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 
@@ -110,40 +109,8 @@ class Graded:
     log: str = ""  # nbgrader's log and the worker's and kernel's stderr, every grading run
 
 
-class ExaminerSlots:
-    """The grading slots' examiners: each slot (a thread that grades, of the local pool or of a Dask
-    worker) keeps one between submissions, so TensorFlow loads once per slot. An examiner runs only
-    the course's test cells, each in a namespace of its own, so nothing of one submission's grading
-    reaches the next but what TensorFlow keeps. The local pool owns one (``stop`` when it is done);
-    a Dask worker's threads share ``DASK_WORKER_SLOTS``, which lives as long as its process."""
-
-    def __init__(self) -> None:
-        self._examiners: dict[int, tuple[Examiner, bool]] = {}
-        self._lock = threading.Lock()
-
-    def examiner(self, sandbox: bool) -> Examiner:
-        """The calling slot's examiner, started when it has none (or its last was left mid-question)."""
-        slot = threading.get_ident()
-        with self._lock:
-            kept = self._examiners.get(slot)
-        examiner, had_sandbox = kept if kept is not None else (None, None)
-        if examiner is None or not examiner.running() or had_sandbox != sandbox:
-            if examiner is not None:
-                examiner.stop()
-            examiner = Examiner.start(sandbox)
-            with self._lock:
-                self._examiners[slot] = examiner, sandbox
-        return examiner
-
-    def stop(self) -> None:
-        with self._lock:
-            examiners, self._examiners = list(self._examiners.values()), {}
-        for examiner, _ in examiners:
-            examiner.stop()
-
-
 # A Dask worker's: its threads grade task after task, as long as the worker runs.
-DASK_WORKER_SLOTS = ExaminerSlots()
+DASK_WORKER_POOL = ExaminerPool()
 
 
 def _grade_crash_safe(
@@ -151,7 +118,7 @@ def _grade_crash_safe(
     limits: Limits,
     submitted: list[NotebookNode],
     source: list[NotebookNode],
-    slots: ExaminerSlots,
+    pool: ExaminerPool,
 ) -> tuple[WorkerResult, list[str]]:
     """Run the worker; while a cell crashes the kernel, grade again without it (and, for a test
     cell, with its function standing in as one that raises).
@@ -160,7 +127,7 @@ def _grade_crash_safe(
     and a new run starts only within the submission's wall-clock limit, so all of them together
     take less than twice that. Returns (WorkerResult, [what was left out and why]); the result's log
     holds every attempt's. The notebooks (``submitted``'s, then ``source``'s) name the cells, and
-    ``source``'s the graded functions. The examiner is the calling slot's, of ``slots``.
+    ``source``'s the graded functions. The examiner is the calling slot's, of ``pool``.
     """
     left_out: list[str] = []
     logs: list[str] = []
@@ -175,7 +142,7 @@ def _grade_crash_safe(
         # (a file, a link, its sockets) reaches the next.
         job.kernel_io = str(Path(job.scratch) / f"kernel-{len(logs) + 1}")
         Path(job.kernel_io).mkdir()
-        examiner = slots.examiner(job.sandbox)
+        examiner = pool.examiner(job.sandbox)
         job.examiner_fds = examiner.fds()
         result = run_isolated(job, limits, examiner.process.pid if examiner.process else None)
         shutil.rmtree(job.kernel_io, ignore_errors=True)  # never follows the kernel's links
@@ -198,9 +165,9 @@ def _grade_crash_safe(
         left_out.append(note)
 
 
-def grade_task(task: GradingTask, slots: ExaminerSlots = DASK_WORKER_SLOTS) -> Graded:
+def grade_task(task: GradingTask, pool: ExaminerPool = DASK_WORKER_POOL) -> Graded:
     """Autograde one submission (a ``GradingTask``) in isolation in a scratch folder, with the calling
-    slot's examiner of ``slots``; return a ``Graded``. It writes only there and into the gradebook, so
+    slot's examiner of ``pool``; return a ``Graded``. It writes only there and into the gradebook, so
     it runs alike in the local pool and on a Dask worker on another machine."""
     reason = bwrap.unusable() if task.sandbox else None
     if reason:
@@ -228,7 +195,7 @@ def grade_task(task: GradingTask, slots: ExaminerSlots = DASK_WORKER_SLOTS) -> G
             sandbox=task.sandbox,
         )
         result, left_out = _grade_crash_safe(
-            job, task.limits, readable_notebooks(target.glob("*.ipynb")), task.source, slots
+            job, task.limits, readable_notebooks(target.glob("*.ipynb")), task.source, pool
         )
         graded = Path(scratch) / "autograded" / task.student / task.assignment
         autograded = {

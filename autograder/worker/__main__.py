@@ -42,7 +42,8 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder.course import cells
 from autograder.course.directory import KERNEL_LOG_LEVEL, make_api
 from autograder.worker import bwrap
-from autograder.worker.relay import SlotExaminer, examining
+from autograder.worker.examiner.pool import LentExaminer
+from autograder.worker.examiner.relay import examining
 from autograder.worker.guard import CRASHED_ENV, GUARD, SKIP_ENV
 from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
@@ -110,7 +111,7 @@ def grade(job):
     kernel_io = Path(job.kernel_io)
     # The test cells run in the examiner; this process notes each cell in its own progress file.
     overrides["Examine"] = {"progress": job.progress, "skip": list(job.skip), "sandbox": job.sandbox}
-    slot = SlotExaminer(job.examiner_fds) if job.examiner_fds else None
+    slot = LentExaminer(job.examiner_fds) if job.examiner_fds else None
     defaults = Autograde.class_traits()["autograde_preprocessors"].default()
     # nbgrader's own exporter back in place of the course config's refusal (autograder.course.gate)
     overrides["Autograde"] = {

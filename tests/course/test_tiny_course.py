@@ -27,7 +27,7 @@ import nbformat
 from IPython.core.interactiveshell import InteractiveShell
 from autograder.course import cells
 from autograder.studentkit import CONTENT
-from autograder.worker.examiner import examine
+from autograder.worker.examiner.examine import examine
 from bdl.wire import decode, encode, respond
 
 shell = InteractiveShell.instance()

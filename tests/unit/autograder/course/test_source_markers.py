@@ -148,7 +148,7 @@ def graded(tmp_path, monkeypatch):
     nbformat.write(eve, incoming / "eve.ipynb")
     reached = []
 
-    def grade_task(task, slots=None):
+    def grade_task(task, pool=None):
         reached.append(task.student)
         return Graded(task.student, "graded", {f"{NOTEBOOK}.ipynb": task.files[f"{NOTEBOOK}.ipynb"]})
 

@@ -178,7 +178,7 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
     import tensorflow as tf
 
     from autograder.outputs.feedback import shown_message
-    from autograder.worker.examiner import examine
+    from autograder.worker.examiner.examine import examine
     from bdl.questions.bayesian_cnn import _name
     from bdl.wire import Remote
 

@@ -7,7 +7,7 @@ student cell searches the kernel's whole memory for what the tests hold."""
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.worker.relay import ExaminingClient
+from autograder.worker.examiner.relay import ExaminingClient
 from autograder.worker.guard import GUARD
 
 # Held by a test cell and never asked about: its expected value, its hidden comment.
@@ -214,9 +214,9 @@ def slot(tmp_path_factory):
     by the client, as the worker inherits them."""
     import os
 
-    from autograder.worker import relay
+    from autograder.worker.examiner import pool
 
-    examiner = relay.Examiner.start(sandbox=False)
+    examiner = pool.Examiner.start(sandbox=False)
     runs, slots = [], []
     for number in range(2):
         # a copy of the pipe ends per run, inheritable: what pass_fds gives each worker process
@@ -235,7 +235,7 @@ def slot(tmp_path_factory):
             extra_arguments=[f"--IPKernelApp.exec_lines={GUARD}"],
             resources={"metadata": {"path": str(folder)}},
         )
-        client.slot = relay.SlotExaminer(fds)
+        client.slot = pool.LentExaminer(fds)
         client.execute()
         runs.append((nb, client._attached and client._examiner.process is None))
         slots.append(client.slot)

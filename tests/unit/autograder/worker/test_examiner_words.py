@@ -26,6 +26,7 @@ and a lie for ``AFTER_LIE_SECONDS`` or ``AFTER_LIE_QUESTIONS`` questions the ref
 import ast
 import base64
 import json
+from dataclasses import asdict
 import re
 import secrets
 import sys
@@ -38,7 +39,10 @@ import pytest
 from autograder.course import cells
 from autograder.course.directory import REPO
 from autograder.outputs.feedback import shown_message
-from autograder.worker import examiner
+from autograder.worker.examiner.examine import RelayAsker, examine
+from autograder.worker.examiner import protocol
+from autograder.worker.examiner.protocol import Answer, Ask, Failed, parse
+from autograder.worker.examiner.verdict import FILENAME
 
 CANARY = "canary" + secrets.token_hex(8)
 LONG = 10**76 + secrets.randbelow(9 * 10**76)  # 77 digits: 256 bits
@@ -78,14 +82,14 @@ def _value(value):
     """The kernel's reply when its answer is ``value`` (an object of its becomes a handle)."""
     from bdl import wire
 
-    return lambda: {"answer": json.dumps({"value": wire.encode(value, wire._handles.number)})}
+    return lambda: Answer(json.dumps({"value": wire.encode(value, wire._handles.number)}))
 
 
 def _reply(reply):
     return lambda: reply
 
 
-# {form: what makes the reply (as the examiner's ask_worker reads it)}. The value forms first.
+# {form: what makes the reply (as the examiner's RelayAsker reads it)}. The value forms first.
 LIES = {
     "object": _value(Liar()),
     "text": _value(CANARY),
@@ -100,16 +104,12 @@ LIES = {
     "numbers": _value(np.array([BIG % 2**62, -(BIG % 2**62)], "int64")),
     "objects": _value([Liar(), (Liar(), [CANARY])]),
     # The examiner's own reading of a reply.
-    "reference": _reply({"answer": json.dumps({"value": {"t": "handle", "v": {"name": CANARY}, "kind": [CANARY]}})}),
+    "reference": _reply(Answer(json.dumps({"value": {"t": "handle", "v": {"name": CANARY}, "kind": [CANARY]}}))),
     "error": _reply(
-        {
-            "answer": json.dumps(
-                {"error": [f"tensorflow.python.framework.errors_impl.{CANARY}Error", f"builtins.{CANARY}"]}
-            )
-        }
+        Answer(json.dumps({"error": [f"tensorflow.python.framework.errors_impl.{CANARY}Error", f"builtins.{CANARY}"]}))
     ),
-    "failed": _reply({"failed": CANARY}),
-    "garbled": _reply({"answer": CANARY}),
+    "failed": _reply(Failed(CANARY)),
+    "garbled": _reply(Answer(CANARY)),
 }
 VALUE_LIES = [form for form in LIES if form not in ("object", "reference", "error", "failed", "garbled")]
 # Not a lie: the reference's own numbers, 1.37 times as large (``Kernel._nudged``).
@@ -165,10 +165,10 @@ class Kernel:
         if lie is None:
             self.recorded = []
         self.deadline = float("inf")
-        return examiner.examine(source, lambda *question: examiner.ask_worker(*question, (self, self)), 1)
+        return examine(source, RelayAsker(self, self), 1)
 
     def write(self, data):
-        self.request = json.loads(data)["ask"]
+        self.request = asdict(parse(data, Ask))
 
     def flush(self):
         pass
@@ -176,7 +176,7 @@ class Kernel:
     def readline(self, limit=-1):
         lines, frame = [], sys._getframe()
         while frame is not None:  # where in the test cell the question was put: its lines, call by call
-            if frame.f_code.co_filename == examiner.FILENAME:
+            if frame.f_code.co_filename == FILENAME:
                 lines.append(frame.f_lineno)
             frame = frame.f_back
         index, question = len(self.sites), self.request["question"]
@@ -208,7 +208,7 @@ class Kernel:
             if self.unrecorded > AFTER_LIE_QUESTIONS:
                 raise Enough
             reply = self._answer()
-        return json.dumps(reply).encode() + b"\n"
+        return protocol.line(reply)
 
     def _nudged(self):
         """The reference's reply with its numbers (a float, or an array of floats) 1.37 times as large:
@@ -221,14 +221,14 @@ class Kernel:
         if value is None:
             return reply
         self.nudged_from = np.asarray(value, float)  # a tensor's numbers too
-        return {"answer": json.dumps({"value": wire.encode(value * 1.37)})}
+        return Answer(json.dumps({"value": wire.encode(value * 1.37)}))
 
     def _answer(self):
         from bdl import wire
 
         in_kernel = wire.ask_kernel.set(None)  # in the kernel, questions are plain calls
         try:
-            return {"answer": repr(wire.respond(json.dumps(self.request), self.namespace))}
+            return Answer(repr(wire.respond(json.dumps(self.request), self.namespace)))
         finally:
             wire.ask_kernel.reset(in_kernel)
 
@@ -238,8 +238,8 @@ def numbers(reply):
     from bdl import loaded_tensorflow, wire
 
     try:
-        value = wire.decode(json.loads(reply["answer"])["value"])
-    except (KeyError, TypeError, ValueError, wire.WireError):
+        value = wire.decode(json.loads(reply.text)["value"])
+    except (AttributeError, KeyError, TypeError, ValueError, wire.WireError):
         return None
     tf = loaded_tensorflow()
     array = np.asarray(value.numpy()) if tf is not None and type(value) is type(tf.constant(0.0)) else value
@@ -306,9 +306,9 @@ def look_alikes(reply, number):
     """Lies like the recorded ``reply``: for data, one of its kind (in turn); for a handle, the object
     alone; for anything else, one of the value lies in turn."""
     try:
-        value = json.loads(reply["answer"])["value"]
+        value = json.loads(reply.text)["value"]
         kind = value["t"] if value["t"] != "py" else f"py:{type(value['v']).__name__}"
-    except (KeyError, TypeError, ValueError):
+    except (AttributeError, KeyError, TypeError, ValueError):
         kind = None
     forms = LOOK_ALIKES.get(kind, VALUE_LIES)
     return ["object"] + ([] if kind == "handle" else [forms[number % len(forms)]])

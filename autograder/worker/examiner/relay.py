@@ -1,30 +1,17 @@
 """The worker's side of the examiner: test cells go to it, and its questions to the kernel.
 
-nbgrader's ``Execute`` runs a submission's cells in its kernel, top to bottom. ``ExaminesTests``
-takes the test cells out of that stream and hands each to the examiner (``autograder.worker.examiner``,
-a process of its own). The worker only relays: it puts each of the examiner's questions to the
-kernel as a silent request (no history, no cell hooks) whose ``user_expressions`` calls
-``bdl.wire.respond``, and hands the examiner the answer the request's reply carries, as text,
-unread. Time limits and a dying kernel are nbclient's, as for a cell.
-
-Before each code cell runs, the worker writes the cell's key (``guard.cell_key``, a hash: it
-reveals nothing of the cell) to its progress file, in a folder of its own that the kernel's sandbox
-does not hold; so a cell that kills the kernel, a test cell's question among them, is named there
-and left out of the next attempt. The worker opens nothing the kernel can write.
-
-The examiner is the grading slot's (``Examiner.start`` on the host, handed to this process as two
-inherited pipes: a ``SlotExaminer``), so TensorFlow loads once per slot, not per submission; check-tests
-starts one of its own. A cell whose relay stops half way leaves the examiner waiting mid-question:
-the ``SlotExaminer``'s ``clean`` then says the slot must start a new one.
+nbgrader's ``Execute`` runs a submission's cells in its kernel, top to bottom; ``ExaminesTests``
+takes the test cells out of that stream and hands each to the examiner. For each of its questions
+the worker sends the kernel a silent request (no history, no cell hooks) whose ``user_expressions``
+call ``bdl.wire.respond``, and hands the examiner the reply's text, unread. Before each code cell
+runs, the worker writes the cell's key (a hash) to its progress file, out of the kernel's reach, so
+a cell that kills the kernel is named there and left out of the next attempt.
 """
 
 import asyncio
 import json
-import os
 import select
-import subprocess
-import sys
-import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
 import nbformat
@@ -35,62 +22,11 @@ from nbgrader.preprocessors import Execute
 from traitlets import Bool, List, Unicode
 
 from autograder.course import cells
-from autograder.worker import bwrap
-from autograder.worker.examiner import error_output
-from autograder.worker.framing import receive, send
+from autograder.worker.examiner.pool import Examiner, LentExaminer
+from autograder.worker.examiner.protocol import Answer, Ask, Cell, Failed, Verdict, receive, send
+from autograder.worker.examiner.verdict import error_output
 from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
-
-
-class Examiner:
-    """An examiner process (``autograder.worker.examiner``): started here, or reached through the two pipe
-    ends another process started it with (``fds``: its stdin's writing end, its stdout's reading end)."""
-
-    def __init__(self, stdin, stdout, process=None, log=None):
-        self.stdin, self.stdout, self.process, self._log = stdin, stdout, process, log
-
-    @classmethod
-    def start(cls, sandbox):
-        """A new examiner, under bubblewrap when ``sandbox``; its stderr kept for ``log``."""
-        command = bwrap.examiner_command() if sandbox else [sys.executable, "-m", "autograder.worker.examiner"]
-        log = tempfile.TemporaryFile()
-        process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, env=bwrap.environment(os.environ)
-        )
-        return cls(process.stdin, process.stdout, process, log)
-
-    @classmethod
-    def attach(cls, fds):
-        """The examiner whose pipe ends this process inherited; no child of this one inherits them."""
-        for fd in fds:
-            os.set_inheritable(fd, False)
-        return cls(os.fdopen(fds[0], "wb"), os.fdopen(fds[1], "rb"))
-
-    def fds(self):
-        return (self.stdin.fileno(), self.stdout.fileno())
-
-    def running(self):
-        return self.process is None or self.process.poll() is None
-
-    def log(self):
-        if self._log is None:
-            return "kept by the grading slot"
-        self._log.seek(0)
-        return self._log.read()[-2000:].decode(errors="replace")
-
-    def stop(self):
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait()
-
-
-class SlotExaminer:
-    """The grading slot's examiner as one worker process holds it: the two pipe ends it inherited, and
-    whether the examiner still waits for a new cell (``clean``), not left mid-question by a relay that
-    stopped half way. The worker makes it, hands it to its ``Examine`` and reads ``clean`` back."""
-
-    def __init__(self, fds):
-        self.fds, self.clean = tuple(fds), True
 
 
 class ExaminesTests:
@@ -100,7 +36,7 @@ class ExaminesTests:
     skip = frozenset()  # ``guard.cell_key``s of cells not to run (they crashed the kernel)
     progress = None  # the worker's file naming the running cell's key, should the kernel die
     sandbox = False  # run the examiner under bubblewrap
-    slot = None  # the grading slot's examiner (a ``SlotExaminer``), if it has one
+    slot: LentExaminer | None = None  # the grading slot's examiner, if it has one
     _examiner = None
     _attached = False
 
@@ -139,17 +75,17 @@ class ExaminesTests:
         examiner = self._start_examiner()
         timeout = self._get_timeout(cell)
         try:
-            send(examiner.stdin, {"source": cell.source, "count": count})
+            send(examiner.stdin, Cell(cell.source, count))
             while True:
                 # One message at a time each way: nothing of the next is in the reader's buffer.
                 if timeout and not select.select([examiner.stdout], [], [], timeout)[0]:
                     self._stop_examiner()
                     late = TimeoutError(f"the tests of this cell took longer than {timeout} seconds")
                     return nbformat.from_dict(error_output(late, cell.source, count))
-                message = receive(examiner.stdout)
-                if "verdict" in message:
-                    return nbformat.from_dict(message["verdict"]) if message["verdict"] else None
-                reply = asyncio.run_coroutine_threadsafe(self._ask(message["ask"], cell), loop).result()
+                message = receive(examiner.stdout, Ask, Verdict)
+                if isinstance(message, Verdict):
+                    return nbformat.from_dict(message.output) if message.output else None
+                reply = asyncio.run_coroutine_threadsafe(self._ask(message, cell), loop).result()
                 send(examiner.stdin, reply)
         except (DeadKernelError, CellTimeoutError):
             self._stop_examiner()
@@ -184,9 +120,9 @@ class ExaminesTests:
 
     _cleanup_kernel = run_sync(_async_cleanup_kernel)
 
-    async def _ask(self, request, cell):
-        """Put the examiner's ``request`` to the kernel; return the kernel's answer as text, unread."""
-        expression = f"__import__('bdl.wire').wire.respond({json.dumps(request)!r})"
+    async def _ask(self, question: Ask, cell) -> Answer | Failed:
+        """Put the examiner's ``question`` to the kernel; return the kernel's answer as text, unread."""
+        expression = f"__import__('bdl.wire').wire.respond({json.dumps(asdict(question))!r})"
         msg_id = await ensure_async(
             self.kc.execute(
                 "",
@@ -199,11 +135,11 @@ class ExaminesTests:
         )
         reply = await self.async_wait_for_reply(msg_id, cell)
         if reply is None:
-            return {"failed": f"took longer than {self._get_timeout(cell)} seconds"}
+            return Failed(f"took longer than {self._get_timeout(cell)} seconds")
         return answer_text(reply)
 
 
-def answer_text(reply):
+def answer_text(reply: dict) -> Answer | Failed:
     """The examiner's message for a kernel's reply to a question: its answer's text, or why none."""
     try:
         answer = reply["content"]["user_expressions"]["answer"]
@@ -211,10 +147,10 @@ def answer_text(reply):
     except (KeyError, TypeError):
         text = None
     if type(text) is not str:
-        return {"failed": "gave no answer"}
+        return Failed("gave no answer")
     if len(text) > MAX_ANSWER:
-        return {"failed": "gave an answer too large to read"}
-    return {"answer": text}
+        return Failed("gave an answer too large to read")
+    return Answer(text)
 
 
 class ExaminingClient(ExaminesTests, NotebookClient):
@@ -229,7 +165,7 @@ class Examine(ExaminesTests, Execute):
     sandbox = Bool(False, help="run the examiner under bubblewrap").tag(config=True)
 
 
-def examining(slot):
-    """``Examine`` for one worker's run: with ``slot`` (a ``SlotExaminer``, or None to start an examiner
-    of its own), which nbgrader's config cannot carry (it holds what the run learns)."""
+def examining(slot: LentExaminer | None) -> type[Examine]:
+    """``Examine`` for one worker's run: with ``slot`` (or None to start an examiner of its own),
+    which nbgrader's config cannot carry (it holds what the run learns)."""
     return type("Examine", (Examine,), {"slot": slot})

@@ -1,0 +1,112 @@
+"""The messages between the worker's relay and the examiner: one JSON object per line, on the
+examiner's stdin and stdout, each a class below and checked strictly when it is read.
+
+Relay to examiner: a ``Cell`` to examine, then an ``Answer`` or ``Failed`` for each question.
+Examiner to relay: an ``Ask`` (a question for the kernel), then one ``Verdict`` per cell.
+This module is the only place a message's keys are spelled.
+"""
+
+import json
+from dataclasses import asdict, dataclass, fields
+from typing import IO, Any, ClassVar, TypeVar, get_args, overload
+
+from bdl.wire import MAX_ANSWER
+
+
+class ProtocolError(ValueError):
+    """A line that is not one of the expected messages."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A test cell to examine: its source and the execution count its error output shows."""
+
+    kind: ClassVar[str] = "cell"
+    source: str
+    count: int
+
+
+@dataclass(frozen=True)
+class Ask:
+    """A question for the kernel: its registered name and its arguments, encoded by ``bdl.wire``."""
+
+    kind: ClassVar[str] = "ask"
+    question: str
+    args: dict
+    kwargs: dict
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The kernel's reply to a question, as the text ``bdl.wire.respond`` made, unread by the relay."""
+
+    kind: ClassVar[str] = "answer"
+    text: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    """No answer to a question, and why ("took longer than 60 seconds", "gave no answer")."""
+
+    kind: ClassVar[str] = "failed"
+    reason: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A test cell's verdict: the nbformat error output the examiner wrote, or None when it passed."""
+
+    kind: ClassVar[str] = "verdict"
+    output: dict | None
+
+
+Message = Cell | Ask | Answer | Failed | Verdict
+MESSAGES: dict[str, type[Message]] = {cls.kind: cls for cls in (Cell, Ask, Answer, Failed, Verdict)}
+T = TypeVar("T", bound=Message)
+U = TypeVar("U", bound=Message)
+
+
+def line(message: Message) -> bytes:
+    """``message`` as the line that carries it."""
+    return (json.dumps({"kind": message.kind, **asdict(message)}) + "\n").encode()
+
+
+def send(stream: IO[bytes], message: Message) -> None:
+    """``message`` to the other side."""
+    stream.write(line(message))
+    stream.flush()
+
+
+@overload
+def receive(stream: IO[bytes], expected: type[T], /) -> T: ...
+@overload
+def receive(stream: IO[bytes], expected: type[T], other: type[U], /) -> T | U: ...
+def receive(stream: IO[bytes], *expected: Any) -> Message:
+    """The next message from the other side, one of the ``expected`` classes; ``EOFError`` when the
+    other side has gone, ``ProtocolError`` for anything else."""
+    text = stream.readline(MAX_ANSWER + 2**20)
+    if not text:
+        raise EOFError("no reply")
+    return parse(text, *expected)
+
+
+def parse(text: bytes, *expected: type[Message]) -> Message:
+    """The message the line ``text`` holds, if it is one of the ``expected`` classes with exactly its fields,
+    each of its type; else ``ProtocolError``."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ProtocolError("a line that is not JSON") from None
+    if type(data) is not dict:
+        raise ProtocolError("a message that is not an object")
+    kind = data.pop("kind", None)
+    cls = MESSAGES.get(kind) if type(kind) is str else None
+    if cls not in expected:
+        raise ProtocolError(f"a message of the wrong kind; expected {', '.join(c.kind for c in expected)}")
+    declared = {field.name: field.type for field in fields(cls)}
+    if set(data) != set(declared):
+        raise ProtocolError(f"a {cls.kind} message with the keys {sorted(data)}")
+    for name, value in data.items():
+        if type(value) not in (get_args(declared[name]) or (declared[name],)):
+            raise ProtocolError(f"a {cls.kind} message whose {name} is a {type(value).__name__}")
+    return cls(**data)

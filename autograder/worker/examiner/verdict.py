@@ -1,0 +1,143 @@
+"""The examiner's words: the error output a failed test cell gets, and what it says of a question
+the kernel did not answer. Nothing the kernel says reaches them as text: an error of the student's
+code is named by its type only (Python's or TensorFlow's), and an error of the tests' own code on an
+answer it could not use says a fixed sentence, since its message may quote that answer."""
+
+import builtins
+import re
+import traceback
+
+from bdl.wire import AnswerError, Remote
+from bdl.words import speaks
+
+# The file name of a test cell's code in the examiner's frames.
+FILENAME = "<test cell>"
+# The error types of the student's code a message may name (any other is "Exception").
+PYTHON_ERRORS = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+)
+# TensorFlow's (``tf.errors``), by the name the kernel reports (a class's module and name are its
+# author's to choose, so only these exact names count).
+TF_MODULE = "tensorflow.python.framework.errors_impl"
+TF_ERRORS = frozenset(
+    {
+        "AbortedError",
+        "AlreadyExistsError",
+        "CancelledError",
+        "DataLossError",
+        "DeadlineExceededError",
+        "FailedPreconditionError",
+        "InternalError",
+        "InvalidArgumentError",
+        "NotFoundError",
+        "OpError",
+        "OperatorNotAllowedInGraphError",
+        "OutOfRangeError",
+        "PermissionDeniedError",
+        "ResourceExhaustedError",
+        "UnauthenticatedError",
+        "UnavailableError",
+        "UnimplementedError",
+        "UnknownError",
+    }
+)
+# What an error of the test's own code says: its message may quote the answer it could not use.
+UNUSABLE = "the tests could not go on with what your code gave them"
+# Why a question got no answer, as the relay reports it (``protocol.Failed``); any other reason is the last.
+NO_ANSWER_REASONS = ("took longer than", "gave an answer too large", "gave no answer")
+VERBS = {
+    "bdl.questions:call": "called",
+    "bdl.questions:attribute": "read an attribute of",
+    "bdl.questions:item": "indexed",
+}
+
+
+def error_name(kinds: list) -> str:
+    """The name a message may give an error of the student's code, from its class names."""
+    for kind in kinds:
+        module, _, name = str(kind).rpartition(".")
+        if (module == "builtins" and name in PYTHON_ERRORS) or (module == TF_MODULE and name in TF_ERRORS):
+            return name
+    return "Exception"
+
+
+def about(args: tuple) -> str:
+    """What a question was about, as the test names it: the kernel name it starts from (a name the
+    examiner gave, from the test cell: ``decode`` takes no name from the kernel)."""
+    target = args[0] if args else None
+    ref = object.__getattribute__(target, "_ref") if type(target) is Remote else None
+    name = ref.get("name") if type(ref) is dict else None
+    if type(name) is str and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,39}", name):
+        return name
+    return "your code"
+
+
+def unanswered(question: str, args: tuple, reason: str) -> AnswerError:
+    """The error for a question the relay got no answer to, for ``reason``."""
+    said = next((text for text in NO_ANSWER_REASONS if reason.startswith(text)), NO_ANSWER_REASONS[-1])
+    return AnswerError(f"{about(args)} {said} when the tests {VERBS.get(question, 'used')} it", "Exception")
+
+
+def unreadable(question: str, args: tuple) -> AnswerError:
+    """The error for an answer that is not data, however it fails to decode."""
+    return AnswerError(
+        f"the kernel gave no readable answer when the tests {VERBS.get(question, 'used')} {about(args)}", "Exception"
+    )
+
+
+def raised(question: str, args: tuple, kinds: list, inputs: str) -> AnswerError:
+    """The error for a question the student's code raised on: its type's name, and ``inputs``, what
+    the call was given and which simpler calls run (or "")."""
+    name = error_name(kinds)
+    return AnswerError(f"{about(args)} raised {name} when the tests {VERBS.get(question, 'used')} it{inputs}", name)
+
+
+def speaks_for_the_tests(error: BaseException) -> bool:
+    """Whether ``error``'s message is the tests' own words: a question the kernel did not answer
+    (``AnswerError``), or an assertion that the test cell or ``bdl``'s helpers raised."""
+    if isinstance(error, AnswerError):
+        return True
+    frames = traceback.extract_tb(error.__traceback__)
+    return (
+        type(error) is AssertionError
+        and bool(frames)
+        and (frames[-1].filename == FILENAME or speaks(frames[-1].filename))
+    )
+
+
+def _notes(error: BaseException) -> list[str]:
+    """The notes on ``error`` that are a diagnosis, in the tables' own words (``bdl.diagnoses``)."""
+    notes = [note for note in getattr(error, "__notes__", ()) if type(note) is str]
+    if not notes:
+        return []
+    from bdl.diagnoses import note as diagnosis
+    from bdl.diagnoses import noted
+
+    return [note for note in notes if noted(note) is not None and diagnosis(noted(note)) == note]
+
+
+def error_output(error: BaseException, source: str, execution_count: int, own: bool = True) -> dict:
+    """An nbformat error output for ``error``, raised by the test cell ``source``: its frames in
+    the cell and in the course's helpers, as IPython shows them, and the test's message (unless
+    ``own`` is False: then the type's name and ``UNUSABLE``)."""
+    lines = source.split("\n")
+    frames = []
+    for frame in traceback.extract_tb(error.__traceback__):
+        lineno = frame.lineno or 0
+        if frame.filename == FILENAME:
+            code = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+            frames.append(f"Cell In[{execution_count}], line {lineno}\n{code}")
+        elif speaks(frame.filename):  # bdl's helpers, as IPython would show them
+            frames.append(f"File {frame.filename}:{lineno}, in {frame.name}")
+    name = re.sub(r"[^A-Za-z0-9_]", "", type(error).__name__)[:40] or "Exception"
+    if isinstance(error, AnswerError):
+        name, message = error.args[1], error.args[0]
+    else:
+        message = str(error) if own else UNUSABLE
+    notes = _notes(error)
+    return {
+        "output_type": "error",
+        "ename": name,
+        "evalue": "\n".join([message, *notes]),
+        "traceback": [f"{name}    Traceback (most recent call last)", *frames, f"{name}: {message}", *notes],
+    }

@@ -4,6 +4,8 @@ import argparse
 import sys
 
 import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts from here)
+
+# isort: split
 from autograder import bench, checktests, selfgrade, studentkit
 from autograder.course import cli
 from autograder.grading import host

@@ -107,6 +107,8 @@ def _keras_cache():
 def _download():
     """Download MNIST through Keras and return the path of the cached mnist.npz."""
     import bdl  # noqa: F401  (sets TF_USE_LEGACY_KERAS before TensorFlow loads)
+
+    # isort: split
     import tensorflow as tf
 
     tf.keras.datasets.mnist.load_data()

@@ -25,9 +25,8 @@ import time
 from pathlib import Path
 
 import pytest
-from xdist.scheduler import LoadScopeScheduling
-
 from system_packages import require
+from xdist.scheduler import LoadScopeScheduling
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
 ONE_SCOPE_EACH = (

@@ -6,7 +6,7 @@ from pathlib import Path
 from autograder.checktests.blind import load_blind
 from autograder.checktests.hints import check_hints
 from autograder.checktests.kernel import SEED_CODE, executed_notebook
-from autograder.checktests.kit import watch, check_kit
+from autograder.checktests.kit import check_kit, watch
 from autograder.checktests.variants import (
     MIN_ALTERNATIVES,
     MIN_DIAGNOSED,

@@ -10,9 +10,8 @@ import nbformat
 from nbclient.exceptions import CellExecutionError
 
 from autograder.course.directory import KERNEL_LOG_LEVEL
-from autograder.worker.guard import GUARD
 from autograder.worker.examiner.relay import ExaminingClient
-
+from autograder.worker.guard import GUARD
 
 # Seconds one cell of the solution notebook may take while check-tests runs it.
 NOTEBOOK_CELL_TIMEOUT = 600

@@ -9,7 +9,6 @@ from nbclient.exceptions import CellExecutionError
 
 from autograder.checktests.kernel import SEED_CODE, last_error_line
 
-
 # Seconds one question of a test may take with a callable of bdl in the graded function's place.
 KIT_QUESTION_TIMEOUT = 60
 

@@ -8,7 +8,6 @@ from autograder.checktests.blind import load_module
 from autograder.checktests.kernel import SEED_CODE
 from autograder.course.directory import REPO
 
-
 MUTANTS_DIR = REPO / "tests" / "course" / "mutants"
 # A function whose tests no wrong answer was tried against is not checked.
 MIN_MUTANTS = 3

@@ -46,7 +46,7 @@ def owner_name(uid):
 def exchange_time(path):
     """When the folder ``path`` last changed, as nbgrader keeps times (UTC, no time zone)."""
     changed = os.lstat(path).st_ctime
-    return datetime.datetime.fromtimestamp(changed, datetime.timezone.utc).replace(tzinfo=None)
+    return datetime.datetime.fromtimestamp(changed, datetime.UTC).replace(tzinfo=None)
 
 
 class OwnedCollect(ExchangeCollect):

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
-
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.course import cells
-from autograder.course import rubric
+from autograder.course import cells, rubric
 from autograder.course.cells import BEGIN_HIDDEN, BEGIN_RUBRIC, BEGIN_SOLUTION, END_HIDDEN, END_RUBRIC, END_SOLUTION
 
 CHECK_OUTPUT = "# NBVAL_CHECK_OUTPUT"

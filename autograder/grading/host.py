@@ -27,8 +27,8 @@ from autograder.course.directory import REPO, check_assignment, check_result, ma
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import printable, save_statuses
 from autograder.grading.collect import NBGRADER_FILES, collect
-from autograder.grading.limits import Limits, grading_slots
 from autograder.grading.handin import Unreadable, read_handin
+from autograder.grading.limits import Limits, grading_slots
 from autograder.grading.review import review_notebook
 from autograder.grading.task import Graded, GradingTask, grade_task, readable_notebooks
 from autograder.worker import bwrap

@@ -15,8 +15,8 @@ from __future__ import annotations
 import shutil
 import socket
 import time
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -24,14 +24,14 @@ from nbformat import NotebookNode
 
 from autograder.course import cells
 from autograder.course.leaks import graded_names
-from autograder.grading.limits import Limits, run_isolated
 from autograder.grading.collect import NBGRADER_FILES
+from autograder.grading.limits import Limits, run_isolated
 from autograder.grading.repair import repair_notebook
 from autograder.grading.scratch import scratch_folder
 from autograder.worker import bwrap
+from autograder.worker.examiner.pool import ExaminerPool
 from autograder.worker.guard import cell_key
 from autograder.worker.job import GradingJob, WorkerResult
-from autograder.worker.examiner.pool import ExaminerPool
 
 NO_SANDBOX = "WARNING: graded without the sandbox (--no-sandbox): its code could read and write the course"
 

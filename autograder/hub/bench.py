@@ -25,8 +25,8 @@ import requests
 
 from autograder.course.table import format_table
 from autograder.hub.accounts import as_user, chown_tree, remove_accounts
-from autograder.hub.process import jupyterhub
 from autograder.hub.private import dummy_password
+from autograder.hub.process import jupyterhub
 from autograder.hub.settings import HubSettings
 from autograder.hub.setup import set_up
 

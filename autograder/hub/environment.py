@@ -182,7 +182,7 @@ def install_data(settings, data_dir=None):
 
 
 def _make_readable(path):
-    for folder, dirs, files in os.walk(path):
+    for folder, _dirs, files in os.walk(path):
         os.chmod(folder, 0o755)
         for name in files:
             os.chmod(Path(folder) / name, 0o644)

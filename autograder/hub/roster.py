@@ -75,7 +75,7 @@ def _api(settings, method, path, body=None):
         if error.code not in (404, 409):
             raise HubError(
                 f"the hub refused {method} {path}: {error.code} {error.read()[:300].decode(errors='replace')}"
-            )
+            ) from None
     except OSError as error:
         raise HubError(f"the hub's API at 127.0.0.1:{settings.hub_port} did not answer: {error}") from None
 

@@ -17,10 +17,9 @@ from pathlib import Path
 import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from autograder.course import cells
-from autograder.outputs import mathjax
-from autograder.course import rubric
+from autograder.course import cells, rubric
 from autograder.course.directory import REPO, assignments, check_assignment
+from autograder.outputs import mathjax
 
 MATHJAX_FOLDER = "mathjax"  # beside the pages
 MATHJAX_SETUP = """<script type="text/x-mathjax-config">

@@ -19,7 +19,6 @@ import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS_POSSIBLE = "Points Possible"
 MOODLE_STUDENT_COLUMNS = ("First name", "Last name", "ID number", "Email address")

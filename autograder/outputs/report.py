@@ -13,11 +13,10 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.outputs import items
-from autograder.outputs import lms
 from autograder.course.cli import course_options, db_url
 from autograder.course.gradebook import notebook_points
 from autograder.course.statuses import load_statuses
+from autograder.outputs import items, lms
 
 
 def gradebook_rows(gradebook, assignment, statuses):

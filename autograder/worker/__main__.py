@@ -33,7 +33,6 @@ import threading
 from pathlib import Path
 
 import psutil
-
 from nbconvert.exporters import NotebookExporter
 from nbformat.v4 import new_output
 from nbgrader.converters import Autograde

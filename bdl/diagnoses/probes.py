@@ -1,8 +1,8 @@
 """What the tables of ``bdl.diagnoses`` are made of: a mistake, a graded function's mistakes, and the
 building blocks of recognisers."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

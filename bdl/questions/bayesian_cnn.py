@@ -20,8 +20,8 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from bdl.words import listed, number
 from bdl.questions import StandIn, class_names, question
+from bdl.words import listed, number
 
 tfd, tfpl = tfp.distributions, tfp.layers
 

@@ -13,7 +13,10 @@ import numpy as np
 import pytest
 
 import bdl  # noqa: F401 (before TensorFlow: Keras 2)
+
+# isort: split
 import tensorflow as tf
+
 from autograder.course.directory import REPO
 from autograder.course.leaks import course_secrets, leaked_lines
 from bdl.checks import assert_close
@@ -70,7 +73,7 @@ def test_no_note_without_a_failure_or_without_a_match():
         pass  # nothing failed: nothing to say
     with pytest.raises(AssertionError) as caught:
         with diagnosed("gaussian_nll", {"gaussian_nll": lambda y, mean, scale: tf.reduce_mean(tf.abs(y - mean))}):
-            assert False, "some check"
+            raise AssertionError("some check")
     assert not hasattr(caught.value, "__notes__")
     with pytest.raises(NameError):  # an answer that is not there is not diagnosed, and the error is kept
         with diagnosed("gaussian_nll", {}):
@@ -148,7 +151,9 @@ def test_the_validate_button_shows_the_likely_mistake(tmp_path):
     """nbgrader's Validate (the button runs ``nbgrader validate``) on a student's copy of 01 whose
     Gaussian NLL leaves out the normalising constant: the visible test's failure names it."""
     import subprocess
+
     import nbformat
+
     from autograder.course.cells import graded_cells
 
     nb = nbformat.read(REPO / "release" / "01_likelihoods" / "likelihoods.ipynb", 4)

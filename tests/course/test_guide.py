@@ -7,14 +7,12 @@ import shutil
 
 import nbformat
 import pytest
-
 from scan import course_secrets, scan_folder
-from autograder.course import cells
-from autograder.outputs import guide
-from autograder.outputs import mathjax
-from autograder.course import rubric
+
+from autograder.course import cells, rubric
 from autograder.course.directory import REPO, assignments
 from autograder.course.lint import lint_course
+from autograder.outputs import guide, mathjax
 
 SOURCES = sorted(REPO.glob("source/*/*.ipynb"))
 

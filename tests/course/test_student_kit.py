@@ -12,10 +12,10 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-
 from scan import course_secrets, scan_folder
-from autograder.course import cells
+
 from autograder import studentkit
+from autograder.course import cells
 from autograder.course.directory import REPO, assignments
 from autograder.course.leaks import secrets_from, solution_lines, telling
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 import small_course
 import tiny_course
+
 from autograder.course import cells
-from autograder.studentkit import CONTENT
 from autograder.course.directory import REPO, generate_release, make_api, validate
+from autograder.studentkit import CONTENT
 
 TINY_MUTANTS = Path(__file__).parents[1] / "support" / "tiny_mutants"
 

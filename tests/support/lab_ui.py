@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
 from system_packages import require
 
 CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
@@ -117,7 +116,7 @@ def run_all(page, shot):
         page.wait_for_function(f"() => !{prompts}.includes('[*]:')")
     except Exception:
         shot(page, "run_all_timed_out")
-        raise AssertionError(f"Run All did not finish; the prompts: {page.evaluate(prompts)}")
+        raise AssertionError(f"Run All did not finish; the prompts: {page.evaluate(prompts)}") from None
     return notebook
 
 

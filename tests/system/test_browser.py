@@ -27,10 +27,10 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
-from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
 

@@ -26,18 +26,18 @@ import zipfile
 import nbformat
 import psutil
 import pytest
-from nbgrader.api import Gradebook
-
+import scan
 import small_course
 import tiny_course
 from bad_submissions import CASES, NETWORK, ON_01, WRONG_BRIER, _edit, check_row, own_lines
-from bdl.diagnoses import PREFIX, all_tables
+from nbgrader.api import Gradebook
 from scan import visible_text
-import scan
+from tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, blank, reference, write_course
+
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments
 from autograder.worker.guard import SKIPPED_MESSAGE
-from tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, blank, reference, write_course
+from bdl.diagnoses import PREFIX, all_tables
 
 # Grades a class of bad submissions for real: minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
@@ -556,7 +556,7 @@ def test_item_analysis_of_the_graded_class(course, reported):
             row["cell"]: row
             for row in item_rows(course["root"], ASSIGNMENT, gradebook, load_statuses(course["root"], ASSIGNMENT))
         }
-    for cell, row in rows.items():
+    for row in rows.values():
         assert sum(count for _, count in row["messages"]) == (row["lost"] if row["kind"] == "automatic" else 0)
     messages = dict(rows["gaussian_nll_tests"]["messages"])
     # edited_test_cells' gaussian_nll returns 0.0, known_mistake's misses the constant: one group

@@ -23,18 +23,18 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from nbgrader.api import Gradebook
-from sqlalchemy import create_engine, text
-
-from bad_submissions import WRONG_BRIER, _edit
-from red_team import TRANSFORMER_POST
 import tiny_course
-from tiny_course import ASSIGNMENT, FULL, NOTEBOOK, reference, source_path, write_course
+from bad_submissions import WRONG_BRIER, _edit
+from nbgrader.api import Gradebook
 from postgres import postgres_url  # noqa: F401  (a fixture)
+from red_team import TRANSFORMER_POST
+from sqlalchemy import create_engine, text
 from system_packages import require
+from tiny_course import ASSIGNMENT, FULL, NOTEBOOK, reference, source_path, write_course
+
+from autograder.course.gradebook import gradebook_url
 from autograder.grading import host as grading
 from autograder.grading import scratch as scratch_folders
-from autograder.course.gradebook import gradebook_url
 
 LIMITS = ["--cell-timeout", "60", "--submission-timeout", "300"]
 

@@ -21,17 +21,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from lab_ui import chromium, doc_shot, free_port
 from nbconvert import HTMLExporter
 
-from autograder.worker import bwrap
-from autograder.course.cells import graded_cells
 from autograder.checktests import load_variants
+from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO, generate_release, load_config
-from autograder.outputs.feedback import write_feedback
 from autograder.course.gradebook import gradebook_url
 from autograder.grading.host import grade
+from autograder.outputs.feedback import write_feedback
+from autograder.worker import bwrap
 from bdl.diagnoses import PREFIX, all_tables
-from lab_ui import chromium, doc_shot, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

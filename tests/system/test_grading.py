@@ -8,9 +8,9 @@ import sys
 import nbformat
 import pytest
 
+from autograder.checktests import load_variants
 from autograder.course import directory as course
 from autograder.course.cells import answered, graded_cells, graded_functions
-from autograder.checktests import load_variants
 from autograder.course.directory import REPO
 
 ASSIGNMENT = "04_bayesian_cnn"

@@ -37,14 +37,14 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
+from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
+from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.process import START_SECONDS, HubProcess
 from autograder.hub.settings import HubSettings
-from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
-from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
 pytestmark = [
     pytest.mark.slow,
@@ -273,7 +273,7 @@ def students(browser, hub):
         with timed(f"student {key}: log in and start a server"):
             pages[key] = log_in(browser, hub, user)
     yield {key: page for key, (context, page) in pages.items()}
-    for context, page in pages.values():
+    for context, _page in pages.values():
         context.close()
 
 
@@ -293,7 +293,7 @@ def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
         shot(instructor, "formgrader_in_jupyterlab")
     with timed("instructor: log in, roster, release in formgrader"):
         instructor.goto(f"{base}/formgrader/manage_students")
-        for key, user in hub.students.items():
+        for user in hub.students.values():
             instructor.locator("tbody tr", has_text=user).wait_for()
         shot(instructor, "formgrader_roster")
         instructor.goto(f"{base}/formgrader/manage_assignments")
@@ -581,7 +581,7 @@ def plant(hub, key, named_for, link="", text=None):
     """As student ``key``, a new submission folder in inbound/ named for ``named_for``, later than any before."""
     import datetime
 
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     folder = (
         Path(hub.settings.exchange) / "bdl" / "inbound" / f"{named_for}+{ASSIGNMENT}+{stamp}+{secrets.token_hex(4)}"
     )

@@ -7,12 +7,12 @@ import sys
 
 import nbformat
 import pytest
-from nbgrader.api import Gradebook
-
-from bad_submissions import WRONG_BRIER, _edit
 import tiny_course
-from tiny_course import ASSIGNMENT, reference, source_path, write_course
+from bad_submissions import WRONG_BRIER, _edit
+from nbgrader.api import Gradebook
 from postgres import postgres_url  # noqa: F401  (a fixture)
+from tiny_course import ASSIGNMENT, reference, source_path, write_course
+
 from autograder.course.gradebook import gradebook_url
 
 

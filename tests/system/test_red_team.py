@@ -14,16 +14,15 @@ import sys
 
 import nbformat
 import pytest
-
-from autograder.course import cells
-from autograder.course.cells import is_test
-
 import scan
 import small_course
 import tiny_course
-from red_team import ATTACKS, FOUND, ON_01, ON_TINY, UNFLAGGED, WALKERS, corrections_read, notebook, walker
 from bad_submissions import check_row, own_lines
+from red_team import ATTACKS, FOUND, ON_01, ON_TINY, UNFLAGGED, WALKERS, corrections_read, notebook, walker
 from scan import visible_text
+
+from autograder.course import cells
+from autograder.course.cells import is_test
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import cells
 from autograder import studentkit
+from autograder.course import cells
 from autograder.course.directory import REPO
 
 

@@ -19,10 +19,10 @@ import copy
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
-import shlex
 import tomllib
 from pathlib import Path
 from types import SimpleNamespace

@@ -7,9 +7,9 @@ import struct
 import subprocess
 from pathlib import Path
 
+import lab_ui
 import pytest
 
-import lab_ui
 from autograder.course.directory import REPO
 
 IMAGES = REPO / "docs" / "images"

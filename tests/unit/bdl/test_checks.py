@@ -1,6 +1,8 @@
 """bdl.checks: the assertion helpers the notebooks' tests use."""
 
 import bdl  # noqa: F401  (Keras 2 before TensorFlow)
+
+# isort: split
 import numpy as np
 import pytest
 import tensorflow as tf

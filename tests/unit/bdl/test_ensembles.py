@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 
 import bdl  # noqa: F401  (before TensorFlow: Keras 2, quiet logs)
+
+# isort: split
 import tensorflow as tf
 
 from bdl import ensembles

@@ -6,9 +6,9 @@ import pytest
 
 matplotlib.use("Agg")
 
-import bdl  # noqa: E402, F401  (before TensorFlow: Keras 2, quiet logs)
 import matplotlib.pyplot as plt  # noqa: E402
 
+import bdl  # noqa: E402, F401  (before TensorFlow: Keras 2, quiet logs)
 from bdl.figures import bayesian_cnn, calibration  # noqa: E402
 from bdl.figures import ensembles as figures_ensembles  # noqa: E402
 

@@ -8,8 +8,11 @@ import numpy as np
 import pytest
 
 from bdl import wire  # before TensorFlow: Keras 2 for TensorFlow Probability, in every later test of this process
+
+# isort: split
 import tensorflow as tf
 import tensorflow_probability as tfp
+
 from bdl.questions import StandIn, gradient
 from bdl.questions.likelihoods import LinearLoss
 

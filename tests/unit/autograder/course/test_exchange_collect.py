@@ -7,10 +7,10 @@ classmate's name with a later timestamp."""
 import os
 
 import pytest
+from small_course import ASSIGNMENT, NOTEBOOK, SOURCE, write_course
 
 from autograder.course.directory import load_config, make_api
 from autograder.course.exchange import OwnedCollect
-from small_course import ASSIGNMENT, NOTEBOOK, SOURCE, write_course
 
 STRANGER = 54321  # a uid no account of this machine has: "another student"
 
@@ -93,7 +93,7 @@ def test_a_submission_is_timed_by_the_exchange_not_by_its_student(tmp_path):
     write_course(root)
     inbound = exchange / "bdl" / "inbound"
     inbound.mkdir(parents=True)
-    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    before = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     _submission(inbound, "alice", "25", b'{"first": 1}')  # named later, made first
     last = _submission(inbound, "alice", "20", b'{"last": 1}')
     (last / "timestamp.txt").write_text("2000-01-01 00:00:00.000000 UTC")
@@ -104,10 +104,6 @@ def test_a_submission_is_timed_by_the_exchange_not_by_its_student(tmp_path):
     alice = root / "submitted" / "alice" / ASSIGNMENT
     assert (alice / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"last": 1}'
     stamp = parse_utc((alice / "timestamp.txt").read_text())
-    assert (
-        before - datetime.timedelta(seconds=1)
-        <= stamp
-        <= datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-    )
+    assert before - datetime.timedelta(seconds=1) <= stamp <= datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     assert (root / "submitted" / "carol" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists(), "one bad name stops no one"
     assert "has a name that is not <student>+<assignment>+<time>+<random>" in result["log"]

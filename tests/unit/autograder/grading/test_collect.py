@@ -4,8 +4,9 @@ submitted/, and a different submission never written over silently. No kernel.""
 import shutil
 import zipfile
 
-from autograder.grading.collect import collect
 from small_course import RELEASE, SOURCE
+
+from autograder.grading.collect import collect
 
 
 def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):

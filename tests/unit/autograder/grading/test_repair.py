@@ -3,8 +3,9 @@ points), and a copied graded cell becomes an ordinary one. No kernel."""
 
 import json
 
-from autograder.grading.repair import repair_notebook
 from small_course import RELEASE, SOURCE
+
+from autograder.grading.repair import repair_notebook
 
 
 def _nbgrader(nb, grade_id):

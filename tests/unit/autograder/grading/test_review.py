@@ -7,9 +7,8 @@ import nbformat
 import pytest
 
 from autograder.checktests import load_variants
-from autograder.course.cells import graded_cells
+from autograder.course.cells import graded_cells, is_test
 from autograder.course.directory import REPO, assignments
-from autograder.course.cells import is_test
 from autograder.grading.handin import read_handin
 from autograder.grading.review import review_notebook
 

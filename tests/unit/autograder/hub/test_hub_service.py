@@ -350,6 +350,7 @@ def test_the_course_service_runs_as_the_course_account_with_the_hubs_variables_o
     """The staff's service: the course's environment and tools, JupyterHub's token and addresses, and none
     of the hub's own settings (its PYTHONPATH names the repository)."""
     import pwd as passwords
+
     from autograder.hub.course_service import service_environment
 
     settings = HubSettings(hub_dir=str(tmp_path), course_id="bdl")

@@ -19,10 +19,11 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.hub import environment, machine, settings as hub
+from autograder.course.directory import REPO
+from autograder.hub import environment, machine
+from autograder.hub import settings as hub
 from autograder.hub.private import private_file
 from autograder.hub.roster import read_roster
-from autograder.course.directory import REPO
 from autograder.worker import bwrap
 
 
@@ -121,6 +122,7 @@ def test_a_hub_folder_in_tmp_is_refused_with_limits(tmp_path):
 def test_a_server_whose_limits_cannot_be_set_does_not_start(tmp_path, monkeypatch):
     """Fail closed: a cgroup that cannot be made refuses the server, naming --no-limits, which starts it."""
     from types import SimpleNamespace
+
     from autograder.hub import spawner
 
     (tmp_path / "memory").write_text("where the memory hierarchy should be")
@@ -157,6 +159,7 @@ def test_where_systemd_is_pid_1_each_server_is_a_unit_with_its_limits(tmp_path, 
 @pytest.mark.parametrize("spawner_class", ["CourseSpawner", "CourseSystemdSpawner"])
 def test_no_server_for_a_name_outside_the_roster_and_staff(tmp_path, spawner_class):
     import asyncio
+
     from autograder.hub import spawner
 
     c = load_hub_config(tmp_path, instructor="grace", students=[{"id": "ada"}])

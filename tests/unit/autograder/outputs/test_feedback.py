@@ -3,12 +3,12 @@
 import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook, new_output
+from scan import secret_lines
 
 from autograder.course import cells
-from autograder.course.directory import REPO, load_config
 from autograder.course.cells import hidden_lines
+from autograder.course.directory import REPO, load_config
 from autograder.outputs.feedback import HideHiddenTests
-from scan import secret_lines
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 
@@ -175,6 +175,8 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
     """The checks of bdl.questions speak for the tests, as bdl.checks' do; a layer's class is named
     only when it is Keras' or TFP's (its other names are the kernel's to choose)."""
     import bdl  # noqa: F401 (Keras 2 before TensorFlow)
+
+    # isort: split
     import tensorflow as tf
 
     from autograder.outputs.feedback import shown_message

@@ -9,14 +9,14 @@ import shutil
 
 import nbformat
 import pytest
+from lms_formats import parse_canvas, parse_moodle
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
-from lms_formats import parse_canvas, parse_moodle
 from autograder.course import cells
 from autograder.course import directory as course
-from autograder.outputs import report
 from autograder.course.directory import REPO
+from autograder.outputs import report
 
 ASSIGNMENTS = course.assignments()
 # nbgrader's add_submission trips this SQLAlchemy warning; it is harmless (grading/host.py ignores it too).

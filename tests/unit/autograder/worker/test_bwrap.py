@@ -2,8 +2,8 @@
 
 import sys
 
-from autograder.worker import bwrap
 from autograder.course.directory import REPO
+from autograder.worker import bwrap
 
 
 def test_the_empty_tmp_is_mounted_before_what_the_kernel_reads():

@@ -26,11 +26,11 @@ and a lie for ``AFTER_LIE_SECONDS`` or ``AFTER_LIE_QUESTIONS`` questions the ref
 import ast
 import base64
 import json
-from dataclasses import asdict
 import re
 import secrets
 import sys
 import time
+from dataclasses import asdict
 
 import nbformat
 import numpy as np
@@ -39,8 +39,8 @@ import pytest
 from autograder.course import cells
 from autograder.course.directory import REPO
 from autograder.outputs.feedback import shown_message
-from autograder.worker.examiner.examine import RelayAsker, examine
 from autograder.worker.examiner import protocol
+from autograder.worker.examiner.examine import RelayAsker, examine
 from autograder.worker.examiner.protocol import Answer, Ask, Failed, parse
 from autograder.worker.examiner.verdict import FILENAME
 

@@ -55,6 +55,9 @@ def _one_worker(nodeid):
     return nodeid.split("::")[0] in ONE_WORKER
 
 
+# xdist's public way, `--dist loadgroup` with `xdist_group` marks, names the group by appending it to
+# `item._nodeid`, which pytest 9 no longer reads (nodeid is `item._id`): with pytest 9.2 and xdist 3.8
+# every mark is dropped silently and each test is a unit of its own. So the scopes are split here.
 class CaseScopeScheduling(LoadScopeScheduling):
     def _split_scope(self, nodeid):
         if _one_worker(nodeid):

@@ -36,12 +36,15 @@ test: $(VENV)/.installed data
 test-fast: $(VENV)/.installed data
 	BDL_FAST=1 $(PY) -m pytest $(PARALLEL) -m "not slow" $(PYTEST_ARGS)
 
-# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules, its layout (ruff format), and
-# mypy on the process contracts ([tool.mypy]); make test and make test-fast run the same checks (tests/unit/test_lint_python.py).
+# ruff on the repository's Python, with pyproject.toml's [tool.ruff] rules, its layout (ruff format),
+# mypy on the process contracts ([tool.mypy]) and lint-imports on the import rules ([tool.importlinter]; no
+# cache: it takes a fraction of a second, and leaves no folders in the tree);
+# make test and make test-fast run the same checks (tests/unit/test_lint_python.py, tests/unit/test_structure.py).
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 # Formats every Python file as `make lint` and the tests expect (ruff format).
 format: $(VENV)/.installed

@@ -1,17 +1,14 @@
 """The student kit: what students get, as a folder and a zip (``python -m autograder student-kit OUT``).
 
-Students get the course one assignment at a time: ``--through NN`` makes the kit of the
-releases 01 to NN, handed out when NN is released (after NN-1's deadline), and no later
-release or lecture companion that computes what a later assignment grades (``COMPANIONS``).
-Without ``--through`` the kit holds the whole course, for after the last deadline.
+Students get the course one assignment at a time: ``--through NN`` makes the kit of the releases 01
+to NN, handed out when NN is released (after NN-1's deadline), and no later release or lecture
+companion that computes what a later assignment grades (``COMPANIONS``).
 
-The kit holds the release notebooks, the helper package ``bdl`` they import,
-the data recipe (``python -m bdl.data prepare``, described in ``data/README.md``),
-the lecture companions, a student README and the install files: a
-``pyproject.toml`` that installs only ``bdl`` and an ``environment.yml``, both
-pinned with the course's ``pyproject.toml``'s dependencies (the one source of the pins;
-what only instructors use is in its optional groups). Nothing of ``source/``, ``tests/``, ``autograder``,
-the gradebook or the course's ``nbgrader_config.py`` (it imports autograder).
+The kit holds the release notebooks, the helper package ``bdl`` they import, the data recipe
+(``python -m bdl.data prepare``, described in ``data/README.md``), the lecture companions, a student
+README and install files pinned with the course's ``pyproject.toml``'s dependencies (the one source of
+the pins). Nothing of ``source/``, ``tests/``, ``autograder``, the gradebook or the course's
+``nbgrader_config.py`` (it imports autograder).
 """
 
 import json
@@ -61,6 +58,7 @@ def _toml_list(items):
 
 
 def pyproject_text(pyproject, packages):
+    """The kit's ``pyproject.toml``: it installs only ``bdl`` (``packages``), with the students' pins."""
     project = pyproject["project"]
     return f"""\
 # Installs the course's helper package bdl with the tested, pinned packages.
@@ -83,6 +81,7 @@ packages = {_toml_list(packages)}
 
 
 def environment_text(pyproject):
+    """The kit's ``environment.yml``: the students' pins, for conda."""
     python = pyproject["project"]["requires-python"].split(",")[0].lstrip(">=~")
     pins = "".join(f"      - {json.dumps(dep)}\n" for dep in student_requirements(pyproject))
     return f"""\
@@ -269,7 +268,8 @@ def build_kit(out, root=REPO, through=None):
     """Write the student kit to the folder ``out`` and the zip ``out``.zip; return their paths.
 
     ``through`` (an assignment's number or name) limits it to the releases up to that
-    assignment and the companions scheduled for them (``scheduled``). An earlier kit in
+    assignment and the companions scheduled for them (``scheduled``); without it the kit holds
+    the whole course, for after the last deadline. An earlier kit in
     ``out`` is replaced, but its ``.git`` is kept, so a kit published as a git repository
     is rebuilt in place and committed. Raises ValueError if ``out`` (or ``out``.zip)
     exists and is not an earlier kit, if the course has no ``release/``, or if

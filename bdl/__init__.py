@@ -2,14 +2,12 @@
 
 Import ``bdl`` before TensorFlow. Importing it
 
-* sets ``TF_USE_LEGACY_KERAS=1`` so ``tf.keras`` is Keras 2 (``tf-keras``),
-  the Keras that TensorFlow Probability's layers are written for;
-* quiets TensorFlow's C++ and Python logging and the deprecation warnings
-  TensorFlow Probability raises, because nbgrader scores a test cell zero
-  when anything reaches stderr;
-* in a notebook's kernel, shows the remaining warnings on stdout
-  (``show_warning_on_stdout``), so a correct answer that makes NumPy warn
-  passes the Validate button as it gets its points in grading.
+* sets ``TF_USE_LEGACY_KERAS=1`` so ``tf.keras`` is Keras 2 (``tf-keras``), the Keras that
+  TensorFlow Probability's layers are written for;
+* quiets TensorFlow's C++ and Python logging and the deprecation warnings TensorFlow Probability
+  raises, because nbgrader scores a test cell zero when anything reaches stderr;
+* in a notebook's kernel, shows the remaining warnings on stdout (``show_warning_on_stdout``), so a
+  correct answer that makes NumPy warn passes the Validate button as it gets its points in grading.
 """
 
 import logging

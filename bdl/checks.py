@@ -1,15 +1,14 @@
 """Assertion helpers that the notebooks' visible and hidden tests import.
 
-Messages say what was expected of the student's code, never the answer, and
-write a value only through ``bdl.words``' formatters (``number``, ``shown``,
-``shape_text``, ``listed``, ``type_name``, which the tests import from here too).
+Messages say what was expected of the student's code, never the answer, and write a value only
+through ``bdl.words``' formatters (``number``, ``shown``, ``shape_text``, ``listed``, ``type_name``,
+which the tests import from here too).
 
-The values they compare are the student's, and an object can be written to
-equal anything (``__eq__``, ``__array__``, ``__bool__``, a lying ``__class__``).
-So they compare only plain values, recognised by ``type()``, which an object
-cannot fake: Python's numbers, strings and containers of them, NumPy's arrays
-and scalars, TensorFlow's tensors and variables (whose classes the grading
-guard keeps as they were); anything else fails with its type's name.
+The values they compare are the student's, and an object can be written to equal anything
+(``__eq__``, ``__array__``, ``__bool__``, a lying ``__class__``). So they compare only plain values,
+recognised by ``type()``, which an object cannot fake: Python's numbers, strings and containers of
+them, NumPy's arrays and scalars, TensorFlow's tensors and variables (whose classes the grading guard
+keeps as they were); anything else fails with its type's name.
 """
 
 import numpy as np

@@ -1,22 +1,12 @@
 """How a student's answer differs from what was expected, in words: what the answer does, never a guess
 at its code.
 
-``assert_close`` (``bdl.checks``) adds this to its message when a check fails. It is computed in the
-examiner from the two arrays the check already holds (and what the test knows of them: the inputs an
-answer moves, ``start``; other quantities' values, ``others``), so it costs no question to the kernel.
-Each description holds only counts, shapes and at most two numbers (an offset, a factor, a range, a
-cut), written by ``bdl.words.number``; it says nothing a correct answer could get, since a correct
-answer passes the check and gets no message at all. One number gets a simple factor of the expected
-one, or only its direction (larger or smaller); values that fit no pattern get their direction or how
-many are larger.
-
-A number worked out from the expected values (the largest difference, an offset, a factor, a cut) is
-``coarse``: rounded to a step of at least ``COARSE`` times the test's tolerance. It says how far off an
-answer is and in which way, never where the expected value lies: an answer moved by the number shown
-still fails (a missing ``0.5 * log(2 * pi)`` shows as 0.92 or 0.9, and adding 0.92 is not the formula).
-
-A call that raised is described by ``described_failed_call``: what the tests gave it, and whether the
-same call runs in float32 or cut to one entry, which the examiner asks the kernel only then.
+``assert_close`` (``bdl.checks``) adds this to its message when a check fails, so that a student learns
+by about how much and which way an answer is off. It is computed in the examiner from the two arrays
+the check already holds (and what the test knows of them: ``start``, ``others``), so it costs no
+question to the kernel. It says nothing a correct answer could get, since a correct answer passes the
+check and gets no message; and a number worked out from the expected values is ``coarse``, so that it
+never says where the expected value lies. ``described_failed_call`` describes a call that raised.
 """
 
 import numpy as np
@@ -52,7 +42,9 @@ def _finest_step(step_tolerance):
 def coarse(value, step_tolerance):
     """``value``, a number worked out from the expected values, as a message may show it: rounded to
     ``_finest_step`` at the finest and to two significant digits at most; "under 0.01" (that step)
-    where it is smaller."""
+    where it is smaller. It says how far off an answer is and in which way, never where the expected
+    value lies: an answer moved by the number shown still fails (a missing ``0.5 * log(2 * pi)`` shows
+    as 0.92 or 0.9, and adding 0.92 is not the formula)."""
     step = _finest_step(step_tolerance)
     if abs(value) < step:
         return f"under {number(step)}"
@@ -90,7 +82,8 @@ def described_with(actual, expected, rtol, atol, start=None, others=None):
 
 def described(actual, expected, rtol, atol, within=None):
     """A phrase that says how ``actual`` differs from ``expected`` (arrays of one shape, ``actual``
-    finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits.
+    finite) beyond ``rtol`` and ``atol``, or "" when no pattern fits. It holds only counts, shapes and at
+    most two numbers (an offset, a factor, a range, a cut), written by ``bdl.words.number``.
     ``within``: the check's tolerance, where ``expected`` is not what it compares (steps from an input)."""
     actual, expected = np.asarray(actual, float), np.asarray(expected, float)
     within = tolerance(expected, rtol, atol) if within is None else within

@@ -1,19 +1,11 @@
 """The blind catalogue: wrong and right answers written by someone who never read the recognisers
 (``bdl/diagnoses``) or the mutants, kept to measure the hints a class will get.
 
-``tests/course/mutants/blind/<assignment>.py`` holds, per graded answer cell's grade id::
-
-    ANSWERS = {grade_id: [(name, "the mistake, as its writer meant it", "whole answer cell")]}
-    CORRECT = {grade_id: [(name, "whole answer cell")]}
-
-It is frozen once written: never edited, so that no recogniser is fitted to it unseen. Its
-judgement, ``blind/judged.py``, is written after the freeze and before any measurement, from the
-answers' code and sentences against the recognisers' sentences::
-
-    RIGHT = {assignment: {grade_id: {answer name: {the names of the hints that would be right}}}}
-
-An empty set: no hint of the tables would be right for it. ``check-tests`` runs each answer's tests
-and notes the hint it gets; here, what the results add up to.
+The recognisers were tuned on the mutants, so how often they name a mutant's mistake says little of
+the hints a class will get; answers no one fitted them to say it. So the catalogue is frozen once
+written, never edited, and its judgement (``blind/judged.py``: which hints would be right for each
+answer) is written after the freeze and before any measurement. ``check-tests`` runs each answer's
+tests and notes the hint it gets; here, what the results add up to.
 """
 
 import importlib.util
@@ -35,7 +27,18 @@ def load_module(path):
 
 def load_blind(assignment, mutants_dir, folder=None):
     """{"answers": ..., "correct": ..., "right": ...} of ``<folder>/<assignment>.py`` (by default the
-    catalogue ``<mutants_dir>/blind/``) and its judgement, or None when the assignment has none there."""
+    catalogue ``<mutants_dir>/blind/``) and its judgement, or None when the assignment has none there.
+
+    The catalogue holds, per graded answer cell's grade id::
+
+        ANSWERS = {grade_id: [(name, "the mistake, as its writer meant it", "whole answer cell")]}
+        CORRECT = {grade_id: [(name, "whole answer cell")]}
+
+    Its judgement, ``judged.py``, is written from the answers' code and sentences against the
+    recognisers' sentences (an empty set: no hint of the tables would be right for it)::
+
+        RIGHT = {assignment: {grade_id: {answer name: {the names of the hints that would be right}}}}
+    """
     folder = Path(folder) if folder else Path(mutants_dir) / "blind"
     path = folder / f"{assignment}.py"
     if not path.exists():

@@ -1,21 +1,11 @@
 """check-tests' kernel side of the kit sweep: every callable ``bdl`` holds, as a candidate answer.
 
 ``bdl`` ships to students, so none of its callables may pass a graded function's tests in that
-function's place. check-tests imports this module into the live kernel of a solution notebook.
-While the tests run against the reference, ``start_recording``/``stop_recording`` keep the
-stand-ins the kernel makes for them (a prior, a loss, a table of values), with the arguments the
-tests gave; ``choose`` then lists, for one graded function, every function and class of every
-``bdl`` module (private ones too: a student can import them) and every recorded stand-in whose
-signature can take that function's call, and ``bind`` puts one of them under the function's name,
-where the next run of its tests finds it.
-
-Each run of the tests costs a few round trips to the kernel, so ``choose`` screens the candidates
-first. While the tests run against the reference, ``watch`` notes the first call they make of it
-and the form of what it returned (``form``: data of so many entries, a sequence of such parts, or an
-object). A candidate that raises on that same call fails the tests there (check-tests does not
-screen the function of a test cell that catches errors), and one whose result has another form
-gives the test something else to look at than the reference did: only the others are worth a
-run of the tests.
+function's place. check-tests imports this module into the live kernel of a solution notebook: it
+records the stand-ins the tests make (``start_recording``), lists the candidates that can take a
+graded function's call (``choose``) and puts one under the function's name (``bind``), where the next
+run of its tests finds it. Each run of the tests costs a few round trips to the kernel, so ``choose``
+screens the candidates first (``looks_right``).
 """
 
 import contextlib
@@ -98,7 +88,8 @@ def _record(value):
 
 
 def start_recording():
-    """From now on, keep each stand-in the kernel is sent, and each ``bdl`` object it hands back."""
+    """From now on, keep each stand-in the kernel is sent (a prior, a loss, a table of values), with the
+    arguments the tests gave, and each ``bdl`` object it hands back."""
     if _sweep.first_handle is not None:
         return
     _sweep.first_handle = len(wire._handles.objects)
@@ -121,8 +112,8 @@ def _modules():
 
 
 def callables():
-    """[(label, callable)]: every function and class a ``bdl`` module defines (dunder names aside),
-    then every stand-in recorded."""
+    """[(label, callable)]: every function and class a ``bdl`` module defines (dunder names aside;
+    private ones too: a student can import them), then every stand-in recorded."""
     found, seen = [], set()
     for module in _modules():
         for name, value in sorted(vars(module).items()):
@@ -270,7 +261,13 @@ def form(value):
 
 def looks_right(candidate, call):
     """Whether ``candidate`` returns from ``call`` (args, kwargs, form), quietly, a result of the form the
-    reference's had; one that takes longer than ``SCREEN_SECONDS`` counts as such (its tests will tell)."""
+    reference's had; one that takes longer than ``SCREEN_SECONDS`` counts as such (its tests will tell).
+
+    ``call`` is the first call the tests made of the reference (``watch``), with the form of what it
+    returned (``form``). A candidate that raises on that same call fails the tests there (check-tests
+    does not screen the function of a test cell that catches errors), and one whose result has another
+    form gives the test something else to look at than the reference did: only the others are worth a
+    run of the tests."""
     args, kwargs = _fresh(call[0]), _fresh(call[1])
     previous = signal.signal(signal.SIGALRM, _too_long)
     signal.setitimer(signal.ITIMER_REAL, SCREEN_SECONDS)

@@ -18,7 +18,13 @@ MIN_DIAGNOSED = 0.6
 
 
 def load_variants(assignment, mutants_dir=MUTANTS_DIR):
-    """Return {"mutants": ..., "alternatives": ..., "diagnoses": ...} from ``<mutants_dir>/<assignment>.py``."""
+    """Return {"mutants": ..., "alternatives": ..., "diagnoses": ...} from ``<mutants_dir>/<assignment>.py``.
+
+    Its ``MUTANTS`` and ``ALTERNATIVES`` map each graded function to ``(name, old, new)`` edits of the
+    reference solution cell: ``old`` occurs exactly once in it and is replaced by ``new``. ``DIAGNOSES``
+    maps a mutant's name to the mistake it was written to make, by its name in ``bdl.diagnoses``' tables:
+    a killed mutant whose failure notes that mistake is *diagnosed*; one that notes another would send the
+    student the wrong way."""
     path = Path(mutants_dir) / f"{assignment}.py"
     if not path.exists():
         return {"mutants": {}, "alternatives": {}, "diagnoses": {}}

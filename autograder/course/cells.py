@@ -1,22 +1,11 @@
 """The rules about graded cells: which cells nbgrader grades, how, and for how many points.
 
-nbgrader keeps its marks in a cell's ``metadata.nbgrader`` (schema 3):
+nbgrader keeps its marks in a cell's ``metadata.nbgrader`` (schema 3): an answer (``is_answer``), a
+test (``is_test``), or a cell a person grades (``is_manual``). The rules live here once, so that
+every command reads a cell as the others do.
 
-* an **answer** has ``solution: true``: a code cell the student completes
-  between ``### BEGIN SOLUTION`` / ``### END SOLUTION``, or a markdown cell
-  (a derivation, a discussion) that a person grades when it also has
-  ``grade: true`` and ``points``;
-* a **test** is a locked code cell with ``grade: true``, ``solution: false``
-  and ``points``; its ``grade_id`` is its answer's plus ``_tests``, and it may
-  hold hidden tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``;
-* a **task** (``task: true``) is graded by hand like a markdown answer;
-* a **manual** cell is one a person grades (a markdown answer with points, or a
-  task); in ``source/`` it ends with its rubric between ``### BEGIN RUBRIC`` /
-  ``### END RUBRIC`` (what earns each point, the common wrong answers), which
-  nbgrader never releases: it replaces a markdown answer whole.
-
-No release holds any of these markers, so a notebook that holds one is the instructor's, or made from
-it: ``source_markers`` finds them, and ``grade`` refuses such a submission.
+No release holds any of the source markers, so a notebook that holds one is the instructor's, or made
+from it: ``source_markers`` finds them, and ``grade`` refuses such a submission.
 
 Every function takes a cell as nbformat gives it or as plain JSON (a dict).
 """
@@ -69,17 +58,24 @@ def grading_metadata(marks):
 
 
 def is_answer(cell):
+    """An answer (``solution: true``): a code cell the student completes between ``### BEGIN SOLUTION`` /
+    ``### END SOLUTION``, or a markdown cell (a derivation, a discussion) that a person grades when it
+    also has ``grade: true`` and ``points``."""
     return bool((nbgrader_metadata(cell) or {}).get("solution"))
 
 
 def is_test(cell):
-    """A test cell: graded code that is not the student's answer."""
+    """A test cell: graded code that is not the student's answer, a locked code cell with ``grade: true``,
+    ``solution: false`` and ``points``. Its ``grade_id`` is its answer's plus ``_tests`` (``tests_id``),
+    and it may hold hidden tests between ``### BEGIN HIDDEN TESTS`` / ``### END HIDDEN TESTS``."""
     marks = nbgrader_metadata(cell) or {}
     return cell.get("cell_type") == "code" and bool(marks.get("grade")) and not marks.get("solution")
 
 
 def is_manual(cell):
-    """A cell a person grades: a markdown answer with points, or a task."""
+    """A cell a person grades: a markdown answer with points, or a task (``task: true``). In ``source/``
+    it ends with its rubric between ``### BEGIN RUBRIC`` / ``### END RUBRIC`` (what earns each point,
+    the common wrong answers), which nbgrader never releases: it replaces a markdown answer whole."""
     marks = nbgrader_metadata(cell) or {}
     return bool(marks.get("task")) or (
         cell.get("cell_type") == "markdown" and bool(marks.get("grade")) and bool(marks.get("solution"))

@@ -1,20 +1,11 @@
 """nbgrader's collect, taking only what each student wrote (``nbgrader_config.py`` makes it the course's).
 
-After ``submit`` a student owns their submission folder in the exchange's ``inbound/``, and
-nbgrader's own collect copies it following symbolic links, and only warns when a folder named for
-one student belongs to another. So a student could hand in any file the grader can read (the
-source notebook, a classmate's collected work) by replacing their notebook with a link, or plant a
-folder under a classmate's name. Here a folder counts only when it belongs to the student it names
-(or to the account collecting, where students and instructor share one account), and it is copied
-without following any link: a link, a FIFO or any other file that is not a regular file or folder
-refuses the whole submission, with an error naming it.
-
-A submission's time is the exchange's too, not the student's: nbgrader takes it from the folder's
-name and keeps the ``timestamp.txt`` inside, both the student's to write (an earlier time than the
-real one, once a deadline counts). Here it is the folder's status-change time (``st_ctime``), which
-its owner can move later, by changing the folder, but never earlier; it picks each student's latest
-folder and is written into the collected ``timestamp.txt``. A folder whose name is not nbgrader's
-``<student>+<assignment>+<time>+<random>`` is refused alone, where nbgrader stops the whole collect.
+After ``submit`` a student owns their submission folder in the exchange's ``inbound/``, and nbgrader's
+own collect copies it following symbolic links, and only warns when a folder named for one student
+belongs to another. So a student could hand in any file the grader can read (the source notebook, a
+classmate's collected work) by replacing their notebook with a link, or plant a folder under a
+classmate's name. ``OwnedCollect`` takes a folder only from the student it names, copies it without
+following any link (``copy_tree``), and times it by the exchange (``exchange_time``), not the student.
 """
 
 import datetime
@@ -44,14 +35,26 @@ def owner_name(uid):
 
 
 def exchange_time(path):
-    """When the folder ``path`` last changed, as nbgrader keeps times (UTC, no time zone)."""
+    """When the folder ``path`` last changed, as nbgrader keeps times (UTC, no time zone).
+
+    A submission's time. nbgrader takes it from the folder's name and keeps the ``timestamp.txt``
+    inside, both the student's to write (an earlier time than the real one, once a deadline counts).
+    The folder's status-change time (``st_ctime``) its owner can move later, by changing the folder,
+    but never earlier; collect picks each student's latest folder by it and writes it into the
+    collected ``timestamp.txt``."""
     changed = os.lstat(path).st_ctime
     return datetime.datetime.fromtimestamp(changed, datetime.UTC).replace(tzinfo=None)
 
 
 class OwnedCollect(ExchangeCollect):
     """``ExchangeCollect`` for folders their students own, copied without following links, at the
-    exchange's time."""
+    exchange's time.
+
+    A folder counts only when it belongs to the student it names (or to the account collecting, where
+    students and instructor share one account). A link, a FIFO or any other file that is not a regular
+    file or folder refuses the whole submission, with an error naming it. A folder whose name is not
+    nbgrader's ``<student>+<assignment>+<time>+<random>`` is refused alone, where nbgrader stops the
+    whole collect."""
 
     def _path_to_record(self, path):
         name = os.path.basename(path)

@@ -1,25 +1,11 @@
 """What a student must never see, and a scan for it: hidden tests, model answers, rubrics, graded definitions.
 
-Used where the course hands something to students: the feedback
-(``autograder.outputs.feedback`` redacts secret lines from the messages it shows) and
-the tests' leak scans of the student kit and of feedback pages
-(``tests/support/scan.py``). A *secret line* is a line of a
-hidden-test block, of a model answer (code between the solution markers, or
-a markdown answer cell) or of a rubric (the block at the end of a manual
-answer, for the people who grade it) in a ``source/`` notebook that is
-*non-trivial*:
-
-* it is not given: it appears nowhere in a release notebook the student holds
-  and nowhere outside the solution, hidden-test and rubric blocks of a source
-  notebook whose release the student holds. Given code (a function's ``def``
-  line and docstring, imports, a visible test) is in the student's hands
-  anyway, and a scan that flags it would only learn to be ignored;
-* it is telling: at least ``MIN_LENGTH`` characters once stripped, with a
-  word of three letters or digits. Shorter lines (``)``, ``return x``,
-  ``else:``, ``$$``) occur in any Python or LaTeX and say nothing about the
-  answer, so finding one in ``bdl`` would be noise, not a leak.
-
-The markers themselves are secret too: a release must never hold one.
+Used where the course hands something to students: the feedback (``autograder.outputs.feedback``
+redacts secret lines from the messages it shows) and the tests' leak scans of the student kit and of
+feedback pages (``tests/support/scan.py``). A *secret line* is a line of a hidden test, a model answer
+or a rubric in a ``source/`` notebook that is neither given to the student (``secrets``) nor too short
+to tell anything (``telling``): a scan that flagged those would only learn to be ignored. The markers
+themselves are secret too: a release must never hold one.
 """
 
 import ast
@@ -47,7 +33,10 @@ def solution_lines(cell):
 
 
 def telling(line):
-    """Whether a stripped line is long and wordy enough to give something away (see above)."""
+    """Whether a stripped line is long and wordy enough to give something away: at least ``MIN_LENGTH``
+    characters, with a word of three letters or digits. Shorter lines (``)``, ``return x``, ``else:``,
+    ``$$``) occur in any Python or LaTeX and say nothing about the answer, so finding one in ``bdl``
+    would be noise, not a leak."""
     return len(line) >= MIN_LENGTH and re.search(r"[A-Za-z0-9_]{3}", line) is not None
 
 
@@ -118,7 +107,12 @@ class Secrets:
 def secrets(source_paths, release_paths):
     """The Secrets of the source notebooks, for a student who holds the release notebooks
     ``release_paths``: a source's text outside its blocks is its release's, so it is given only
-    with that release (a later assignment's question text is not in the student's hands yet)."""
+    with that release (a later assignment's question text is not in the student's hands yet).
+
+    A line is given when it appears in a release notebook the student holds, or outside the solution,
+    hidden-test and rubric blocks of a source notebook whose release the student holds. Given code (a
+    function's ``def`` line and docstring, imports, a visible test) is in the student's hands anyway:
+    it is no secret, and only telling lines (``telling``) are."""
     sources = [nbformat.read(path, 4) for path in source_paths]
     given = {
         line.strip()

@@ -1,15 +1,14 @@
 """Metadata lint for nbgrader source notebooks (``source/*/*.ipynb``).
 
-Catches what would make ``nbgrader generate_assignment`` fail or grade wrongly:
-unpaired solution / hidden-test markers, duplicate ids, unlocked or pointless
-test cells, stale outputs, a missing ``parameters`` cell; and what would leave a
-teaching assistant without a rubric or hand one to students: a manual cell
-without a rubric that adds up to its points, a rubric where nbgrader does not
-clear it, a rubric in ``release/``. The rules about graded cells themselves
-live in ``autograder.course.cells``, about rubrics in ``autograder.course.rubric``.
+Catches what would make ``nbgrader generate_assignment`` fail or grade wrongly: unpaired solution /
+hidden-test markers, duplicate ids, unlocked or pointless test cells, stale outputs, a missing
+``parameters`` cell; and what would leave a teaching assistant without a rubric or hand one to
+students: a manual cell without a rubric that adds up to its points, a rubric where nbgrader does not
+clear it, a rubric in ``release/``. The rules about graded cells themselves live in
+``autograder.course.cells``, about rubrics in ``autograder.course.rubric``.
 
     python -m autograder.course.lint [source_dir]     # exits 1 if anything is wrong
-                                               # (checks ../release too when it exists)
+                                                      # (checks ../release too when it exists)
 """
 
 import re

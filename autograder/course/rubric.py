@@ -1,19 +1,9 @@
 """The rubric of a manually graded cell: what earns each point, and the common wrong answers.
 
-It lives in ``source/``, at the end of the cell's model answer, between two marker lines::
-
-    ### BEGIN RUBRIC
-    - 1 point: the density written out and its negative logarithm taken ...
-    - 1 point: which term penalises over-confidence and which under-confidence ...
-
-    Common wrong answers:
-    - $+\\log\\sigma$ written as $-\\log\\sigma$ ...
-    ### END RUBRIC
-
-A criterion is ``- N point(s): text``, a wrong answer a ``- text`` after the
-``Common wrong answers:`` line; an indented line continues the item above.
-nbgrader replaces a markdown answer whole in the release, so the rubric never
-reaches students; ``autograder.course.lint`` checks that it stays where that holds.
+It lives in ``source/``, at the end of the cell's model answer, between ``### BEGIN RUBRIC`` and
+``### END RUBRIC`` (``parse`` says what it holds). nbgrader replaces a markdown answer whole in the
+release, so the rubric never reaches students; ``autograder.course.lint`` checks that it stays where
+that holds.
 """
 
 import re
@@ -59,7 +49,16 @@ def split(source):
 
 
 def parse(text):
-    """Return (Rubric, problems) of a rubric block's text (without its markers)."""
+    """Return (Rubric, problems) of a rubric block's text (without its markers)::
+
+        - 1 point: the density written out and its negative logarithm taken ...
+        - 1 point: which term penalises over-confidence and which under-confidence ...
+
+        Common wrong answers:
+        - $+\\log\\sigma$ written as $-\\log\\sigma$ ...
+
+    A criterion is ``- N point(s): text``, a wrong answer a ``- text`` after the
+    ``Common wrong answers:`` line; an indented line continues the item above."""
     criteria, wrong, problems, section = [], [], [], "criteria"
     for line in text.split("\n"):
         if not line.strip():

@@ -1,16 +1,8 @@
 """Collect submissions into the course's ``submitted/`` folder, as nbgrader expects.
 
-Inputs, each turned into ``submitted/<student>/<assignment>/<notebook>.ipynb``:
-
-* a notebook file: the student id is its file name (``alice.ipynb``), or its
-  folder's name when the file keeps the assignment's notebook name;
-* an nbgrader ``submitted/`` tree: ``<student>/<assignment>/*.ipynb`` (any
-  other files beside the notebooks are kept as the student handed them in);
-* a folder of ``<student>.ipynb`` files;
-* a zip of either, as a learning-management system exports it.
-
-An existing submission is never overwritten silently: the same files again
-are fine (it is graded again); different files are refused unless
+Notebooks, folders, nbgrader ``submitted/`` trees and zips (``collect`` lists what each may be) become
+``submitted/<student>/<assignment>/<notebook>.ipynb``. An existing submission is never overwritten
+silently: the same files again are fine (it is graded again); different files are refused unless
 ``replace`` is set, and then the old ones are kept in ``submitted_replaced/``.
 """
 
@@ -101,6 +93,15 @@ def _same(folder, notebooks, extra, origin):
 
 def collect(root, assignment, names, paths, replace=False):
     """Copy every submission in ``paths`` into ``root/submitted``; return a list of Collected.
+
+    Each of ``paths`` may be:
+
+    * a notebook file: the student id is its file name (``alice.ipynb``), or its folder's name when
+      the file keeps the assignment's notebook name;
+    * an nbgrader ``submitted/`` tree: ``<student>/<assignment>/*.ipynb`` (any other files beside the
+      notebooks are kept as the student handed them in);
+    * a folder of ``<student>.ipynb`` files;
+    * a zip of either, as a learning-management system exports it.
 
     An input that cannot be read gets a Collected with its error; raises
     ValueError when the inputs hold no submission at all.

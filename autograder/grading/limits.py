@@ -1,18 +1,9 @@
 """Run the grading worker for one submission within limits, and leave nothing running.
 
-``run_isolated`` starts a grading worker (``autograder.worker``, forked by
-``autograder.worker.launcher``) in a new session and watches it: past the
-submission's wall-clock limit, when the worker, its kernel, the slot's examiner that
-reads its answers and everything they started use more memory than the limit (the
-files in their sandboxes' in-memory folders included), or when the
-kernel puts more than a few files in the one folder of the grader's disk it can
-write to (``GradingJob.kernel_io``) or too much into its stdout and stderr (pipes
-the host copies into the log: ``_Output``), the whole lot is killed. Whatever happens, every
-process the submission started is gone when ``run_isolated`` returns. The
-worker's stdin stays open until then: if the process that called
-``run_isolated`` dies, the worker sees its end and stops
-(``autograder.worker``). The worker's result comes back through a file of its
-own, whose descriptor it keeps from the kernel.
+A submission is the student's code: it may run forever, fill the memory or the disk, flood its
+output or leave processes behind. So ``run_isolated`` starts a grading worker (``autograder.worker``,
+forked by ``autograder.worker.launcher``) in a new session and watches it: past a limit the whole lot
+is killed, and whatever happens, every process the submission started is gone when it returns.
 """
 
 import os
@@ -265,7 +256,16 @@ def _watch(worker, limits, start, kernel_io="", output=None, examiner=None):
 
 def run_isolated(job, limits, examiner=None):
     """Grade one submission (a ``worker.GradingJob``) within ``limits``, the memory of the slot's
-    ``examiner`` (a pid) counted with the worker's; return a WorkerResult."""
+    ``examiner`` (a pid) counted with the worker's; return a WorkerResult.
+
+    The worker, its kernel, the examiner that reads its answers and everything they started are killed
+    past the submission's wall-clock limit, when they use more memory than the limit (the files in their
+    sandboxes' in-memory folders included), or when the kernel puts more than a few files in the one
+    folder of the grader's disk it can write to (``GradingJob.kernel_io``) or too much into its stdout
+    and stderr (pipes the host copies into the log: ``_Output``). The worker's stdin stays open until
+    this returns: if the process that called it dies, the worker sees its end and stops
+    (``autograder.worker``). The worker's result comes back through a file of its own, whose descriptor
+    it keeps from the kernel."""
     start = time.monotonic()
     with scratch_folder("bdl-worker-io-") as io_dir:
         log = open(Path(io_dir) / "log", "w+b")

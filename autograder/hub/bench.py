@@ -5,11 +5,8 @@ instructor bdlloadi, then: the instructor releases 01_likelihoods; every student
 logs in, gets a token, starts a server, lists, fetches and submits through the hub's REST API; the
 instructor collects and releases feedback; every student at once fetches it and it must land in that
 student's own home. It prints each step's latency (p50, p95, max), every error, the peak RSS of the hub,
-the proxy and the users' servers, and the wall time; it exits 1 on any error.
-
-The feedback pages are the benchmark's own ("load benchmark feedback", in nbgrader's layout
-feedback/<student>/01_likelihoods/likelihoods.html with the submission's timestamp and secret, which
-release_feedback hashes): grading 30 submissions takes minutes and ``bench`` measures it already.
+the proxy and the users' servers, and the wall time; it exits 1 on any error. The feedback pages are the
+benchmark's own (``write_feedback``): grading 30 submissions takes minutes and ``bench`` measures it already.
 """
 
 import json
@@ -204,7 +201,8 @@ def students_fetch_feedback(base, course, load):
 
 def write_feedback(course, instructor):
     """A page per collected submission in nbgrader's feedback layout, with the timestamp and secret
-    release_feedback hashes; return the students."""
+    release_feedback hashes; return the students. Each is the benchmark's own ("load benchmark feedback",
+    at feedback/<student>/01_likelihoods/likelihoods.html), not graded."""
     students = []
     for submitted in sorted(Path(course, "submitted").glob(f"*/{ASSIGNMENT}")):
         student = submitted.parent.name

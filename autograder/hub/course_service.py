@@ -1,14 +1,11 @@
 """The course's service: JupyterLab with formgrader, the course folder and a terminal, for the instructor and
 the graders (nbgrader's set-up for several graders), run as the course account, which owns the course folder.
 
-JupyterHub starts it as root (the service ``course-server`` in jupyterhub_config.py), and again if it exits;
-the hub routes /services/<course>/ to it and signs the staff in (the service <course>). This process takes a
-/tmp of its own and the staff's limits (they grade here: ``grade``'s slots follow them), drops to the course
-account and becomes ``jupyterhub-singleuser`` at the service's address. Where systemd runs the machine, the
-limits are a systemd scope's (``systemd-run --scope``: the unit bdl-course-<course>.scope); elsewhere a cgroup
-this process makes. Whoever the hub lets in (the
-group formgrade-<course>) works there as the course account, never as the instructor: a grader reaches the
-course, not the instructor's home, terminal or admin rights.
+Whoever the hub lets in (the group formgrade-<course>) works there as the course account, never as the
+instructor: a grader reaches the course, not the instructor's home, terminal or admin rights. JupyterHub
+starts it as root (the service ``course-server`` in jupyterhub_config.py), and again if it exits; the hub
+routes /services/<course>/ to it and signs the staff in (the service <course>). ``main`` takes the staff's
+limits, drops to the course account and becomes ``jupyterhub-singleuser`` at the service's address.
 
     python -m autograder.hub.course_service HUB_DIR
 """
@@ -88,6 +85,10 @@ def in_scope(settings, account, program):
 
 
 def main(hub_dir):
+    """Take a /tmp of its own and the staff's limits (they grade here: ``grade``'s slots follow them), drop to
+    the course account and become ``jupyterhub-singleuser``. Where systemd runs the machine, the limits are a
+    systemd scope's (``systemd-run --scope``: the unit bdl-course-<course>.scope); elsewhere a cgroup this
+    process makes."""
     settings = stored_settings(hub_dir)
     account = pwd.getpwnam(settings.course_account)
     program = f"{settings.venv}/bin/jupyterhub-singleuser"

@@ -1,25 +1,9 @@
 """``python -m autograder hub``: the course on a JupyterHub on one machine, for a whole class.
 
-Run as root. Each step is skipped when it is done already, so running it again
-restarts the hub with new students added:
-
-- HUB_DIR/venv: the course's pinned environment (pyproject.toml), installed from a
-  copy of the packages, never the repository, so no user needs to read this
-  repository (it holds every answer). Every user's server and kernel run from it.
-- HUB_DIR/proxy: configurable-http-proxy, pinned by deploy/proxy/package-lock.json.
-- HUB_DIR/data: the data step's arrays, readable by every user.
-- HUB_DIR/exchange: nbgrader's exchange, outside every home; its course folder
-  belongs to the course account, so no student can plant an assignment there.
-- a Unix account per user (the instructor, the graders and the roster's
-  students), home mode 0700, and the course account grader-<course>, which
-  no one logs in as: its course folder ~/<course>, a copy of this course, is
-  what the course's service (formgrader, for the instructor and the graders)
-  works on.
-- the gradebook's students and the hub's groups (nbgrader-<course> for students,
-  formgrade-<course> for the instructor and graders) from the roster.
-
-Then it runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
-until it is stopped.
+Run as root. It installs what the hub needs under HUB_DIR (the course's environment, the proxy, the
+data, nbgrader's exchange), makes a Unix account per user and the course account whose course folder
+the staff grade in, then runs JupyterHub until it is stopped. Each step is skipped when it is done
+already, so running it again restarts the hub with new students added (``set_up`` lists the steps).
 """
 
 import argparse
@@ -144,7 +128,25 @@ def instructor_login(settings):
 
 
 def set_up(settings, data_dir=None, log=print):
-    """Everything but starting the hub; return the config file's path."""
+    """Everything but starting the hub; return the config file's path. Each step is skipped when done:
+
+    - HUB_DIR/venv: the course's pinned environment (pyproject.toml), installed from a copy of the
+      packages, never the repository, so no user needs to read this repository (it holds every answer).
+      Every user's server and kernel run from it.
+    - HUB_DIR/proxy: configurable-http-proxy, pinned by deploy/proxy/package-lock.json.
+    - HUB_DIR/data: the data step's arrays, readable by every user.
+    - HUB_DIR/exchange: nbgrader's exchange, outside every home; its course folder belongs to the
+      course account, so no student can plant an assignment there.
+    - a Unix account per user (the instructor, the graders and the roster's students), home mode 0700,
+      and the course account grader-<course>, which no one logs in as: its course folder ~/<course>, a
+      copy of this course, is what the course's service (formgrader, for the instructor and the
+      graders) works on.
+    - the gradebook's students and the hub's groups (nbgrader-<course> for students, formgrade-<course>
+      for the instructor and graders) from the roster.
+
+    Then ``main`` runs JupyterHub with HUB_DIR/jupyterhub_config.py (autograder/hub/jupyterhub_config.py)
+    until it is stopped.
+    """
     from autograder.hub.spawner import NO_LIMITS, limits_unavailable  # JupyterHub's: not for every command
 
     check_machine(settings)

@@ -1,18 +1,12 @@
 """The hub's spawners: each server in its user's own Unix account, with ``mem_limit``, ``cpu_limit``, a cap on
 its tasks and a /tmp and /dev/shm of its own, for the roster and the staff only.
 
-Where systemd runs the machine (PID 1), each server is a systemd unit of its own (jupyterhub-systemdspawner:
-MemoryMax, CPUQuota, TasksMax, PrivateTmp, a TemporaryFileSystem on /dev/shm), as systemd wants every cgroup to be its own; a server then
-outlives a restart of the hub. Elsewhere (a container, a machine without systemd) CourseSpawner below sets
-the same limits itself, in a cgroup per user:
-
-LocalProcessSpawner itself only passes the limits on as MEM_LIMIT and CPU_LIMIT. Here the server joins
-its cgroup before it drops root (so every process it starts is in it, kernels included); the kernel
-then stops a user's processes at the memory limit, slows them at the CPU limit and refuses them a new
-process or thread past the task limit, so one student's runaway training or fork bomb cannot take the
-machine from the class. Its /tmp is its user's own folder and its /dev/shm a new tmpfs (a mount
-namespace of its own), so no one sees or plants another's temporary or shared-memory files. Limits fail closed: a server whose limits cannot be set is
-not started, unless the hub runs with --no-limits.
+The limits keep one student's runaway training or fork bomb from taking the machine from the class;
+the private /tmp and /dev/shm keep anyone from seeing or planting another's temporary or
+shared-memory files. Where systemd runs the machine (PID 1), each server is a systemd unit of its own
+(``CourseSystemdSpawner``), as systemd wants every cgroup to be its own; elsewhere (a container, a
+machine without systemd) ``CourseSpawner`` sets the same limits itself, in a cgroup per user. Limits
+fail closed: a server whose limits cannot be set is not started, unless the hub runs with --no-limits.
 """
 
 import ctypes
@@ -180,7 +174,8 @@ class CourseOnly(Configurable):
 
 class CourseSystemdSpawner(CourseOnly, SystemdSpawner):
     """Each server a transient systemd unit (jupyter-<user>-singleuser) with its limits, a private /tmp and
-    a private /dev/shm."""
+    a private /dev/shm (jupyterhub-systemdspawner: MemoryMax, CPUQuota, TasksMax, PrivateTmp, a
+    TemporaryFileSystem on /dev/shm). A server then outlives a restart of the hub."""
 
     isolate_tmp = Bool(True, help="a /tmp of the server's own (PrivateTmp)").tag(config=True)
 
@@ -192,7 +187,13 @@ class CourseSystemdSpawner(CourseOnly, SystemdSpawner):
 
 
 class CourseSpawner(CourseOnly, LocalProcessSpawner):
-    """Each server a process the hub starts, in a cgroup of its own that it makes, with a private /tmp."""
+    """Each server a process the hub starts, in a cgroup of its own that it makes, with a private /tmp.
+
+    LocalProcessSpawner itself only passes the limits on as MEM_LIMIT and CPU_LIMIT. Here the server joins
+    its cgroup before it drops root (so every process it starts is in it, kernels included); the kernel
+    then stops a user's processes at the memory limit, slows them at the CPU limit and refuses them a new
+    process or thread past the task limit. Its /tmp is its user's own folder and its /dev/shm a new tmpfs
+    (a mount namespace of its own)."""
 
     limits = Bool(True, help="refuse a server whose limits cannot be set (False: start it without)").tag(config=True)
     tmp_root = Unicode("", help="a folder holding each user's private /tmp (empty: the machine's /tmp)").tag(

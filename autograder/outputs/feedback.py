@@ -1,27 +1,11 @@
 """Feedback for students: nbgrader's HTML, showing only the tests' own words.
 
-nbgrader renders feedback from the autograded notebook, where every test cell
-is restored in full from the gradebook: hidden tests, their markers and any
-reference code they hold; and every cell keeps what it printed, which a
-submission may have filled with what it read of the tests. ``HideHiddenTests``
-is a preprocessor in nbgrader's feedback pipeline (set in
-``nbgrader_config.py``, so ``nbgrader generate_feedback`` by hand is safe too).
-In the feedback:
-
-* each test cell with hidden tests keeps the visible tests and one line that
-  says whether the hidden part passed;
-* a failed test cell shows one error line: the message, when an assertion of
-  the test cell itself or of ``bdl.checks`` or ``bdl.questions`` called from it raised it, with any
-  line that holds a secret (a hidden test, model answer or rubric line)
-  redacted; for any other error only its type and a fixed sentence, since the
-  message of an error the student's code raised is the student's code's to
-  choose; a test cell left out because it stopped the grading kernel says so;
-* under it, the likely mistake that ``bdl.diagnoses`` noted, if any: only
-  the tables' own sentences count, so nothing else of the error gets through;
-* no other output of any cell: neither tracebacks (they quote the code) nor
-  what a cell printed or displayed.
-
-The instructor's autograded notebooks keep everything.
+nbgrader renders feedback from the autograded notebook, where every test cell is restored in full
+from the gradebook (hidden tests, their markers, any reference code they hold), and every cell keeps
+what it printed, which a submission may have filled with what it read of the tests. So
+``HideHiddenTests``, a preprocessor in nbgrader's feedback pipeline (set in ``nbgrader_config.py``,
+so ``nbgrader generate_feedback`` by hand is safe too), leaves visible tests, verdicts and vetted
+messages only. The instructor's autograded notebooks keep everything.
 """
 
 import functools
@@ -95,7 +79,11 @@ def _identifier(text, limit=40):
 
 
 def shown_message(error, execution_count, secrets):
-    """The one line a student sees for a failed test cell."""
+    """The one line a student sees for a failed test cell: the message, when an assertion of the test cell
+    itself or of ``bdl.checks`` or ``bdl.questions`` called from it raised it, with any line that holds a
+    secret (a hidden test, model answer or rubric line) redacted; for any other error only its type and a
+    fixed sentence, since the message of an error the student's code raised is the student's code's to
+    choose; a test cell left out because it stopped the grading kernel says so."""
     name = _identifier(error.get("ename", ""))
     if error.get("evalue") == SKIPPED_MESSAGE:  # the grader's own sentence: a cell that stopped the kernel
         return f"{name}: {SKIPPED_MESSAGE}"
@@ -118,7 +106,16 @@ def _secret_lines(root):
 
 
 class HideHiddenTests(NbGraderPreprocessor):
-    """Leave the feedback only the tests' own words: visible tests, verdicts, vetted messages."""
+    """Leave the feedback only the tests' own words: visible tests, verdicts, vetted messages.
+
+    * each test cell with hidden tests keeps the visible tests and one line that says whether the
+      hidden part passed;
+    * a failed test cell shows one error line (``shown_message``), and under it the likely mistake that
+      ``bdl.diagnoses`` noted, if any: only the tables' own sentences count, so nothing else of the error
+      gets through;
+    * no other output of any cell: neither tracebacks (they quote the code) nor what a cell printed or
+      displayed.
+    """
 
     def preprocess(self, nb, resources):
         root = self.config.CourseDirectory.get("root")

@@ -3,16 +3,8 @@ Moodle's grade import CSV.
 
 Totals are the gradebook's: automatic points plus the hand grades entered in formgrader. Whom each
 row is for comes from nbgrader's student records (name, email, ``lms_user_id``) and, where the LMS
-knows students by other ids, from a student-id mapping file (``--students``), a CSV with the column
-``nbgrader_id`` and any of ``MAPPING_COLUMNS``.
-
-Canvas (Grades > Import) reads a header ``Student, ID, SIS User ID, SIS Login ID, Section`` and one
-column per assignment, ``<name> (<Canvas assignment id>)`` (without an id Canvas creates an
-assignment of that name), then an optional ``Points Possible`` row; it finds each student by ``ID``,
-then ``SIS User ID``, ``SIS Login ID``, then the name. Moodle (Grades > Import > CSV file) reads any
-header: its import page maps a column such as ``Email address`` (to ``useremail``) or ``ID number``
-(to ``useridnumber``) to its users, and each other column to a grade item; every row has as many
-fields as the header.
+knows students by other ids, from a student-id mapping file (``read_mapping``). Each file is written
+as its system's import page reads it (``write_canvas``, ``write_moodle``).
 """
 
 import csv
@@ -53,8 +45,9 @@ class Student:
 
 
 def read_mapping(path):
-    """Return {nbgrader id: {column: value}} of a student-id mapping file; raise ValueError on a
-    missing ``nbgrader_id`` column, an unknown column or an id given twice."""
+    """Return {nbgrader id: {column: value}} of a student-id mapping file (``--students``: a CSV with the
+    column ``nbgrader_id`` and any of ``MAPPING_COLUMNS``); raise ValueError on a missing ``nbgrader_id``
+    column, an unknown column or an id given twice."""
     with open(path, newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         columns = [name.strip() for name in reader.fieldnames or []]
@@ -134,7 +127,12 @@ def canvas_column(assignment, canvas_assignment_id=None):
 
 
 def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
-    """Write the Canvas gradebook CSV; return its rows (after the header and Points Possible)."""
+    """Write the Canvas gradebook CSV; return its rows (after the header and Points Possible).
+
+    Canvas (Grades > Import) reads a header ``Student, ID, SIS User ID, SIS Login ID, Section`` and one
+    column per assignment, ``<name> (<Canvas assignment id>)`` (without an id Canvas creates an
+    assignment of that name), then an optional ``Points Possible`` row; it finds each student by ``ID``,
+    then ``SIS User ID``, ``SIS Login ID``, then the name."""
     column = canvas_column(item_name or totals.assignment, canvas_assignment_id)
     rows = [
         {
@@ -157,7 +155,11 @@ def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
 
 
 def write_moodle(totals, path, item_name=None):
-    """Write the Moodle grade import CSV; return its rows."""
+    """Write the Moodle grade import CSV; return its rows.
+
+    Moodle (Grades > Import > CSV file) reads any header: its import page maps a column such as
+    ``Email address`` (to ``useremail``) or ``ID number`` (to ``useridnumber``) to its users, and each
+    other column to a grade item; every row has as many fields as the header."""
     column = item_name or totals.assignment
     rows = [
         {

@@ -5,15 +5,7 @@ server it runs in, where a script could act as the grader (on a hub, open a term
 account); nbgrader's templates render markdown with raw HTML passed through. ``nbgrader_config.py``
 puts these two filters in place of nbconvert's for every page rendered from a notebook (formgrader's
 submission view, the feedback pages), and ``NoFileLinks`` before them: markdown rendered as nbconvert
-does, then cleaned to the tags and attributes a notebook's text needs, with
-
-* no script, event handler or ``javascript:`` link;
-* no ``id``, ``name`` or ``class`` but highlighted code's: formgrader binds each score to the first
-  element with the test's id inside a ``.nbgrader_cell``, and its "full credit" button by class
-  (``formgrade.js``), so a student's element carrying them would take the grader's clicks;
-* nothing that loads an address by itself: images only from the notebook's own data (``data:image/``),
-  links only to a whole address (``https://...``), never one of the server's own pages, which the
-  grader's browser would request with the grader's login.
+does, then cleaned to the tags and attributes a notebook's text needs (``clean_html``).
 """
 
 import re
@@ -85,7 +77,8 @@ CODE_BLOCK = re.compile(r"hl-[a-z0-9+_-]+")
 
 
 def _allowed(tag, name, value):
-    """Whether attribute ``name="value"`` of ``tag`` may stay (``ATTRIBUTES``, and the rules above)."""
+    """Whether attribute ``name="value"`` of ``tag`` may stay (``ATTRIBUTES``, and the rules of
+    ``clean_html``)."""
     if name == "class":
         return all(token in CODE_CLASSES or CODE_BLOCK.fullmatch(token) for token in value.split())
     if name not in ATTRIBUTES.get(tag, ()):
@@ -102,7 +95,16 @@ def _allowed(tag, name, value):
 
 def clean_html(html):
     """``html`` with only ``TAGS`` and the attributes ``_allowed`` keeps (others removed, their text
-    kept as text)."""
+    kept as text), so that it holds
+
+    * no script, event handler or ``javascript:`` link;
+    * no ``id``, ``name`` or ``class`` but highlighted code's: formgrader binds each score to the first
+      element with the test's id inside a ``.nbgrader_cell``, and its "full credit" button by class
+      (``formgrade.js``), so a student's element carrying them would take the grader's clicks;
+    * nothing that loads an address by itself: images only from the notebook's own data
+      (``data:image/``), links only to a whole address (``https://...``), never one of the server's
+      own pages, which the grader's browser would request with the grader's login.
+    """
     html = html.decode() if isinstance(html, bytes) else str(html)
     return bleach.clean(html, tags=TAGS, attributes=_allowed, protocols=PROTOCOLS, strip=True)
 

@@ -1,24 +1,12 @@
 """Diagnoses: which known mistake a failing answer seems to make, recognised by what it computes.
 
-A test cell runs its asserts inside ``with diagnosed("gaussian_nll"):``. When one of them
-fails (or the answer crashes), the answer is looked up by name in the notebook's namespace
-and handed to the recogniser of each known mistake in its function's table, in order. The
-first that matches adds one line under the error, as a note: ``Likely mistake: <sentence>``.
-The sentence says what the code seems to do and what the spec asks, with no code and no
-numbers. Where nothing matches, the error is as it was, saying what was checked.
-
-A recogniser runs the answer on probe inputs chosen so that the mistake shows: it compares
-the answer with the *wrong* computation the mistake makes, or the answer with itself (twice
-the examples, twice the score: a sum, not a mean). It never computes the right answer, which
-must not ship in this package (students get it), nor lean on one a hidden test defines (the
-answer could call it while it is graded).
-
-A diagnosis only adds words to a failure: it never makes a test pass or fail. It runs the
-answer with its output silenced and every error caught, so a probe cannot break the cell.
-
-One table per assignment, in this package's modules, maps each graded function (by its
-cell's grade id) to the name the notebook defines it under and its mistakes; ``probes`` holds
-what they are made of.
+A test cell runs its asserts inside ``with diagnosed("gaussian_nll"):``. When one fails, the first
+mistake of the function's table whose recogniser matches the answer adds one line under the error:
+``Likely mistake: <sentence>``, which says what the code seems to do and what the spec asks, with no
+code and no numbers. A recogniser never computes the right answer: students get this package. A
+diagnosis only adds words to a failure; it never makes a test pass or fail. One table per assignment,
+in this package's modules, maps each graded function (by its cell's grade id) to the name the notebook
+defines it under and its mistakes; ``probes`` holds what they are made of.
 """
 
 import contextlib
@@ -102,7 +90,14 @@ def noted(text):
 
 
 def diagnose(grade_id, answer):
-    """The first mistake of ``grade_id``'s table that ``answer`` seems to make, or None."""
+    """The first mistake of ``grade_id``'s table that ``answer`` seems to make, or None.
+
+    A recogniser runs the answer on probe inputs chosen so that the mistake shows: it compares the
+    answer with the *wrong* computation the mistake makes, or the answer with itself (twice the
+    examples, twice the score: a sum, not a mean). It never computes the right answer, which must not
+    ship in this package (students get it), nor leans on one a hidden test defines (the answer could
+    call it while it is graded). Each runs with its output silenced and every error caught
+    (``_quietly``), so a probe cannot break the cell."""
     function = all_tables().get(grade_id)
     for mistake in function.mistakes if function else ():
         if _quietly(mistake.recognise, answer):
@@ -121,6 +116,10 @@ def _quietly(recognise, *args):
 
 class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``)
     """Run a test cell's asserts; on failure, note the answer's likely mistake under the error.
+
+    When one of them fails (or the answer crashes), the answer is looked up by name in the notebook's
+    namespace and diagnosed (``diagnose``); where no mistake matches, the error is as it was, saying
+    what was checked.
 
     A class, not a generator: the error then leaves with its own traceback, so the feedback
     still finds the test cell's line that raised it."""

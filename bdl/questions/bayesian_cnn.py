@@ -1,16 +1,12 @@
 """Questions and stand-ins for the tests of 04 (Bayesian CNN).
 
 The tests build models and layers with the student's functions, then look at them: their layers'
-classes and settings, the distributions they output, what they were compiled with. In the examiner
-a model is a handle in the student's kernel; the questions here report what a test needs of it as
-data (class names, whether two objects are one, the gradients that reach its variables), and the
-test compares them with what it expects, on its side.
-
-The stand-ins are the tests' inputs: a divergence function, priors and posteriors for the dense
-variational layer, a loss to compile with, models for ``mc_entropy_decomposition``. None of them is
-a graded function's answer. Those whose state a test reads back (how often they were called) are
-made in the kernel with ``made``, so that the test holds a handle to the very object the student's
-code was given.
+classes and settings, the distributions they output, what they were compiled with. In the examiner a
+model is a handle in the student's kernel, so the questions here report what a test needs of it as
+data (class names, whether two objects are one, the gradients that reach its variables), and the test
+compares them with what it expects, on its side. The stand-ins are the tests' inputs, never a graded
+function's answer; those whose state a test reads back (how often they were called) are made in the
+kernel with ``made``, so that the test holds a handle to the very object the student's code was given.
 """
 
 import functools

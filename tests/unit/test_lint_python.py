@@ -1,11 +1,12 @@
 """The Python of the repository passes ruff, with the rules and exclusions of pyproject.toml's
 [tool.ruff] (pyflakes, syntax errors, imports, statements, whitespace), and is as `ruff format`
 writes it, and the process contracts pass mypy; so `make test` and `make test-fast` lint it, and
-`make lint` runs the same checks alone.
+`make lint` runs the same checks alone. The module docstrings of bdl/ and autograder/ are short.
 
 Fast: ruff reads the whole tree in well under a second; no kernel.
 """
 
+import ast
 import subprocess
 import sys
 
@@ -56,3 +57,56 @@ def test_the_process_contracts_type_check():
     )
     assert "No module named mypy" not in result.stderr, "mypy is not installed here: run `make` to reinstall"
     assert result.returncode == 0, f"mypy found problems (`make lint` shows them):\n{result.stdout}{result.stderr}"
+
+
+# A module's docstring says what the module is for and why, in a few lines a reader takes in at a glance;
+# what one function does belongs in that function's docstring, and the design in ARCHITECTURE.md.
+MAX_MODULE_DOCSTRING_LINES = 12
+# Being restructured: the engineer doing it will shrink their docstrings and empty this list.
+LONG_DOCSTRINGS_FOR_NOW = (
+    "autograder/worker/",
+    "bdl/wire.py",
+    "bdl/questions/__init__.py",
+    "autograder/grading/task.py",
+)
+
+
+def _long_module_docstrings(root, exempt=LONG_DOCSTRINGS_FOR_NOW):
+    """Every module of bdl/ and autograder/ under ``root`` whose docstring (the string's own lines, its
+    quotes included) runs past ``MAX_MODULE_DOCSTRING_LINES``, but those ``exempt`` names (a file, or a
+    folder that holds it)."""
+    found = []
+    for path in sorted([*(root / "bdl").rglob("*.py"), *(root / "autograder").rglob("*.py")]):
+        name = path.relative_to(root).as_posix()
+        body = ast.parse(path.read_text()).body
+        if name.startswith(exempt) or not body or not isinstance(body[0], ast.Expr):
+            continue
+        first = body[0].value
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            lines = first.end_lineno - first.lineno + 1
+            if lines > MAX_MODULE_DOCSTRING_LINES:
+                found.append(f"{name}: {lines} lines")
+    return found
+
+
+def test_module_docstrings_are_short():
+    found = _long_module_docstrings(REPO)
+    assert found == [], (
+        f"module docstrings longer than {MAX_MODULE_DOCSTRING_LINES} lines: say what the module is for and why, "
+        "and move what one function does to that function's docstring:\n" + "\n".join(found)
+    )
+
+
+def test_the_docstring_check_finds_a_long_one(tmp_path):
+    for name, lines in (
+        ("bdl/long.py", 13),
+        ("bdl/short.py", 12),
+        ("autograder/__init__.py", 1),
+        ("autograder/grading/task.py", 20),
+        ("autograder/worker/long.py", 40),
+        ("autograder/none.py", 0),
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        docstring = '"""' + "\n".join(["what"] * lines) + '"""\n' if lines else ""
+        (tmp_path / name).write_text(docstring + "x = 1\n")
+    assert _long_module_docstrings(tmp_path) == ["bdl/long.py: 13 lines"]

@@ -1,124 +1,100 @@
-"""The layout: packages import each other in one direction, and newcomers get told what to pass."""
+"""The layout: packages import each other in one direction, and newcomers get told what to pass.
+
+The import rules are import-linter contracts ([tool.importlinter] in pyproject.toml), run here by
+lint-imports; this file checks, by hand, the few rules the contracts cannot state.
+"""
 
 import ast
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
+import grimp
 import pytest
 
 from autograder.course.directory import REPO
 
-
-def _imports(package):
-    """Return {module: set of modules of ``package`` it imports}."""
-    graph = {}
-    for path in sorted((REPO / package).rglob("*.py")):
-        module = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                names |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                names |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
-        graph[module] = {name for name in names if name.split(".")[0] == package} - {module}
-    for module, names in graph.items():  # "from autograder import cells" names a module
-        graph[module] = {name for name in names if name in graph}
-    return graph
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
-def _cycle(graph):
-    """Return one import circle as a list of modules, or None."""
-    state = {}
-
-    def visit(module, path):
-        state[module] = "open"
-        for name in sorted(graph[module]):
-            if state.get(name) == "open":
-                return path[path.index(name) :] + [name]
-            if name not in state:
-                found = visit(name, path + [name])
-                if found:
-                    return found
-        state[module] = "done"
-        return None
-
-    for module in sorted(graph):
-        if module not in state:
-            found = visit(module, [module])
-            if found:
-                return found
-    return None
+def _lint_imports(root, *contract):
+    """lint-imports on the packages and pyproject.toml at ``root``; ``contract``: only those ids."""
+    assert LINT_IMPORTS.exists(), f"no {LINT_IMPORTS}: run `make` to install pyproject.toml's test group"
+    ids = [arg for name in contract for arg in ("--contract", name)]
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache", "--no-logo", *ids], cwd=root, capture_output=True, text=True, timeout=300
+    )
 
 
-@pytest.mark.parametrize("package", ["autograder", "bdl"])
-def test_no_import_circle(package):
-    graph = _imports(package)
-    assert graph, f"no modules found in {package}"
-    assert _cycle(graph) is None, f"import circle: {' -> '.join(_cycle(graph))}"
+def test_the_imports_keep_the_contracts():
+    result = _lint_imports(REPO)
+    assert result.returncode == 0, (
+        f"an import breaks a contract (`make lint` shows it):\n{result.stdout}{result.stderr}"
+    )
 
 
-# The floors: which part of autograder may import which, by where its code runs.
-NEVER = {
-    "autograder.course": (
-        "autograder.grading",
-        "autograder.worker",
-        "autograder.outputs",
-        "autograder.hub",
-        "autograder.checktests",
-        "autograder.selfgrade",
-        "autograder.studentkit",
-        "autograder.__main__",
-    ),
-    "autograder.worker": ("autograder.grading", "autograder.outputs", "autograder.hub"),
-    "autograder.hub": ("autograder.grading",),
-    "autograder.grading": ("autograder.hub",),
+# One import each contract forbids, planted in a copy of the packages: a contract that matched no module
+# (a renamed package, a wildcard gone stale) would pass everything.
+PLANTED = {
+    "students-package": ("bdl/words.py", "import autograder.course.cells"),
+    "floors": ("autograder/course/cells.py", "import autograder.grading.host"),
+    "hub-and-grading": ("autograder/hub/setup.py", "import autograder.grading.limits"),
+    "guard": ("autograder/worker/guard.py", "import autograder.worker.job"),
+    "no-circles": ("autograder/course/cells.py", "import autograder.course.rubric"),
 }
 
 
-def _crossings(graph):
-    """Every import that goes where ``NEVER`` forbids, and every import of autograder by the guard."""
-    found = []
-    for module, names in sorted(graph.items()):
-        for part, forbidden in NEVER.items():
-            if module == part or module.startswith(part + "."):
-                found += [f"{module} imports {name}" for name in sorted(names) if name.startswith(forbidden)]
-    # the guard runs inside the student's kernel: it takes nothing from the instructor's package
-    found += [f"autograder.worker.guard imports {name}" for name in sorted(graph.get("autograder.worker.guard", ()))]
-    return found
+@pytest.mark.parametrize("contract", sorted(PLANTED))
+def test_each_contract_finds_a_planted_import(tmp_path, contract):
+    for package in ("autograder", "bdl"):
+        shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    assert _lint_imports(tmp_path, contract).returncode == 0
+    path, line = PLANTED[contract]
+    with open(tmp_path / path, "a") as module:
+        module.write(f"\n{line}\n")
+    result = _lint_imports(tmp_path, contract)
+    assert result.returncode == 1 and "BROKEN" in result.stdout, result.stdout + result.stderr
 
 
-def test_each_part_imports_only_what_its_floor_allows():
-    graph = _imports("autograder")
-    assert {"autograder.course.directory", "autograder.worker.guard", "autograder.hub.setup"} <= set(graph)
-    assert _crossings(graph) == []
-    # importing the guard runs these first: they import nothing at all
+def _circles_through_an_init(graph):
+    """Every package whose __init__.py leads, import by import, to a module inside it that leads back: the
+    circles the no-circles contract cannot see, as a package's own __init__.py is none of its children."""
+    return [
+        f"{package} -> {module} -> {package}"
+        for package in sorted(graph.modules)
+        for module in sorted(graph.find_descendants(package))
+        if graph.chain_exists(importer=package, imported=module)
+        and graph.chain_exists(importer=module, imported=package)
+    ]
+
+
+def test_no_import_circle_through_a_package():
+    graph = grimp.build_graph("autograder", "bdl", cache_dir=None)
+    assert {"autograder.checktests.variants", "bdl.modes"} <= graph.modules
+    assert _circles_through_an_init(graph) == []
+
+
+def test_the_circle_finder_finds_a_circle_through_a_package():
+    graph = grimp.ImportGraph()
+    for importer, imported in (("p", "p.a"), ("p.a", "q"), ("q", "p"), ("p", "p.b")):
+        graph.add_import(importer=importer, imported=imported)
+    assert _circles_through_an_init(graph) == ["p -> p.a -> p"]
+
+
+def test_the_guards_way_in_imports_nothing():
+    # importing the guard runs these first, in the student's kernel: they import nothing at all, not even
+    # the standard library (the contracts only see imports of the two packages)
     for init in (REPO / "autograder" / "__init__.py", REPO / "autograder" / "worker" / "__init__.py"):
         assert not [
             node for node in ast.walk(ast.parse(init.read_text())) if isinstance(node, (ast.Import, ast.ImportFrom))
         ], f"{init} imports something"
 
 
-def test_the_floor_check_finds_a_crossing():
-    graph = {
-        "autograder.course.cells": {"autograder.grading.host"},
-        "autograder.worker.guard": {"autograder.course.cells"},
-        "autograder.hub.setup": {"autograder.grading.task"},
-        "autograder.grading.host": {"autograder.worker.job"},
-    }
-    assert _crossings(graph) == [
-        "autograder.course.cells imports autograder.grading.host",
-        "autograder.hub.setup imports autograder.grading.task",
-        "autograder.worker.guard imports autograder.course.cells",
-    ]
-
-
-def test_cycle_finder_finds_a_circle():
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b"}, "b": set()}) is None
-
-
-def test_students_package_never_imports_the_instructors():
+def test_students_package_never_names_the_instructors():
+    # beyond the students-package contract, which reads import statements: no import by a name in a string
+    # (importlib, `python -m autograder`), which it cannot see
     for path in (REPO / "bdl").rglob("*.py"):
         assert "autograder" not in path.read_text(), f"{path} mentions the instructor's package"
 

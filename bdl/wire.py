@@ -1,26 +1,11 @@
 """How the grader's questions reach the student's kernel, and its answers come back: as data only.
 
-When a notebook is graded, its test cells run in a process of the grader's own (the examiner),
-never in the student's kernel. Each name a test cell uses
-that the examiner does not define (``brier_score``, ``BayesianDense``) stands for the object of
-that name in the kernel: a ``Remote``. Calling it, or reading one of its attributes, is a
-*question*: the examiner sends the kernel a request (JSON), the kernel's ``respond`` looks the
-objects up, runs the question and returns its answer (JSON) in the request's reply, which the
-worker hands the examiner.
-
-Both directions carry data only, so neither side can run code of the other's by reading it:
-
-* values are Python's numbers, strings and containers of them, and NumPy arrays (as ``.npy``
-  bytes, read with ``allow_pickle=False``); a tensor or variable travels as its array and
-  is made anew on arrival;
-* a kernel object that is not data (a layer, a model) comes back as a *handle*: a number and
-  its class's names. The examiner can put further questions about it, never reach it;
-* the examiner's own arguments that are not data are named, never sent: a TFP distribution by
-  its class and parameters, a Keras initialiser by its config, and a library function or
-  class (``bdl.questions``' stand-ins, NumPy's, TensorFlow's) by its module and name, which the
-  kernel imports itself.
-
-An answer larger than ``MAX_ANSWER`` bytes, or of any other form, is no answer.
+A test cell runs in the examiner, where each kernel name it uses is a ``Remote``: calling it or
+reading an attribute sends the kernel a question, which ``respond`` runs there and answers in
+JSON. Values travel as numbers, strings, containers and NumPy arrays (``allow_pickle=False``); a
+kernel object that is not data comes back as a *handle*; the examiner's arguments that are not
+data (a distribution, an initialiser, a library function, a stand-in) are named, and the kernel
+makes them anew. So neither side runs code of the other's by reading it.
 """
 
 import base64

@@ -1,28 +1,10 @@
 """The grading worker: ``python -m autograder.worker`` autogrades one submission.
 
-``autograder.grading.limits`` starts it in a new session (forked by ``autograder.worker.launcher``, which
-has imported it once) and writes a ``GradingJob``
-(JSON, one line) to its stdin; it writes a ``WorkerResult`` (JSON) to the
-inherited file ``GradingJob.result_fd`` names, which no child of it holds; the kernel's
-stdout and stderr are the pipe ``GradingJob.kernel_output_fd`` names, not this process's. These two
-dataclasses are the whole contract between the processes. The sandbox keeps
-the worker's stdin open while it grades: when it reaches its end, whoever
-started the worker has died (a Dask worker killed mid-task), and the worker
-stops at once with all it started, so a grading that will be retried
-elsewhere does not go on writing into the gradebook.
-
-It grades with nbgrader's own ``autograde`` in the job's temporary course
-directory, which holds only this submission's notebooks: no ``source/`` (the
-hidden tests reach nbgrader through the gradebook), no ``release/``, no other
-student, no gradebook file (the gradebook's URL comes on stdin, not on a
-command line a kernel could read). Unless the job says otherwise, the kernel
-runs under bubblewrap (``autograder.worker.bwrap``), which hides the course
-directory and everything else from it. The kernel starts with ``autograder.worker.guard``
-installed (skipping the cells that crashed an earlier attempt, and standing in for the graded
-functions whose tests did), a cap on the number of processes (POSIX, not root) and nbgrader's
-per-cell timeout; this process notes each cell's key before it runs, in a file the kernel cannot
-reach (``GradingJob.progress``). The autograded notebook stays in the job's temporary course
-directory, where ``autograder.grading.host`` picks it up.
+It reads a ``GradingJob`` on stdin and writes a ``WorkerResult`` to the inherited file the job
+names (``autograder.worker.job``), grading with nbgrader's ``autograde`` in a scratch course
+folder that holds only this submission: no ``source/``, no other student. The kernel runs under
+bubblewrap with the guard installed; the test cells go to the examiner. When its stdin ends, whoever
+started it has died, and it stops at once with all it started.
 """
 
 import json
@@ -94,7 +76,8 @@ def error_summary(text):
 
 
 def grade(job):
-    """Autograde the job's submission; return a WorkerResult."""
+    """Autograde the job's submission; return a WorkerResult. The gradebook's URL comes in the job,
+    on stdin, never on a command line a kernel could read."""
     _limit_processes()
     scratch = Path(job.scratch)
     overrides = {

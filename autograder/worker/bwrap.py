@@ -1,24 +1,10 @@
-"""The grading kernel under bubblewrap: what a submission's code can see and touch.
+"""The grading kernel and the examiner under bubblewrap: what a submission's code can see and touch.
 
-The worker installs a kernelspec whose command runs ipykernel inside
-``bwrap``. Inside, the kernel sees:
-
-* the system (``/usr``, ``/etc``, ...), Python and the virtual environment,
-  the course's ``bdl`` and ``autograder`` packages and the data folder, all
-  read-only;
-* an empty working folder, ``/tmp`` and ``/dev/shm``, small in-memory file
-  systems of its own that vanish with it (the rest of ``/dev`` is read-only);
-* ``kernel_io``, the one folder shared with the worker, for the connection
-  file and the kernel's sockets: new for each grading run, and watched
-  (``autograder.grading.limits``), as the worker opens nothing in it.
-* debugpy's folder empty, so ipykernel starts without its debugger.
-
-It does not see the course directory (``source/``, ``release/``, ``tests/``,
-the gradebook), other submissions or the home directory, and it has no
-network: it talks to the worker over Unix sockets (ZeroMQ's ``ipc``
-transport) in ``kernel_io``. It runs in its own PID namespace and dies with
-its parent. Interrupts (the cell timeout) go as messages, since bwrap does not
-pass signals on to the kernel.
+Read-only: the system, Python, the virtual environment, the course's packages and data. Its own:
+an empty working folder, ``/tmp`` and ``/dev/shm``. Shared with the worker: ``kernel_io`` alone
+(the connection file and ZeroMQ's ``ipc`` sockets). Not there: the course directory, other
+submissions, the home folder, the network. It runs in its own PID namespace and dies with its
+parent; interrupts go as messages, since bwrap does not pass signals on.
 """
 
 import importlib.util

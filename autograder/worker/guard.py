@@ -1,24 +1,8 @@
-"""Kernel-side guard for grading: every cell of a submission starts from the state the grader
-set up, and a cell that killed the kernel once is left out of the next attempt.
+"""The guard in each grading kernel: every cell starts from the state the grader set up, and a
+cell that killed the kernel once is left out of the next attempt.
 
-``python -m autograder grade`` starts each grading kernel with ``install()``. The verdicts are
-not here: test cells run in the examiner (``autograder.worker.examiner``), outside this
-process, and nothing in this module can make a test pass. What it does is for fairness to an
-honest submission. Before and after every cell it puts back:
-
-* the working directory, ``os.environ`` and ``sys.path``: a cell that changes them, e.g.
-  clearing ``NBGRADER_EXECUTION`` to train in full mode, affects only itself;
-* ``warnings.showwarning``, pointed at stdout: nbgrader scores a cell zero when anything reaches
-  stderr, and a correct answer must not lose points because NumPy or a library warned.
-
-It also keeps a submission that kills its kernel from losing every later answer's points.
-The worker notes which cell was running when the kernel died or was killed (in a file of its
-own, out of the kernel's reach); on the next attempt, the cells whose keys (``cell_key``) are
-listed in ``$BDL_GRADING_SKIP`` are not run but raise an error instead, so they and whatever
-needs their names score zero and every other cell is graded. A graded function whose tests
-stopped the kernel is named in ``$BDL_GRADING_CRASHED``: after every cell, the guard puts a
-stand-in that raises at once in its place, so however many later cells call it, they fail with
-that error instead of stopping the kernel again.
+No verdict is decided here (test cells run in the examiner), so nothing in this module can make a
+test pass: it is there so an honest submission is not marked down for a cell's side effects.
 """
 
 import hashlib
@@ -85,7 +69,14 @@ class _Guard:
 
 
 def install(ipython=None):
-    """Snapshot now and restore before and after every cell of this IPython kernel; return the guard."""
+    """Snapshot now and restore before and after every cell of this IPython kernel; return the guard.
+
+    Before and after each cell it puts back the working folder, ``os.environ`` and ``sys.path`` (a cell
+    that clears ``NBGRADER_EXECUTION`` affects only itself), and ``warnings.showwarning`` pointed at
+    stdout (nbgrader scores a cell zero when anything reaches stderr). The cells whose keys
+    (``cell_key``) are in ``$BDL_GRADING_SKIP`` raise instead of running, so they and what needs their
+    names score zero. A graded function named in ``$BDL_GRADING_CRASHED`` (its tests stopped the
+    kernel) is replaced after every cell by a stand-in that raises at once."""
     import bdl  # Keras 2 for TensorFlow Probability; must precede TensorFlow
 
     ipython = ipython or get_ipython()  # noqa: F821 (defined in an IPython kernel)

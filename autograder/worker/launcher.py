@@ -1,22 +1,9 @@
 """Grading workers forked from a process that has imported them once.
 
 A fresh ``python -m autograder.worker`` spends about 1.9 s of CPU importing nbgrader, nbconvert and
-nbclient, more than it then spends grading a small hand-in. The launcher (``python -m
-autograder.worker.launcher``, one per grading host, started on its first submission) imports them
-once and forks a worker per submission. The fork starts a session of its own, takes the descriptors,
-working folder and environment the host gives it, as ``subprocess.Popen`` would, and runs
-``autograder.worker.__main__.main``. It holds no submission's data: each worker reads its job from
-its own stdin after the fork, and the launcher never reads a job.
-
-Host side: ``start`` returns a ``Worker`` with what ``autograder.grading.limits`` used of a
-``Popen``: ``pid``, ``stdin``, ``poll``, ``wait`` and ``returncode``. Where a process cannot be forked
-(not Linux), ``start`` starts a fresh process.
-
-The protocol, on a ``SOCK_SEQPACKET`` socket pair: a request is one message, the JSON of the folder,
-the environment and the descriptor numbers the worker gets, with those descriptors attached after a
-socket of the host's for this worker alone; on that socket the worker sends its pid once it is set up, then the
-launcher its exit status (``Popen``'s ``returncode``) once it has reaped it, and closes it. When the host's end
-of the pair closes (the host is gone), the launcher exits; its workers stop when their stdin ends.
+nbclient, more than it spends grading a small hand-in. The launcher (one per grading host) imports
+them once and forks a worker per submission, as ``subprocess.Popen`` would start one; it never
+reads a job. Where a process cannot be forked (not Linux), ``start`` starts a fresh one.
 """
 
 import atexit
@@ -179,7 +166,13 @@ def _load_once():
 
 
 def serve(control):
-    """Fork a worker for each request on ``control`` until the host closes it."""
+    """Fork a worker for each request on ``control`` until the host closes it.
+
+    The protocol, on a ``SOCK_SEQPACKET`` socket pair: a request is one message, the JSON of the
+    folder, the environment and the descriptor numbers the worker gets, with those descriptors
+    attached after a socket for this worker alone. On that socket the worker sends its pid once it
+    is set up, then the launcher its exit status once it has reaped it. When the host's end closes,
+    the launcher exits; its workers stop when their stdin ends."""
     _load_once()
     wake_read, wake_write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.set_wakeup_fd(wake_write)

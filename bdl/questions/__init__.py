@@ -1,15 +1,9 @@
 """The questions a test cell may put to the student's code, and the stand-ins it may hand it.
 
-On a student's machine (and under Validate) each question is an ordinary function run on the
-notebook's own objects: ``gradient(gaussian_nll, (y, mean, scale), wrt=(1, 2))``. When the
-notebook is graded, the test cell runs in the examiner, where the student's objects are
-``bdl.wire.Remote``s; a question given one is sent to the kernel, which runs the same function
-there and answers with data (``bdl.wire``). So a test cell reads the same in both places, and
-whatever it checks the answers against stays with the examiner.
-
-Everything here is public: the questions say what is asked, never what the answer should be.
-The questions and stand-ins every assignment uses are here; one assignment's own are in its
-module (``bdl.questions.likelihoods``...).
+On a student's machine each question is a plain function on the notebook's objects; in the
+examiner, where those objects are ``bdl.wire.Remote``s, it is put to the kernel, which runs the
+same function and answers with data. So a test cell reads the same in both places. Everything here
+is public: a question says what is asked, never what the answer should be.
 """
 
 import functools

@@ -25,8 +25,9 @@ import time
 from pathlib import Path
 
 import pytest
-from system_packages import require
 from xdist.scheduler import LoadScopeScheduling
+
+from tests.support.system_packages import require
 
 # Parametrized tests whose cases share no fixture, and each take minutes.
 ONE_SCOPE_EACH = (

@@ -7,12 +7,12 @@ import shutil
 
 import nbformat
 import pytest
-from scan import course_secrets, scan_folder
 
 from autograder.course import cells, rubric
 from autograder.course.directory import REPO, assignments
 from autograder.course.lint import lint_course
 from autograder.outputs import guide, mathjax
+from tests.support.scan import course_secrets, scan_folder
 
 SOURCES = sorted(REPO.glob("source/*/*.ipynb"))
 

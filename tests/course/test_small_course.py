@@ -2,10 +2,10 @@
 only its ungraded experiments left out, so that what those tests find holds for 01 itself."""
 
 import nbformat
-from small_course import ASSIGNMENT, SOURCE, automatic_points, manual_points, reference, write_course
 
 from autograder.course import cells
 from autograder.course.directory import make_api
+from tests.support.small_course import ASSIGNMENT, SOURCE, automatic_points, manual_points, reference, write_course
 
 
 def test_only_ungraded_code_cells_are_left_out():

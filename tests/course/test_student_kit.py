@@ -12,12 +12,12 @@ import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-from scan import course_secrets, scan_folder
 
 from autograder import studentkit
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments
 from autograder.course.leaks import secrets_from, solution_lines, telling
+from tests.support.scan import course_secrets, scan_folder
 
 RELEASES = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "release").glob("*/*.ipynb"))
 COMPANIONS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "notebooks").glob("*.ipynb"))

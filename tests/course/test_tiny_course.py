@@ -9,12 +9,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import small_course
-import tiny_course
 
 from autograder.course import cells
 from autograder.course.directory import REPO, generate_release, make_api, validate
 from autograder.studentkit import CONTENT
+from tests.support import small_course, tiny_course
 
 TINY_MUTANTS = Path(__file__).parents[1] / "support" / "tiny_mutants"
 

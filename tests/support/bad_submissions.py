@@ -10,10 +10,10 @@ the course's ``spelled`` writes it for its own notebook.
 """
 
 import nbformat
-from small_course import FULL
 
 from autograder.course.cells import answered, grade_id, graded_cells, is_test
 from autograder.course.directory import REPO
+from tests.support.small_course import FULL
 
 # A cell whose result shows as 48 MB of HTML.
 HUGE_DISPLAY = (

@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from system_packages import require
 
 from autograder.hub.environment import PROXY_PACKAGE, hub_requirements, shared_python
+from tests.support.system_packages import require
 
 # Outside the temporary folder, which may be emptied at any boot and where any user may have made a
 # folder of that name first, and readable by every account (their servers run from the environment).

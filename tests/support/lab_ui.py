@@ -13,7 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from system_packages import require
+
+from tests.support.system_packages import require
 
 CHROMIUM_PACKAGE = "chromium"  # Debian's; Playwright's own browser download needs the internet
 REFRESHES, REFRESH_WAIT_MS = 6, 20_000  # the Assignment List, refreshed until it shows a change

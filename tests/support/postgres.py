@@ -12,7 +12,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from system_packages import require
+
+from tests.support.system_packages import require
 
 
 def _postgres_bin():

@@ -27,9 +27,9 @@ import ast
 import re
 
 from nbformat.v4 import new_code_cell
-from small_course import FULL
 
 from autograder.course.cells import graded_cells
+from tests.support.small_course import FULL
 
 # gaussian_nll is wrong (2 points) in the attacks that start from the reference.
 WRONG_GAUSSIAN = "def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n"

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from small_course import automatic_points, manual_points  # noqa: F401 (the tests' names, here too)
 
 from autograder.course import cells
 from autograder.course.directory import generate_release
+from tests.support.small_course import automatic_points, manual_points  # noqa: F401 (the tests' names, here too)
 
 ASSIGNMENT = "00_tiny"
 NOTEBOOK = "tiny"

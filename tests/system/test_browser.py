@@ -27,12 +27,12 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
+from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
 
 # it grades; and it takes docs/images' Assignment List, Validate and formgrader (`make screenshots`)
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.screenshots, pytest.mark.usefixtures("bubblewrap")]

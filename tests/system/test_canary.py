@@ -19,14 +19,14 @@ import time
 
 import nbformat
 import pytest
-import tiny_course
-from canary import new_canaries, plant, report
 
 from autograder import selfgrade
 from autograder.course import directory as course
 from autograder.course.cells import graded_cells
 from autograder.course.directory import REPO, generate_release
 from autograder.grading.host import format_table
+from tests.support import tiny_course
+from tests.support.canary import new_canaries, plant, report
 
 REAL = "01_likelihoods"  # the course's own assignment graded beside the tiny one
 

@@ -26,18 +26,16 @@ import zipfile
 import nbformat
 import psutil
 import pytest
-import scan
-import small_course
-import tiny_course
-from bad_submissions import CASES, NETWORK, ON_01, WRONG_BRIER, _edit, check_row, own_lines
 from nbgrader.api import Gradebook
-from scan import visible_text
-from tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, blank, reference, write_course
 
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments
 from autograder.worker.guard import SKIPPED_MESSAGE
 from bdl.diagnoses import PREFIX, all_tables
+from tests.support import scan, small_course, tiny_course
+from tests.support.bad_submissions import CASES, NETWORK, ON_01, WRONG_BRIER, _edit, check_row, own_lines
+from tests.support.scan import visible_text
+from tests.support.tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, blank, reference, write_course
 
 # Grades a class of bad submissions for real: minutes.
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
@@ -589,7 +587,7 @@ def test_points_lost_figure_of_the_graded_class(reported):
 
 
 def test_canvas_and_moodle_files_carry_the_totals_with_hand_grades(course, reported):
-    from lms_formats import parse_canvas, parse_moodle
+    from tests.support.lms_formats import parse_canvas, parse_moodle
 
     with Gradebook(course["db_url"]) as gradebook:
         totals = {s.student_id: float(s.score) for s in gradebook.assignment_submissions(ASSIGNMENT)}

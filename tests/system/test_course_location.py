@@ -12,9 +12,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from small_course import FULL, blank, reference
 
 from autograder.course.directory import REPO
+from tests.support.small_course import FULL, blank, reference
 
 ASSIGNMENT = "01_likelihoods"
 NOTEBOOK = f"{ASSIGNMENT}/likelihoods.ipynb"

@@ -23,18 +23,18 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-import tiny_course
-from bad_submissions import WRONG_BRIER, _edit
 from nbgrader.api import Gradebook
-from postgres import postgres_url  # noqa: F401  (a fixture)
-from red_team import TRANSFORMER_POST
 from sqlalchemy import create_engine, text
-from system_packages import require
-from tiny_course import ASSIGNMENT, FULL, NOTEBOOK, reference, source_path, write_course
 
 from autograder.course.gradebook import gradebook_url
 from autograder.grading import host as grading
 from autograder.grading import scratch as scratch_folders
+from tests.support import tiny_course
+from tests.support.bad_submissions import WRONG_BRIER, _edit
+from tests.support.postgres import postgres_url  # noqa: F401  (a fixture)
+from tests.support.red_team import TRANSFORMER_POST
+from tests.support.system_packages import require
+from tests.support.tiny_course import ASSIGNMENT, FULL, NOTEBOOK, reference, source_path, write_course
 
 LIMITS = ["--cell-timeout", "60", "--submission-timeout", "300"]
 

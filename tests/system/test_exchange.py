@@ -7,11 +7,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from scan import secret_lines, visible_text
-from tiny_course import ASSIGNMENT, NOTEBOOK, release_path, source_path, write_course
 
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import make_api
+from tests.support.scan import secret_lines, visible_text
+from tests.support.tiny_course import ASSIGNMENT, NOTEBOOK, release_path, source_path, write_course
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 

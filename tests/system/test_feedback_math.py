@@ -21,7 +21,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from lab_ui import chromium, doc_shot, free_port
 from nbconvert import HTMLExporter
 
 from autograder.checktests import load_variants
@@ -32,6 +31,7 @@ from autograder.grading.host import grade
 from autograder.outputs.feedback import write_feedback
 from autograder.worker import bwrap
 from bdl.diagnoses import PREFIX, all_tables
+from tests.support.lab_ui import chromium, doc_shot, free_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -37,14 +37,14 @@ from pathlib import Path
 import nbformat
 import psutil
 import pytest
-from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
-from lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.process import START_SECONDS, HubProcess
 from autograder.hub.settings import HubSettings
+from tests.support.hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
+from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
 pytestmark = [
     pytest.mark.slow,

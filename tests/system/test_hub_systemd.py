@@ -21,16 +21,16 @@ from pathlib import Path
 import psutil
 import pytest
 import requests
-from hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
-from lab_ui import free_port
-from system_packages import require
-from systemd_machine import SystemdMachine, available
 
 from autograder.course.directory import REPO
 from autograder.hub.accounts import remove_accounts
 from autograder.hub.process import START_SECONDS
 from autograder.hub.settings import HubSettings, stored_settings
 from autograder.hub.systemd_unit import UNIT_NAME
+from tests.support.hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
+from tests.support.lab_ui import free_port
+from tests.support.system_packages import require
+from tests.support.systemd_machine import SystemdMachine, available
 
 pytestmark = [pytest.mark.slow, pytest.mark.root]
 

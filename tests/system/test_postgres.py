@@ -7,13 +7,13 @@ import sys
 
 import nbformat
 import pytest
-import tiny_course
-from bad_submissions import WRONG_BRIER, _edit
 from nbgrader.api import Gradebook
-from postgres import postgres_url  # noqa: F401  (a fixture)
-from tiny_course import ASSIGNMENT, reference, source_path, write_course
 
 from autograder.course.gradebook import gradebook_url
+from tests.support import tiny_course
+from tests.support.bad_submissions import WRONG_BRIER, _edit
+from tests.support.postgres import postgres_url  # noqa: F401  (a fixture)
+from tests.support.tiny_course import ASSIGNMENT, reference, source_path, write_course
 
 
 def _run(*args):

@@ -14,15 +14,23 @@ import sys
 
 import nbformat
 import pytest
-import scan
-import small_course
-import tiny_course
-from bad_submissions import check_row, own_lines
-from red_team import ATTACKS, FOUND, ON_01, ON_TINY, UNFLAGGED, WALKERS, corrections_read, notebook, walker
-from scan import visible_text
 
 from autograder.course import cells
 from autograder.course.cells import is_test
+from tests.support import scan, small_course, tiny_course
+from tests.support.bad_submissions import check_row, own_lines
+from tests.support.red_team import (
+    ATTACKS,
+    FOUND,
+    ON_01,
+    ON_TINY,
+    UNFLAGGED,
+    WALKERS,
+    corrections_read,
+    notebook,
+    walker,
+)
+from tests.support.scan import visible_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("bubblewrap")]
 

@@ -7,10 +7,10 @@ import struct
 import subprocess
 from pathlib import Path
 
-import lab_ui
 import pytest
 
 from autograder.course.directory import REPO
+from tests.support import lab_ui
 
 IMAGES = REPO / "docs" / "images"
 MAX_BYTES = 300 * 1024

@@ -7,10 +7,10 @@ classmate's name with a later timestamp."""
 import os
 
 import pytest
-from small_course import ASSIGNMENT, NOTEBOOK, SOURCE, write_course
 
 from autograder.course.directory import load_config, make_api
 from autograder.course.exchange import OwnedCollect
+from tests.support.small_course import ASSIGNMENT, NOTEBOOK, SOURCE, write_course
 
 STRANGER = 54321  # a uid no account of this machine has: "another student"
 

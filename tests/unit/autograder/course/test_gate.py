@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import nbformat
-from small_course import ASSIGNMENT, NOTEBOOK, blank, write_course
 
 from autograder.course.directory import REPO, make_api
 from autograder.course.gate import MESSAGE
+from tests.support.small_course import ASSIGNMENT, NOTEBOOK, blank, write_course
 
 
 def _course_with_a_hostile_submission(root, mark):

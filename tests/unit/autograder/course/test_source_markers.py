@@ -10,12 +10,12 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_raw_cell
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import ClearHiddenTests, ClearMarkScheme, ClearSolutions
-from tiny_course import ASSIGNMENT, NOTEBOOK, blank, reference, source_notebook, write_course
 
 from autograder.course import cells
 from autograder.course.directory import REPO, load_config
 from autograder.grading import host
 from autograder.grading.task import Graded
+from tests.support.tiny_course import ASSIGNMENT, NOTEBOOK, blank, reference, source_notebook, write_course
 
 SOURCES = sorted(REPO.glob("source/*/*.ipynb"))
 RELEASES = sorted(REPO.glob("release/*/*.ipynb"))

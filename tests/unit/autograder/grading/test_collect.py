@@ -4,9 +4,8 @@ submitted/, and a different submission never written over silently. No kernel.""
 import shutil
 import zipfile
 
-from small_course import RELEASE, SOURCE
-
 from autograder.grading.collect import collect
+from tests.support.small_course import RELEASE, SOURCE
 
 
 def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):

@@ -3,9 +3,8 @@ points), and a copied graded cell becomes an ordinary one. No kernel."""
 
 import json
 
-from small_course import RELEASE, SOURCE
-
 from autograder.grading.repair import repair_notebook
+from tests.support.small_course import RELEASE, SOURCE
 
 
 def _nbgrader(nb, grade_id):

@@ -4,10 +4,10 @@ crashes charges its function, and the retries end. No kernel."""
 from pathlib import Path
 
 import nbformat
-from small_course import SOURCE
 
 from autograder.course.cells import graded_cells
 from autograder.worker import guard
+from tests.support.small_course import SOURCE
 
 
 def _crashing_runs(tmp_path, monkeypatch, crashes, limits):

@@ -3,12 +3,12 @@
 import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook, new_output
-from scan import secret_lines
 
 from autograder.course import cells
 from autograder.course.cells import hidden_lines
 from autograder.course.directory import REPO, load_config
 from autograder.outputs.feedback import HideHiddenTests
+from tests.support.scan import secret_lines
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 

@@ -9,7 +9,6 @@ import shutil
 
 import nbformat
 import pytest
-from lms_formats import parse_canvas, parse_moodle
 from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 
@@ -17,6 +16,7 @@ from autograder.course import cells
 from autograder.course import directory as course
 from autograder.course.directory import REPO
 from autograder.outputs import report
+from tests.support.lms_formats import parse_canvas, parse_moodle
 
 ASSIGNMENTS = course.assignments()
 # nbgrader's add_submission trips this SQLAlchemy warning; it is harmless (grading/host.py ignores it too).

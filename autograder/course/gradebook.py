@@ -10,7 +10,9 @@ SQLite there.
 """
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, TypedDict
 
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy import create_engine, text
@@ -27,12 +29,29 @@ POSTGRES_DRIVER = "psycopg"
 URL_ENV = "BDL_GRADEBOOK_URL"
 
 
-def default_url(root):
+class Points(TypedDict):
+    """A notebook's points, as every table of scores gives them."""
+
+    score: float
+    max_score: float
+    manual: float  # the points of its grades awaiting an instructor
+
+
+class ScoreRow(Points):
+    """One row of ``grades.csv``: a student's notebook of an assignment, and how its grading went."""
+
+    assignment: str
+    notebook: str
+    student: str
+    status: str
+
+
+def default_url(root: str | Path) -> str:
     """nbgrader's default gradebook: ``gradebook.db`` in the course directory."""
     return f"sqlite:///{Path(root).resolve() / 'gradebook.db'}"
 
 
-def gradebook_url(url, root, environ=os.environ):
+def gradebook_url(url: str | None, root: str | Path, environ: Mapping[str, str] = os.environ) -> str:
     """The URL to grade into: ``url``, else ``$BDL_GRADEBOOK_URL``, else the default; PostgreSQL
     through psycopg 3, with ``$PGPASSWORD`` as its password if it names none. The grading workers get
     the URL on their stdin and start without either variable (``autograder.worker.bwrap.ENVIRONMENT``),
@@ -50,7 +69,7 @@ def gradebook_url(url, root, environ=os.environ):
     return url
 
 
-def check(url):
+def check(url: str) -> None:
     """Raise ValueError with one line if the gradebook at ``url`` cannot be used."""
     try:
         shown = make_url(url).render_as_string(hide_password=True)
@@ -76,7 +95,7 @@ def check(url):
         engine.dispose()
 
 
-def check_shared(url):
+def check_shared(url: str) -> None:
     """Raise ValueError with one line if ``url`` is a SQLite file, which a cluster's workers on other
     machines cannot share."""
     if make_url(url).get_backend_name() == "sqlite":
@@ -86,9 +105,8 @@ def check_shared(url):
         )
 
 
-def notebook_points(notebook):
-    """A submitted notebook's points, as every table of scores gives them: {"score", "max_score",
-    "manual"} (the points of its grades awaiting an instructor)."""
+def notebook_points(notebook: Any) -> Points:
+    """A submitted notebook's points (``notebook``: nbgrader's ``SubmittedNotebook``)."""
     return {
         "score": float(notebook.score),
         "max_score": float(notebook.max_score),
@@ -96,11 +114,12 @@ def notebook_points(notebook):
     }
 
 
-def scores(db_url, root, assignment, student, status):
+def scores(db_url: str, root: str | Path, assignment: str, student: str, status: str) -> list[ScoreRow]:
     """Return one row per notebook of a student's graded submission (a notebook it lacks: 0 points)."""
-    rows = []
+    rows: list[ScoreRow] = []
     with Gradebook(db_url) as gradebook:
         for name in notebook_names(root, assignment):
+            points: Points
             try:
                 points = notebook_points(gradebook.find_submission_notebook(name, assignment, student))
             except MissingEntry:
@@ -109,11 +128,11 @@ def scores(db_url, root, assignment, student, status):
                     "max_score": float(gradebook.find_notebook(name, assignment).max_score),
                     "manual": 0.0,
                 }
-            rows.append({"assignment": assignment, "notebook": name, "student": student, **points, "status": status})
+            rows.append(ScoreRow(assignment=assignment, notebook=name, student=student, **points, status=status))
     return rows
 
 
-def zero_automatic_grades(db_url, assignment, student, create=False):
+def zero_automatic_grades(db_url: str, assignment: str, student: str, create: bool = False) -> None:
     """Leave no half-graded submission behind: every automatic grade becomes zero. With ``create``, a
     submission the gradebook does not hold yet is added first (one refused before grading), so that
     ``report`` and the LMS files list it, at zero."""

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from autograder.checktests.blind import load_blind
 from autograder.checktests.hints import check_hints
-from autograder.checktests.kernel import SEED_CODE, executed_notebook
+from autograder.checktests.kernel import executed_notebook
 from autograder.checktests.kit import check_kit, watch
 from autograder.checktests.variants import (
     MIN_ALTERNATIVES,
@@ -49,7 +49,7 @@ def check_notebook(path, variants, seeds=5, log=None, then=None, every_mutant=Fa
                 "problems": [],
             }
             for seed in range(seeds):
-                kernel.run(SEED_CODE.format(seed))
+                kernel.seed(seed)
                 if seed == 0:  # for check_kit: the stand-ins the tests make, and their first call of the answer
                     watch(kernel, solution, function)
                 try:

@@ -3,7 +3,7 @@
 from nbclient.exceptions import CellExecutionError
 
 from autograder.checktests.blind import judge
-from autograder.checktests.kernel import SEED_CODE, last_error_line
+from autograder.checktests.kernel import last_error_line
 from autograder.checktests.variants import run_variant
 from autograder.course.cells import names_mistakes
 
@@ -12,12 +12,10 @@ def probe_hint(kernel, function):
     """The mistake ``function``'s recognisers name for the answer the kernel holds now, as a failing test
     of it would name it in its feedback (asked from the examiner), or None."""
     # The tables' recognisers load TensorFlow: the kernel, which has it, reads them.
-    name = kernel.value(
-        f"getattr(__import__('bdl.diagnoses', fromlist=['_']).all_tables().get({function!r}), 'name', None)"
-    )
+    name = kernel.call("bdl.diagnoses:table_name", function)
     if name is None:
         return None
-    kernel.run(SEED_CODE.format(0))
+    kernel.seed(0)
     source = (
         f"from bdl.diagnoses import diagnosed\n{name}\n"
         f"with diagnosed({function!r}):\n    raise AssertionError('a probe of the hints')"

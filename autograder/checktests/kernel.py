@@ -15,7 +15,12 @@ from autograder.worker.guard import GUARD
 
 # Seconds one cell of the solution notebook may take while check-tests runs it.
 NOTEBOOK_CELL_TIMEOUT = 600
-SEED_CODE = "import tensorflow; tensorflow.keras.utils.set_random_seed({})"
+# The one program check-tests writes for the kernel: a library function ("module:attribute.path") called
+# with JSON arguments (after the notebook's namespace, when asked), its value printed as JSON.
+CALL = (
+    "print('\\n' + __import__('json').dumps(__import__('functools').reduce(getattr, {path!r}, "
+    "__import__({module!r}, fromlist=['_']))({namespace}*__import__('json').loads({args!r}))))"
+)
 
 
 class NotebookKernel:
@@ -45,9 +50,18 @@ class NotebookKernel:
             cells.pop()
         return cell.outputs
 
-    def value(self, expression):
-        """The JSON value of ``expression``, evaluated in the kernel; no name of its namespace changes."""
-        outputs = self.run(f"print('\\n' + __import__('json').dumps({expression}))")
+    def call(self, function, *args, namespace=False):
+        """``function`` ("module:attribute.path", a library's or the course's) called in the kernel with
+        ``args`` (JSON data), after the notebook's namespace when ``namespace``; return its JSON value.
+        No name of the namespace changes but as the function changes it."""
+        module, _, path = function.partition(":")
+        code = CALL.format(
+            module=module,
+            path=path.split("."),
+            namespace="globals(), " if namespace else "",
+            args=json.dumps(args),
+        )
+        outputs = self.run(code)
         text = "".join(output.text for output in outputs if output.output_type == "stream" and output.name == "stdout")
         return json.loads(text.rstrip("\n").rpartition("\n")[2])  # the last line: a warning may print before it
 
@@ -58,7 +72,11 @@ class NotebookKernel:
 
         if not has_note(text):  # most failures: no question to ask
             return None
-        return self.value(f"__import__('bdl.diagnoses', fromlist=['_']).noted_mistake({text!r}, {function!r})")
+        return self.call("bdl.diagnoses:noted_mistake", text, function)
+
+    def seed(self, seed):
+        """Seed the kernel's random generators (Python's, NumPy's, TensorFlow's), as the tests' runs are."""
+        self.call("tensorflow:keras.utils.set_random_seed", seed)
 
     def succeeds(self, source, test=False):
         """Return (True, "") if ``source`` runs cleanly and silently, else (False, why)."""

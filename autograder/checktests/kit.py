@@ -2,20 +2,18 @@
 the kernel), none of which may pass its tests, as students get ``bdl``."""
 
 import ast
-import json
 import time
 
 from nbclient.exceptions import CellExecutionError
 
-from autograder.checktests.kernel import SEED_CODE, last_error_line
+from autograder.checktests.kernel import last_error_line
 
 # Seconds one question of a test may take with a callable of bdl in the graded function's place.
 KIT_QUESTION_TIMEOUT = 60
 
 
-# The kernel's side of the kit sweep (``autograder.checktests.candidates``), named without a name of its own in the
-# notebook's namespace.
-CANDIDATES = "__import__('autograder.checktests.candidates', fromlist=['candidates'])"
+# The kernel's side of the kit sweep.
+CANDIDATES = "autograder.checktests.candidates"
 
 
 def answer_name(source, function):
@@ -32,21 +30,14 @@ def answer_name(source, function):
 def watch(kernel, solution, function, stop=False):
     """Start (or ``stop``) recording the stand-ins the kernel is sent and the first call of the answer."""
     name = answer_name(solution.source, function)
-    if stop:
-        kernel.run(f"{CANDIDATES}.stop_recording()" + (f"; {CANDIDATES}.unwatch(globals(), {name!r})" if name else ""))
-    else:
-        kernel.run(f"{CANDIDATES}.start_recording()" + (f"; {CANDIDATES}.watch(globals(), {name!r})" if name else ""))
+    kernel.call(f"{CANDIDATES}:{'stop_recording' if stop else 'start_recording'}")
+    if name:
+        kernel.call(f"{CANDIDATES}:{'unwatch' if stop else 'watch'}", name, namespace=True)
 
 
 def _catches(source):
     """Whether a test cell catches errors (then an answer that raises may still pass it)."""
     return any(isinstance(node, ast.Try) and node.handlers for node in ast.walk(ast.parse(source)))
-
-
-def _printed(outputs):
-    """The JSON a kernel cell printed last on stdout."""
-    text = "".join(output.text for output in outputs if output.output_type == "stream" and output.name == "stdout")
-    return json.loads(text.strip().splitlines()[-1])
 
 
 def check_kit(kernel, functions):
@@ -62,7 +53,7 @@ def check_kit(kernel, functions):
     saved = client.timeout, client.interrupt_on_timeout
     # A candidate that never returns is not an answer: it is stopped, and the question fails.
     client.timeout, client.interrupt_on_timeout = KIT_QUESTION_TIMEOUT, True
-    kernel.run(f"{CANDIDATES}.quiet_diagnoses()")
+    kernel.call(f"{CANDIDATES}:quiet_diagnoses")
     try:
         for function, (solution, tests) in functions.items():
             found = problems.setdefault(function, [])
@@ -72,9 +63,7 @@ def check_kit(kernel, functions):
                 continue
             screen = not _catches(tests.source)
             try:
-                labels = _printed(
-                    kernel.run(f"print(__import__('json').dumps({CANDIDATES}.choose(globals(), {name!r}, {screen})))")
-                )
+                labels = kernel.call(f"{CANDIDATES}:choose", name, screen, namespace=True)
             except CellExecutionError as error:
                 found.append(f"bdl's callables could not be listed in its place: {last_error_line(str(error))}")
                 continue
@@ -83,17 +72,18 @@ def check_kit(kernel, functions):
                 continue
             try:
                 for index, label in enumerate(labels):
-                    kernel.run(f"{CANDIDATES}.bind(globals(), {name!r}, {index})\n" + SEED_CODE.format(0))
+                    kernel.call(f"{CANDIDATES}:bind", name, index, namespace=True)
+                    kernel.seed(0)
                     if kernel.succeeds(tests.source, test=True)[0]:
                         found.append(f"bdl's {label} passes the tests of {function}: students get it")
             finally:
                 kernel.run(solution.source)
             # A candidate that upset the kernel's state would hide the next ones' verdicts.
-            kernel.run(SEED_CODE.format(0))
+            kernel.seed(0)
             ok, why = kernel.succeeds(tests.source, test=True)
             if not ok:
                 found.append(f"the reference fails after bdl's callables were tried in its place: {why}")
     finally:
         client.timeout, client.interrupt_on_timeout = saved
-        kernel.run(f"{CANDIDATES}.quiet_diagnoses(False)")
+        kernel.call(f"{CANDIDATES}:quiet_diagnoses", False)
     return problems, tried, time.monotonic() - started

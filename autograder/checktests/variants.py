@@ -5,7 +5,6 @@ import ast
 from pathlib import Path
 
 from autograder.checktests.blind import load_module
-from autograder.checktests.kernel import SEED_CODE
 from autograder.course.directory import REPO
 
 MUTANTS_DIR = REPO / "tests" / "course" / "mutants"
@@ -45,7 +44,7 @@ def run_variant(kernel, solution, tests, old, new):
         return None, "no longer matches the reference solution", ""
     try:
         kernel.run(solution.source.replace(old, new))
-        kernel.run(SEED_CODE.format(0))
+        kernel.seed(0)
         return kernel.outcome(tests.source, test=True)
     finally:
         kernel.run(solution.source)
@@ -85,7 +84,7 @@ def _failing_with(kernel, functions, changes):
                 continue
             for function in changed:
                 kernel.run(changes[function])
-            kernel.run(SEED_CODE.format(0))
+            kernel.seed(0)
             ok = kernel.succeeds(tests.source, test=True)[0]
             _put_back(kernel, functions)
             if ok:

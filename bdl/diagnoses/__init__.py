@@ -38,6 +38,12 @@ def all_tables():
     return tables
 
 
+def table_name(function):
+    """The name of ``function``'s table (by grade id), as a test cell imports it, or None."""
+    table = all_tables().get(function)
+    return None if table is None else table.name
+
+
 @functools.lru_cache(maxsize=1)
 def sentences():
     """Every sentence a diagnosis can add, as the student reads it (with ``PREFIX``)."""

@@ -366,3 +366,31 @@ def test_the_sentence_check_finds_a_planted_long_sentence(tmp_path):
     ], found
     assert found[0][1] == long
     assert [count for _, _, count in long_sentences([page], limit=30)] == [43, 33, 53, 41]
+
+
+def test_the_docs_keep_to_their_budget_of_words():
+    paths = doc_files()
+    assert REPO / "data" / "README.md" in paths and len(paths) > 10
+    stale = [page for page in PAGE_WORDS_EXCEPTIONS if not (REPO / page).exists()]
+    assert not stale, f"page exceptions for pages that are gone: {stale}"
+    assert all(reason for _, reason in PAGE_WORDS_EXCEPTIONS.values()), "each page exception needs its reason"
+    problems = over_budget(paths)
+    assert not problems, (
+        "the docs are read in an evening: say each fact once and link to it, and cut what a reader "
+        "does not need (history goes to docs/changelog.md, short):\n" + "\n".join(problems)
+    )
+
+
+def _excused(page, sentence, exceptions=LONG_SENTENCES):
+    return any(page == excused and sentence.startswith(start) for excused, start in exceptions)
+
+
+def test_no_sentence_of_the_docs_runs_past_its_limit():
+    assert len(LONG_SENTENCES) <= 5, "keep the list of long sentences short"
+    found = long_sentences(doc_files())
+    problems = [
+        f"{page} ({count} words): {sentence}" for page, sentence, count in found if not _excused(page, sentence)
+    ]
+    assert not problems, f"split these sentences (at most {SENTENCE_WORDS} words each):\n" + "\n".join(problems)
+    unused = [key for key in LONG_SENTENCES if not any(_excused(page, sentence, [key]) for page, sentence, _ in found)]
+    assert not unused, f"these long sentences are gone: remove them from LONG_SENTENCES: {unused}"

@@ -1,7 +1,8 @@
 """The docs keep up with the code: every command and `make` target is in docs/reference.md, and
 every relative link between the docs points at a file and heading that exist. They describe the
 course as it is: no page names an issue or a stop by its number, or a path in a machine's temp
-folder (history goes to docs/changelog.md, which follows the same rule).
+folder (history goes to docs/changelog.md, which follows the same rule). And a newcomer reads them
+in an evening: a budget of words for all pages and for each, and of words for each sentence.
 
 Pure and fast: it reads files and runs `python -m autograder --help` once; no kernel.
 """
@@ -34,6 +35,21 @@ ISSUE_OR_STOP = re.compile(r"\b(?:issues?|stop)\s+#?\d+", re.IGNORECASE)
 # an absolute path in a temp folder ("/tmp/ci G/bdl", "/var/tmp/x"): one machine's run folder. Not the
 # folder by name (`/tmp`, "a /tmp of its own") and not a path that merely ends in tmp/ (/srv/bdl-hub/tmp/).
 TEMP_PATH = re.compile(r"(?<![\w.~/-])/(?:var/)?tmp/")
+
+# The budget. Words are counted as `wc -w` counts them: runs of characters between white space.
+TOTAL_WORDS = 25_000  # every page of doc_files() together: an evening's reading
+PAGE_WORDS = 3_500  # one page; a page that needs more is named below, with why
+PAGE_WORDS_EXCEPTIONS: dict[str, tuple[int, str]] = {}  # {page: (its limit, why)}
+SENTENCE_WORDS = 40  # one sentence of prose: outside fenced code, tables and headings
+# {(page, the sentence's first words): why it may run longer}. Keep this list short.
+LONG_SENTENCES: dict[tuple[str, str], str] = {}
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# a link as its text and its target, for counting: [text](target) or ![alt](target)
+LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# a sentence ends at . ! or ? (a closing quote, bracket or emphasis may follow) before white space;
+# "e.g." and "i.e." end none
+SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.!?][\"')\]*_]*(?=\s)")
+KEPT = re.compile(r"\x00(\d+)\x00")
 
 
 def _prose_lines(text):
@@ -139,7 +155,95 @@ def history_marks(paths):
 
 
 def doc_files():
-    return [REPO / "README.md", REPO / "ARCHITECTURE.md", *sorted((REPO / "docs").rglob("*.md"))]
+    return [
+        REPO / "README.md",
+        REPO / "ARCHITECTURE.md",
+        REPO / "data" / "README.md",
+        *sorted((REPO / "docs").rglob("*.md")),
+    ]
+
+
+def words(path):
+    """A page's words, as `wc -w` counts them."""
+    return len(path.read_text().split())
+
+
+def _paragraphs(text):
+    """Yield a page's paragraphs of prose, each on one line: outside fenced code, tables and
+    headings; a list item starts a paragraph of its own."""
+    lines = []
+    for line in _prose_lines(text):
+        stripped = line.strip()
+        item = LIST_ITEM.match(line)
+        if not stripped or stripped.startswith(("#", "|", "<!--")) or item:
+            if lines:
+                yield " ".join(lines)
+            lines = [line[item.end() :].strip()] if item else []
+            continue
+        lines.append(stripped)
+    if lines:
+        yield " ".join(lines)
+
+
+def sentences(paragraph):
+    """Yield (sentence, its words) of a paragraph. A code span counts as one word, and a link as its
+    text's words and one for its target; a full stop inside either ends no sentence."""
+    kept = []
+
+    def keep(match):
+        kept.append(match.group(0))
+        return f"\x00{len(kept) - 1}\x00"
+
+    protected = LINK.sub(keep, CODE_SPAN.sub(keep, paragraph))
+
+    def counted(match):
+        item = kept[int(match.group(1))]
+        link = LINK.fullmatch(item)
+        return f"{link.group(1)} target" if link else "code"
+
+    def restored(match):
+        return kept[int(match.group(1))]
+
+    start = 0
+    ends = [end.end() for end in SENTENCE_END.finditer(protected)] + [len(protected)]
+    for end in ends:
+        sentence = protected[start:end].strip()
+        start = end
+        if not sentence:
+            continue
+        count, text = sentence, sentence
+        while "\x00" in count:
+            count = KEPT.sub(counted, count)
+        while "\x00" in text:
+            text = KEPT.sub(restored, text)
+        yield text, len(count.split())
+
+
+def long_sentences(paths, limit=SENTENCE_WORDS):
+    """Return (page, sentence, words) for every sentence of prose longer than ``limit`` words."""
+    found = []
+    for path in paths:
+        where = (path.relative_to(REPO) if path.is_relative_to(REPO) else path).as_posix()
+        for paragraph in _paragraphs(path.read_text()):
+            for sentence, count in sentences(paragraph):
+                if count > limit:
+                    found.append((where, sentence, count))
+    return found
+
+
+def over_budget(paths, total=TOTAL_WORDS, page=PAGE_WORDS, exceptions=PAGE_WORDS_EXCEPTIONS):
+    """Return one line per page over its limit, and one for the pages together over ``total``."""
+    problems, counted = [], 0
+    for path in paths:
+        where = (path.relative_to(REPO) if path.is_relative_to(REPO) else path).as_posix()
+        count = words(path)
+        counted += count
+        limit = exceptions.get(where, (page, ""))[0]
+        if count > limit:
+            problems.append(f"{where}: {count} words, over its {limit}")
+    if counted > total:
+        problems.append(f"all pages: {counted} words, over {total}")
+    return problems
 
 
 def test_every_subcommand_is_in_the_reference():
@@ -219,3 +323,69 @@ def test_slugs_follow_github():
     assert slug("`make test`, before and after") == "make-test-before-and-after"
     assert slug("Setting up: `make course`") == "setting-up-make-course"
     assert slug("`autograder bench-hub`") == "autograder-bench-hub"
+
+
+def test_the_budget_check_counts_as_wc_does_and_finds_a_page_over(tmp_path):
+    small, large = tmp_path / "small.md", tmp_path / "large.md"
+    small.write_text("# Small\n\nThree `words here`, [a link](other.md#x).\n\n```\ncode counts too\n```\n")
+    large.write_text("word " * 13)
+    result = subprocess.run(["wc", "-w", str(small)], capture_output=True, text=True)
+    assert words(small) == int(result.stdout.split()[0]) == 12  # code blocks, links and headings count
+    assert over_budget([small, large], total=30, page=20) == []
+    assert over_budget([small, large], total=30, page=12) == [f"{large}: 13 words, over its 12"]
+    assert over_budget([small, large], total=24, page=20) == ["all pages: 25 words, over 24"]
+    # a page named as an exception has its own limit
+    assert over_budget([small, large], total=30, page=12, exceptions={str(large): (13, "why")}) == []
+
+
+def test_the_sentence_check_finds_a_planted_long_sentence(tmp_path):
+    page = tmp_path / "page.md"
+    long = "This sentence " + "runs on and " * 13 + "ends here."  # 2 + 39 + 2 words
+    target = "x" * 80 + ".md#a-long-target"
+    linked = f"A sentence of [a link with words]({target}), `code . with a stop`, and {'more ' * 30}words."  # 41
+    page.write_text(
+        "# A heading " + "that is long " * 20 + "\n\n"
+        "Short one. " + long + " Another short one (`a code span of many words` counts as one).\n\n"
+        "- a list item " + "with many words " * 10 + "\n"
+        "- an item that goes on, as in e.g. a list, " + "and on and on " * 10 + "to its end.\n"
+        "  Its second line is the same item.\n\n"
+        "| a table row " + "with many words " * 20 + "|\n\n"
+        "```\na code block " + "with many words " * 20 + "\n```\n\n"
+        f"{linked}\n"
+    )
+    found = long_sentences([page])
+    assert [(sentence[:20], count) for _, sentence, count in found] == [
+        ("This sentence runs o", 43),
+        ("an item that goes on", 53),
+        ("A sentence of [a lin", 41),
+    ], found
+    assert found[0][1] == long
+    assert [count for _, _, count in long_sentences([page], limit=30)] == [43, 33, 53, 41]
+
+
+def test_the_docs_keep_to_their_budget_of_words():
+    paths = doc_files()
+    assert REPO / "data" / "README.md" in paths and len(paths) > 10
+    stale = [page for page in PAGE_WORDS_EXCEPTIONS if not (REPO / page).exists()]
+    assert not stale, f"page exceptions for pages that are gone: {stale}"
+    assert all(reason for _, reason in PAGE_WORDS_EXCEPTIONS.values()), "each page exception needs its reason"
+    problems = over_budget(paths)
+    assert not problems, (
+        "the docs are read in an evening: say each fact once and link to it, and cut what a reader "
+        "does not need (history goes to docs/changelog.md, short):\n" + "\n".join(problems)
+    )
+
+
+def _excused(page, sentence, exceptions=LONG_SENTENCES):
+    return any(page == excused and sentence.startswith(start) for excused, start in exceptions)
+
+
+def test_no_sentence_of_the_docs_runs_past_its_limit():
+    assert len(LONG_SENTENCES) <= 5, "keep the list of long sentences short"
+    found = long_sentences(doc_files())
+    problems = [
+        f"{page} ({count} words): {sentence}" for page, sentence, count in found if not _excused(page, sentence)
+    ]
+    assert not problems, f"split these sentences (at most {SENTENCE_WORDS} words each):\n" + "\n".join(problems)
+    unused = [key for key in LONG_SENTENCES if not any(_excused(page, sentence, [key]) for page, sentence, _ in found)]
+    assert not unused, f"these long sentences are gone: remove them from LONG_SENTENCES: {unused}"

@@ -414,7 +414,9 @@ SAMPLE_ELBO = Function(
         Mistake(
             "kl_scale_ignored",
             "Your loss does not change with kl_scale: multiply the KL term by the kl_scale you are given.",
-            lambda f: same(_elbo(f, kl_scale=0.5), _elbo(f, kl_scale=0.25)),
+            # Said only where the loss has a KL term: one that left it out (or a layer's) ignores kl_scale
+            # too, and multiplying would not mend it.
+            lambda f: same(_elbo(f, kl_scale=0.5), _elbo(f, kl_scale=0.25)) and not same(_elbo(f), -_LOG_LIKELIHOOD),
         ),
         Mistake(
             "kl_negated",

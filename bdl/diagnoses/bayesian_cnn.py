@@ -135,7 +135,18 @@ DETERMINISTIC = Function(
         Mistake(
             "no_softmax",
             "Your last layer gives raw scores; the spec asks for a softmax, so that the model outputs probabilities.",
-            lambda f: not _computes(_layers(_built(f)[0], tf.keras.layers.Dense)[-1].activation, _softmax),
+            lambda f: _computes(_layers(_built(f)[0], tf.keras.layers.Dense)[-1].activation, lambda x: x),
+        ),
+        Mistake(
+            "not_softmax",
+            "Your last layer's activation is not a softmax; the spec asks for one, so that each output is a set "
+            "of probabilities that sum to one.",
+            lambda f: (
+                not any(
+                    _computes(_layers(_built(f)[0], tf.keras.layers.Dense)[-1].activation, expected)
+                    for expected in (_softmax, lambda x: x)
+                )
+            ),
         ),
     ),
 )
@@ -603,6 +614,7 @@ class _Sampled:
 
 _INPUTS = np.zeros((2, 4), "float32")
 _SURE_APART = [[[1, 0], [1, 0]], [[0, 1], [0, 1]]]  # each sure, of another class: 1 bit, epistemic
+_NEARLY_SURE_APART = [[[1 - 1e-6, 1e-6], [1 - 1e-6, 1e-6]], [[1e-6, 1 - 1e-6], [1e-6, 1 - 1e-6]]]
 _UNSURE_ALIKE = [[[0.5, 0.5], [0.5, 0.5]]] * 2  # alike and unsure: 1 bit, aleatoric
 _VARIED = [[[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]], [[0.3, 0.3, 0.4], [0.1, 0.1, 0.8]], [[0.5, 0.2, 0.3], [0.3, 0.3, 0.4]]]
 
@@ -675,7 +687,13 @@ MC_ENTROPY = Function(
         Mistake(
             "nan_at_zero",
             "Your entropies give nan where a probability is exactly zero: take zero times the log of zero to be zero.",
-            lambda f: not np.all(np.isfinite(np.concatenate(_split(f, _SURE_APART, 2)[1:]))),
+            # Said only where the entropies are the cause: the averaged probabilities are numbers, and the
+            # same predictions a hair away from zero give numbers throughout.
+            lambda f: (
+                np.all(np.isfinite(_split(f, _SURE_APART, 2)[0]))
+                and not np.all(np.isfinite(np.concatenate(_split(f, _SURE_APART, 2)[1:])))
+                and all(np.all(np.isfinite(part)) for part in _split(f, _NEARLY_SURE_APART, 2))
+            ),
         ),
         Mistake(
             "warns_at_zero",

@@ -50,6 +50,9 @@ VERBS = {
     "bdl.questions:attribute": "read an attribute of",
     "bdl.questions:item": "indexed",
 }
+# Where a question ran the answer, when that is not a plain call: an answer that runs when called
+# directly and raises inside a tf.function (a .numpy(), a Python `if` on a tensor) is told which one broke.
+WHERE = {"bdl.questions:compiled": " inside a compiled function (tf.function)"}
 
 
 def error_name(kinds: list) -> str:
@@ -75,7 +78,9 @@ def about(args: tuple) -> str:
 def unanswered(question: str, args: tuple, reason: str) -> AnswerError:
     """The error for a question the relay got no answer to, for ``reason``."""
     said = next((text for text in NO_ANSWER_REASONS if reason.startswith(text)), NO_ANSWER_REASONS[-1])
-    return AnswerError(f"{about(args)} {said} when the tests {VERBS.get(question, 'used')} it", "Exception")
+    return AnswerError(
+        f"{about(args)} {said} when the tests {VERBS.get(question, 'used')} it{WHERE.get(question, '')}", "Exception"
+    )
 
 
 def unreadable(question: str, args: tuple) -> AnswerError:
@@ -89,7 +94,8 @@ def raised(question: str, args: tuple, kinds: list, inputs: str) -> AnswerError:
     """The error for a question the student's code raised on: its type's name, and ``inputs``, what
     the call was given and which simpler calls run (or "")."""
     name = error_name(kinds)
-    return AnswerError(f"{about(args)} raised {name} when the tests {VERBS.get(question, 'used')} it{inputs}", name)
+    verb, where = VERBS.get(question, "used"), WHERE.get(question, "")
+    return AnswerError(f"{about(args)} raised {name} when the tests {verb} it{where}{inputs}", name)
 
 
 def speaks_for_the_tests(error: BaseException) -> bool:

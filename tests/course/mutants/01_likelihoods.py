@@ -54,6 +54,15 @@ MUTANTS = {
             "return tf.reduce_mean(per_entry).numpy()",
         ),
         ("mean and scale swapped", "    per_entry = (0.5", "    mean, scale = scale, mean\n    per_entry = (0.5"),
+        # Right when called directly; inside tf.function, where the notebook trains with it, AutoGraph makes this
+        # `if` on a tensor's value a tf.cond and traces both branches, so the raise always runs.
+        (
+            "a Python if on a tensor's value",
+            "    per_entry = (0.5",
+            "    if tf.reduce_any(scale <= 0):\n"
+            '        raise ValueError("the scale must be positive")\n'
+            "    per_entry = (0.5",
+        ),
     ],
     "laplace_nll": [
         ("log(b) instead of log(2b)", "tf.math.log(2 * scale)", "tf.math.log(scale)"),
@@ -76,6 +85,13 @@ MUTANTS = {
             "|y - loc| as the square root of its square",
             "tf.abs(y - loc) / scale",
             "tf.sqrt(tf.square(y - loc)) / scale",
+        ),
+        # Right when called directly (and differentiable there); inside tf.function, where the notebook trains
+        # with it, a tensor has no .numpy() and the call raises.
+        (
+            "the number of entries from .numpy()",
+            "return tf.reduce_mean(per_entry)",
+            "return tf.reduce_sum(per_entry) / per_entry.numpy().size",
         ),
     ],
     "categorical_nll": [

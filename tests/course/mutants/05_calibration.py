@@ -128,6 +128,45 @@ MUTANTS = {
             "    logits = tf.constant(logits, dtype=tf.float32)\n",
             "    logits -= logits.max(axis=1, keepdims=True)\n    logits = tf.constant(logits, dtype=tf.float32)\n",
         ),
+        # Right from 0.5 up, but log T is kept above log 0.3 "for safety": the fit stops there when the best
+        # temperature is lower, which the task's range (0.2 to 10) allows.
+        (
+            "log T clipped below at log 0.3",
+            "log_temperature = tf.Variable(0.0)",
+            "log_temperature = tf.Variable(\n"
+            "        0.0, constraint=lambda t: tf.clip_by_value(t, np.log(0.3), np.log(30.0)))",
+        ),
+        # The inverse temperature multiplies the logits, with Adam's small steps: from 1 it needs many more of
+        # them to reach 1 / T = 5 than the 400 it gets, so at a temperature of 0.2 it stops far off (near 0.28).
+        (
+            "inverse temperature by small Adam steps",
+            "    log_temperature = tf.Variable(0.0)  # T = exp(log T) stays positive\n"
+            "    optimizer = tf.keras.optimizers.Adam(learning_rate=0.05)\n"
+            "\n"
+            "    @tf.function\n"
+            "    def step():\n"
+            "        with tf.GradientTape() as tape:\n"
+            "            nll = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(\n"
+            "                labels=labels, logits=logits / tf.exp(log_temperature)))\n"
+            "        optimizer.apply_gradients([(tape.gradient(nll, log_temperature), log_temperature)])\n"
+            "\n"
+            "    for _ in range(400):\n"
+            "        step()\n"
+            "    return float(tf.exp(log_temperature))\n",
+            "    inverse = tf.Variable(1.0)  # 1 / T\n"
+            "    optimizer = tf.keras.optimizers.Adam(learning_rate=0.01)\n"
+            "\n"
+            "    @tf.function\n"
+            "    def step():\n"
+            "        with tf.GradientTape() as tape:\n"
+            "            nll = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(\n"
+            "                labels=labels, logits=logits * inverse))\n"
+            "        optimizer.apply_gradients([(tape.gradient(nll, inverse), inverse)])\n"
+            "\n"
+            "    for _ in range(400):\n"
+            "        step()\n"
+            "    return float(1.0 / inverse)\n",
+        ),
     ],
     "planar_flow": [
         ("size-1 axes squeezed away", "return f_z, log_det", "return tf.squeeze(f_z), tf.squeeze(log_det)"),

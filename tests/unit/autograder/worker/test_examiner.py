@@ -48,6 +48,10 @@ def float32_only(x):
     return x
 
 
+def eager_only(x):
+    return tf.constant(x.numpy())  # a tensor inside a tf.function has no .numpy()
+
+
 def one_at_a_time(x, y):
     if len(x) > 1:
         raise ValueError("a batch")
@@ -86,6 +90,10 @@ RAISES_UNDER_A_GRADIENT = """
 from bdl.questions import gradient
 gradient(float32_only, (np.zeros((2, 3)),), wrt=(0,))
 """
+RAISES_WHEN_COMPILED = """
+from bdl.questions import compiled
+compiled(eager_only, (tf.zeros((2, 3)),))
+"""
 # Searched for by a pattern whose own text is not the mark (each '-' written as '[-]').
 SEARCH_MEMORY = r"""
 import re
@@ -120,6 +128,7 @@ def graded(tmp_path_factory):
             _test_cell(RAISES_IN_FLOAT64),
             _test_cell(RAISES_FOR_A_BATCH),
             _test_cell(RAISES_UNDER_A_GRADIENT),
+            _test_cell(RAISES_WHEN_COMPILED),
         ]
     )
     client = ExaminingClient(
@@ -176,6 +185,11 @@ def test_an_error_of_the_students_code_is_named_by_its_type_only(graded):
             7,
             "float32_only raised TypeError when the tests used it with a float64 array of shape (2, 3); "
             "the same call in float32 runs",
+        ),
+        (
+            8,
+            "eager_only raised AttributeError when the tests used it inside a compiled function (tf.function) "
+            "with a float32 tensor of shape (2, 3)",
         ),
     ],
 )

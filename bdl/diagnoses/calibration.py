@@ -189,8 +189,10 @@ TEMPERATURE = Function(
         ),
         Mistake(
             "not_converged",
-            "Your fit stops before it has converged: run more steps (or a one-dimensional minimiser) until the "
-            "temperature settles.",
+            # What the probe sees, not a cause it cannot tell apart: a fit cut short and a fit of another
+            # loss both land between the start and the NLL's minimum.
+            "Your temperature lies between 1 and the NLL's minimum, short of it: run your fit until the "
+            "temperature settles (or use a one-dimensional minimiser), on the NLL itself.",
             lambda f: 1.0 <= _fitted(f) < 0.95 * _BEST,
         ),
     ),

@@ -190,9 +190,9 @@ TEMPERATURE = Function(
         Mistake(
             "not_converged",
             # What the probe sees, not a cause it cannot tell apart: a fit cut short and a fit of another
-            # loss both land between the start and the NLL's minimum.
-            "Your temperature lies between 1 and the NLL's minimum, short of it: run your fit until the "
-            "temperature settles (or use a one-dimensional minimiser), on the NLL itself.",
+            # loss both land between a temperature of one and the NLL's minimum.
+            "Your temperature lies short of the NLL's minimum, on the side a fit starts from: run your fit "
+            "until the temperature settles (or use a one-dimensional minimiser), on the NLL itself.",
             lambda f: 1.0 <= _fitted(f) < 0.95 * _BEST,
         ),
     ),

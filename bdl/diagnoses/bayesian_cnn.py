@@ -555,9 +555,9 @@ NLL = Function(
         ),
         Mistake(
             "nan_when_confident",
-            "Your NLL is nan for confident predictions, where a probability underflows to zero (zero times the "
-            "log of zero): take the label's log-probability from the distribution itself, with its log_prob, "
-            "not the log of its probabilities.",
+            "Your NLL is nan or infinite for confident predictions, where a probability underflows to zero: "
+            "compute it from the logits or the log-probabilities (the distribution's log_prob), not from the "
+            "log of its probabilities.",
             lambda f: np.all(np.isfinite(_nll(f))) and not np.all(np.isfinite(_confident_nll(f))),
         ),
         Mistake(

@@ -139,6 +139,13 @@ MUTANTS = {
             "return -y_pred.log_prob(y_true)",
             "return -tf.reduce_sum(tf.one_hot(tf.argmax(y_true, axis=-1), 10) * tf.math.log(y_pred.mean()), axis=-1)",
         ),
+        # The formula as written, 0 * log 0 taken as 0: right for a confident right prediction, but a
+        # confident wrong one's label probability is 0 in float32, so its NLL is infinite.
+        (
+            "the formula on the probabilities, with xlogy",
+            "return -y_pred.log_prob(y_true)",
+            "return -tf.reduce_sum(tf.math.xlogy(y_true, y_pred.probs_parameter()), axis=-1)",
+        ),
     ],
     "get_probabilistic_model": [
         (
@@ -751,6 +758,7 @@ DIAGNOSES = {
         "probability not log": "probability_not_log",
         "ten classes hard-coded": "classes_hard_coded",
         "cross-entropy of the probabilities": "nan_when_confident",
+        "the formula on the probabilities, with xlogy": "nan_when_confident",
     },
     "get_probabilistic_model": {
         **_MODEL,

@@ -303,8 +303,25 @@ DENSE = Function(
             "Your layer's log prior seems to count the kernel's weights only; the bias's weights count too.",
             lambda cls: _kernel_only(cls),
         ),
+        Mistake(
+            "noise_shared",
+            "Your layer's weights are not independent: some of them move together from draw to draw, as if they "
+            "shared their noise. Under the mean-field posterior every weight, kernel and bias, has noise of its own.",
+            lambda cls: _noise_shared(cls),
+        ),
     ),
 )
+
+
+def _noise_shared(cls):
+    """Whether two weights of one sample share their noise: along an axis of the kernel, or a bias with a
+    kernel weight of its unit. The mean of N products of independent noise has standard deviation
+    1 / sqrt(N) (N = 400 to 800 here); shared noise makes it about 1."""
+    kernel, bias = _sample(_layer(cls, 400, mu=_constant(0.0), rho=_constant(1.0)), inputs=4)
+    sigma = float(np.log1p(np.e))
+    kernel, bias = kernel / sigma, bias / sigma
+    products = [kernel[0::2] * kernel[1::2], kernel[:, 0::2] * kernel[:, 1::2]] + [row * bias for row in kernel]
+    return max(abs(float(np.mean(p))) for p in products) > 0.5
 
 
 def _twice(layer, read):

@@ -254,6 +254,13 @@ MUTANTS = {
             "w = mu + sigma * tf.random.stateless_truncated_normal(\n"
             "                tf.shape(mu), seed=tf.random.uniform([2], 0, 2**31 - 1, dtype=tf.int32))",
         ),
+        # One eps per unit, broadcast over the kernel's inputs: every weight keeps its spread, but the
+        # weights into one unit move together, which mean field (independent weights) rules out.
+        (
+            "one eps per unit, shared by its inputs",
+            "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+            "w = mu + sigma * tf.random.normal(tf.shape(mu)[-1:])",
+        ),
     ],
     "sample_elbo": [
         ("KL not scaled", "losses.append(kl_scale * (log_q - log_prior)", "losses.append((log_q - log_prior)"),
@@ -545,6 +552,7 @@ DIAGNOSES = {
         "NumPy noise drawn inside a compiled function": "same_noise_every_call",
         "q's own parameters held constant in log q (sticking the landing)": "parameters_stopped",
         "weights drawn per example": "weights_per_example",
+        "one eps per unit, shared by its inputs": "noise_shared",
     },
     "sample_elbo": {
         "KL not scaled": "kl_scale_ignored",

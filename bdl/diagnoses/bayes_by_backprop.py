@@ -122,8 +122,20 @@ LOSS_TERMS = Function(
                 _terms(f, eps=0.3)[3], _terms(f, eps=0.3)[0] - _terms(f, eps=0.3)[1] + _terms(f, eps=0.3)[2]
             ),
         ),
+        # Last: an answer with another mistake in sigma (the exponential of rho) overflows here too.
+        Mistake(
+            "softplus_unstable",
+            "Your sigma is zero or infinite where rho is far from zero: the logarithm of one plus the exponential "
+            "of rho, computed as written, rounds to zero for very negative rho and overflows for large rho in "
+            "float32. Use TensorFlow's softplus, which stays positive and finite for any rho.",
+            lambda f: _finite(_terms(f)) and not all(_finite(_terms(f, mu=0.0, rho=rho)) for rho in (-20.0, 100.0)),
+        ),
     ),
 )
+
+
+def _finite(terms):
+    return bool(np.all(np.isfinite(np.asarray(terms, dtype=np.float64))))
 
 
 # BayesianDense: a layer of the student's class, called on [0; I] so that row 0 of its output is

@@ -159,6 +159,13 @@ MUTANTS = {
             "tfd.Normal(mu, sigma).log_prob(w)",
             "tfd.Normal(tf.stop_gradient(mu), tf.stop_gradient(sigma)).log_prob(w)",
         ),
+        # The text's formula typed as it stands: 1 + e^rho rounds to 1 below rho = -16.6 in float32
+        # (sigma 0) and e^rho overflows above 88.7 (sigma infinite).
+        (
+            "softplus written as log(1 + exp(rho))",
+            "sigma = tf.math.softplus(rho)",
+            "sigma = tf.math.log(1 + tf.exp(rho))",
+        ),
     ],
     "bayesian_dense": [
         (
@@ -530,6 +537,7 @@ DIAGNOSES = {
         "the prior argument ignored for N(0, 1)": "prior_ignored",
         "log-likelihood as a NumPy number": "not_a_tensor",
         "q's own parameters held constant in log q (sticking the landing)": "parameters_stopped",
+        "softplus written as log(1 + exp(rho))": "softplus_unstable",
     },
     "bayesian_dense": {
         "size-1 axes squeezed away": "size_one_axes_lost",

@@ -337,6 +337,15 @@ MUTANTS = {
             "tfpl.VariableLayer(2 * n, dtype=dtype),\n"
             "        tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(t[..., :n], t[..., n:]), 1)),",
         ),
+        # A slicing slip: the scales read from the means' slots, so each scale is a function of its mean
+        # (2n variables, half of them unused).
+        (
+            "scales computed from the means",
+            "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype),\n        tfpl.IndependentNormal(n),",
+            "tfpl.VariableLayer(2 * n, dtype=dtype),\n"
+            "        tfpl.DistributionLambda(lambda t: tfd.Independent(\n"
+            "            tfd.Normal(t[..., :n], 1e-5 + tf.nn.softplus(t[..., :n])), 1)),",
+        ),
     ],
     "get_dense_variational_layer": [
         ("exact KL", "kl_use_exact=False", "kl_use_exact=True"),
@@ -806,6 +815,7 @@ DIAGNOSES = {
         "ten bias weights hard-coded": "bias_size_hard_coded",
         "dtype ignored": "dtype_ignored",
         "scales not made positive": "scales_not_positive",
+        "scales computed from the means": "scales_from_means",
     },
     "get_dense_variational_layer": {
         "exact KL": "exact_kl",

@@ -122,8 +122,20 @@ LOSS_TERMS = Function(
                 _terms(f, eps=0.3)[3], _terms(f, eps=0.3)[0] - _terms(f, eps=0.3)[1] + _terms(f, eps=0.3)[2]
             ),
         ),
+        # Last: an answer with another mistake in sigma (the exponential of rho) overflows here too.
+        Mistake(
+            "softplus_unstable",
+            "Your sigma is zero or infinite where rho is far from zero: the logarithm of one plus the exponential "
+            "of rho, computed as written, rounds to zero for very negative rho and overflows for large rho in "
+            "float32. Use TensorFlow's softplus, which stays positive and finite for any rho.",
+            lambda f: _finite(_terms(f)) and not all(_finite(_terms(f, mu=0.0, rho=rho)) for rho in (-20.0, 100.0)),
+        ),
     ),
 )
+
+
+def _finite(terms):
+    return bool(np.all(np.isfinite(np.asarray(terms, dtype=np.float64))))
 
 
 # BayesianDense: a layer of the student's class, called on [0; I] so that row 0 of its output is
@@ -303,8 +315,25 @@ DENSE = Function(
             "Your layer's log prior seems to count the kernel's weights only; the bias's weights count too.",
             lambda cls: _kernel_only(cls),
         ),
+        Mistake(
+            "noise_shared",
+            "Your layer's weights are not independent: some of them move together from draw to draw, as if they "
+            "shared their noise. Under the mean-field posterior every weight, kernel and bias, has noise of its own.",
+            lambda cls: _noise_shared(cls),
+        ),
     ),
 )
+
+
+def _noise_shared(cls):
+    """Whether two weights of one sample share their noise: along an axis of the kernel, or a bias with a
+    kernel weight of its unit. The mean of N products of independent noise has standard deviation
+    1 / sqrt(N) (N = 400 to 800 here); shared noise makes it about 1."""
+    kernel, bias = _sample(_layer(cls, 400, mu=_constant(0.0), rho=_constant(1.0)), inputs=4)
+    sigma = float(np.log1p(np.e))
+    kernel, bias = kernel / sigma, bias / sigma
+    products = [kernel[0::2] * kernel[1::2], kernel[:, 0::2] * kernel[:, 1::2]] + [row * bias for row in kernel]
+    return max(abs(float(np.mean(p))) for p in products) > 0.5
 
 
 def _twice(layer, read):

@@ -446,8 +446,32 @@ POSTERIOR = Function(
             "variable takes, so map the variable to a positive number before using it as a scale.",
             lambda f: not np.all(np.asarray(_distribution(f)[1].stddev()) > 0),
         ),
+        Mistake(
+            "scales_from_means",
+            "Your posterior's scales seem to be computed from its means: moving a mean moves its scale. Each "
+            "weight needs a location and a scale of its own, from different variables.",
+            lambda f: _scales_from_means(f),
+        ),
     ),
 )
+
+
+def _scales_from_means(function):
+    """Whether every variable that moves a scale moves a mean too (and some scale moves)."""
+    model, _ = _distribution(function)
+    with tf.GradientTape(persistent=True) as tape:
+        posterior = model(tf.zeros((1, 1)))
+        means, scales = tf.reduce_sum(posterior.mean()), tf.reduce_sum(posterior.stddev())
+    variables = model.trainable_variables
+
+    def moved_by(total):
+        gradients = tape.gradient(total, variables)
+        return (
+            np.concatenate([np.ravel(np.zeros(v.shape) if g is None else g) for g, v in zip(gradients, variables)]) != 0
+        )
+
+    moves_means, moves_scales = moved_by(means), moved_by(scales)
+    return bool(np.any(moves_scales) and np.all(moves_means[moves_scales]))
 
 
 def _closure(function):
@@ -566,9 +590,9 @@ NLL = Function(
         ),
         Mistake(
             "nan_when_confident",
-            "Your NLL is nan for confident predictions, where a probability underflows to zero (zero times the "
-            "log of zero): take the label's log-probability from the distribution itself, with its log_prob, "
-            "not the log of its probabilities.",
+            "Your NLL is nan or infinite for confident predictions, where a probability underflows to zero: "
+            "compute it from the logits or the log-probabilities (the distribution's log_prob), not from the "
+            "log of its probabilities.",
             lambda f: np.all(np.isfinite(_nll(f))) and not np.all(np.isfinite(_confident_nll(f))),
         ),
         Mistake(

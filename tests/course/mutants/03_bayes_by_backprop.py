@@ -159,6 +159,13 @@ MUTANTS = {
             "tfd.Normal(mu, sigma).log_prob(w)",
             "tfd.Normal(tf.stop_gradient(mu), tf.stop_gradient(sigma)).log_prob(w)",
         ),
+        # The text's formula typed as it stands: 1 + e^rho rounds to 1 below rho = -16.6 in float32
+        # (sigma 0) and e^rho overflows above 88.7 (sigma infinite).
+        (
+            "softplus written as log(1 + exp(rho))",
+            "sigma = tf.math.softplus(rho)",
+            "sigma = tf.math.log(1 + tf.exp(rho))",
+        ),
     ],
     "bayesian_dense": [
         (
@@ -253,6 +260,13 @@ MUTANTS = {
             "w = mu + sigma * tf.random.normal(tf.shape(mu))",
             "w = mu + sigma * tf.random.stateless_truncated_normal(\n"
             "                tf.shape(mu), seed=tf.random.uniform([2], 0, 2**31 - 1, dtype=tf.int32))",
+        ),
+        # One eps per unit, broadcast over the kernel's inputs: every weight keeps its spread, but the
+        # weights into one unit move together, which mean field (independent weights) rules out.
+        (
+            "one eps per unit, shared by its inputs",
+            "w = mu + sigma * tf.random.normal(tf.shape(mu))",
+            "w = mu + sigma * tf.random.normal(tf.shape(mu)[-1:])",
         ),
     ],
     "sample_elbo": [
@@ -523,6 +537,7 @@ DIAGNOSES = {
         "the prior argument ignored for N(0, 1)": "prior_ignored",
         "log-likelihood as a NumPy number": "not_a_tensor",
         "q's own parameters held constant in log q (sticking the landing)": "parameters_stopped",
+        "softplus written as log(1 + exp(rho))": "softplus_unstable",
     },
     "bayesian_dense": {
         "size-1 axes squeezed away": "size_one_axes_lost",
@@ -545,6 +560,7 @@ DIAGNOSES = {
         "NumPy noise drawn inside a compiled function": "same_noise_every_call",
         "q's own parameters held constant in log q (sticking the landing)": "parameters_stopped",
         "weights drawn per example": "weights_per_example",
+        "one eps per unit, shared by its inputs": "noise_shared",
     },
     "sample_elbo": {
         "KL not scaled": "kl_scale_ignored",

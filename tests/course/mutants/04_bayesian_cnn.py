@@ -139,6 +139,13 @@ MUTANTS = {
             "return -y_pred.log_prob(y_true)",
             "return -tf.reduce_sum(tf.one_hot(tf.argmax(y_true, axis=-1), 10) * tf.math.log(y_pred.mean()), axis=-1)",
         ),
+        # The formula as written, 0 * log 0 taken as 0: right for a confident right prediction, but a
+        # confident wrong one's label probability is 0 in float32, so its NLL is infinite.
+        (
+            "the formula on the probabilities, with xlogy",
+            "return -y_pred.log_prob(y_true)",
+            "return -tf.reduce_sum(tf.math.xlogy(y_true, y_pred.probs_parameter()), axis=-1)",
+        ),
     ],
     "get_probabilistic_model": [
         (
@@ -329,6 +336,15 @@ MUTANTS = {
             "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype),\n        tfpl.IndependentNormal(n),",
             "tfpl.VariableLayer(2 * n, dtype=dtype),\n"
             "        tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(t[..., :n], t[..., n:]), 1)),",
+        ),
+        # A slicing slip: the scales read from the means' slots, so each scale is a function of its mean
+        # (2n variables, half of them unused).
+        (
+            "scales computed from the means",
+            "tfpl.VariableLayer(tfpl.IndependentNormal.params_size(n), dtype=dtype),\n        tfpl.IndependentNormal(n),",
+            "tfpl.VariableLayer(2 * n, dtype=dtype),\n"
+            "        tfpl.DistributionLambda(lambda t: tfd.Independent(\n"
+            "            tfd.Normal(t[..., :n], 1e-5 + tf.nn.softplus(t[..., :n])), 1)),",
         ),
     ],
     "get_dense_variational_layer": [
@@ -751,6 +767,7 @@ DIAGNOSES = {
         "probability not log": "probability_not_log",
         "ten classes hard-coded": "classes_hard_coded",
         "cross-entropy of the probabilities": "nan_when_confident",
+        "the formula on the probabilities, with xlogy": "nan_when_confident",
     },
     "get_probabilistic_model": {
         **_MODEL,
@@ -798,6 +815,7 @@ DIAGNOSES = {
         "ten bias weights hard-coded": "bias_size_hard_coded",
         "dtype ignored": "dtype_ignored",
         "scales not made positive": "scales_not_positive",
+        "scales computed from the means": "scales_from_means",
     },
     "get_dense_variational_layer": {
         "exact KL": "exact_kl",

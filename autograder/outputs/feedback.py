@@ -24,6 +24,8 @@ from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
 from autograder.worker.guard import SKIPPED_MESSAGE
+from bdl.requirements import PREFIX as REQUIREMENT
+from bdl.requirements import cited
 from bdl.words import speaks
 
 # A traceback's colours (items.py strips them from messages too).
@@ -89,10 +91,11 @@ def shown_message(error, execution_count, secrets):
         return f"{name}: {SKIPPED_MESSAGE}"
     if not _tests_own_assertion(error, execution_count):
         return f"{name}: your code raised {name} while the tests ran"
-    lines = [
-        REDACTED if any(secret in line for secret in secrets) else line
-        for line in str(error.get("evalue", "")).split("\n")
-    ]
+    from bdl.diagnoses import PREFIX as MISTAKE  # its recognisers load TensorFlow: only here, not for every command
+
+    said = str(error.get("evalue", "")).split("\n")
+    notes = next((n for n, line in enumerate(said) if line.startswith((REQUIREMENT, MISTAKE))), len(said))
+    lines = [REDACTED if any(secret in line for secret in secrets) else line for line in said[:notes]]
     message = "\n".join(lines)
     if len(message) > MAX_MESSAGE:
         message = message[:MAX_MESSAGE] + " ..."
@@ -110,9 +113,9 @@ class HideHiddenTests(NbGraderPreprocessor):
 
     * each test cell with hidden tests keeps the visible tests and one line that says whether the
       hidden part passed;
-    * a failed test cell shows one error line (``shown_message``), and under it the likely mistake that
-      ``bdl.diagnoses`` noted, if any: only the tables' own sentences count, so nothing else of the error
-      gets through;
+    * a failed test cell shows one error line (``shown_message``), and under it the sentence of the
+      text its check cites (``bdl.requirements``) and the likely mistake that ``bdl.diagnoses`` noted, if
+      any: only the tables' own sentences count, so nothing else of the error gets through;
     * no other output of any cell: neither tracebacks (they quote the code) nor what a cell printed or
       displayed.
     """
@@ -142,7 +145,12 @@ class HideHiddenTests(NbGraderPreprocessor):
             lines = [line]
             from bdl.diagnoses import PREFIX, noted  # its recognisers load TensorFlow: only here, not for every command
 
-            mistake = noted("\n".join(error.get("traceback", [])))
+            said = "\n".join(error.get("traceback", []))
+            sentence = cited(said)
+            if sentence:
+                lines.append(REQUIREMENT + sentence)
+                message += "\n" + REQUIREMENT + sentence
+            mistake = noted(said)
             if mistake:
                 lines.append(PREFIX + mistake)
                 message += "\n" + PREFIX + mistake

@@ -1,6 +1,8 @@
 """Diagnoses: which known mistake a failing answer seems to make, recognised by what it computes.
 
-A test cell runs its asserts inside ``with diagnosed("gaussian_nll"):``. When one fails, the first
+A test cell runs its asserts inside ``with diagnosed("gaussian_nll"):``, citing with
+``requirement("key")`` the sentence of the text its next checks follow from (``bdl.requirements``,
+quoted under a failure). When one fails, the first
 mistake of the function's table whose recogniser matches the answer adds one line under the error:
 ``Likely mistake: <sentence>``, which says what the code seems to do and what the spec asks, with no
 code and no numbers. A recogniser never computes the right answer: students get this package. A
@@ -17,6 +19,7 @@ import pkgutil
 import re
 import textwrap
 
+from bdl import requirements
 from bdl.diagnoses.probes import Function, Mistake  # noqa: F401 (the tables' parts, named here too)
 from bdl.questions import question
 from bdl.wire import Remote
@@ -130,26 +133,46 @@ class diagnosed:  # noqa: N801 (used as a statement: ``with diagnosed("name"):``
     A class, not a generator: the error then leaves with its own traceback, so the feedback
     still finds the test cell's line that raised it."""
 
+    active = []  # the cells running, innermost last: what ``requirement`` speaks of
+
     def __init__(self, grade_id, namespace=None):
         self.grade_id, self.namespace = grade_id, namespace
+        self.requirement = None
 
     def __enter__(self):
+        diagnosed.active.append(self)
         return self
 
     def __exit__(self, kind, error, traceback):
+        diagnosed.active.remove(self)
         if error is None or not isinstance(error, Exception):
             return False
+        if self.requirement is not None:
+            _add_note(error, requirements.note(self.requirement.sentence))
         function = all_tables().get(self.grade_id)
         namespace = self.namespace if self.namespace is not None else traceback.tb_frame.f_globals
         answer = namespace.get(function.name) if function else None
         if answer is not None:
             mistake = _diagnosis(self.grade_id, function, answer)
             if mistake is not None:
-                try:
-                    BaseException.add_note(error, note(mistake.sentence))
-                except Exception:  # an exception class that refuses notes keeps its own words
-                    pass
+                _add_note(error, note(mistake.sentence))
         return False
+
+
+def requirement(key):
+    """Cite the sentence of the text (``bdl.requirements``, by ``key``) that the checks which follow,
+    in the innermost ``diagnosed`` cell, hold: a failure quotes it."""
+    if not diagnosed.active:
+        raise LookupError("requirement() cites a sentence for the checks of a `with diagnosed(...)` block")
+    cell = diagnosed.active[-1]
+    cell.requirement = requirements.find(cell.grade_id, key)
+
+
+def _add_note(error, text):
+    try:
+        BaseException.add_note(error, text)
+    except Exception:  # an exception class that refuses notes keeps its own words
+        pass
 
 
 def _diagnosis(grade_id, function, answer):

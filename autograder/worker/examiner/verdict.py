@@ -112,14 +112,22 @@ def speaks_for_the_tests(error: BaseException) -> bool:
 
 
 def _notes(error: BaseException) -> list[str]:
-    """The notes on ``error`` that are a diagnosis, in the tables' own words (``bdl.diagnoses``)."""
+    """The notes on ``error`` in the tables' own words: the requirement a check cites
+    (``bdl.requirements``) and the diagnosis (``bdl.diagnoses``)."""
     notes = [note for note in getattr(error, "__notes__", ()) if type(note) is str]
     if not notes:
         return []
+    from bdl import requirements
     from bdl.diagnoses import note as diagnosis
     from bdl.diagnoses import noted
 
-    return [note for note in notes if noted(note) is not None and diagnosis(noted(note)) == note]
+    def known(note: str) -> bool:
+        sentence = requirements.cited(note)
+        if sentence is not None and requirements.note(sentence) == note:
+            return True
+        return noted(note) is not None and diagnosis(noted(note)) == note
+
+    return [note for note in notes if known(note)]
 
 
 def error_output(error: BaseException, source: str, execution_count: int, own: bool = True) -> dict:

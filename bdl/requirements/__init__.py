@@ -1,0 +1,74 @@
+"""What the text asks of each graded function, sentence by sentence, and which checks hold it.
+
+Each assignment's module (named after its notebook, as in ``bdl.diagnoses``) has a ``TABLE``:
+{grade id: (Requirement, ...)}, each sentence quoted from the release notebook. A test cell names the
+sentence its next checks follow from with ``requirement("key")`` inside ``with diagnosed(...)``; a
+failure then quotes it under the error (``PREFIX``). A requirement no check holds says why
+(``unchecked``). ``tests/course/test_requirements.py`` keeps the table true both ways; the grading
+guide prints it, so a TA can answer "why did I lose this point" with the sentence.
+"""
+
+import functools
+import importlib
+import pkgutil
+import re
+import textwrap
+from dataclasses import dataclass
+
+PREFIX = "The text asks: "
+# As bdl.diagnoses' notes: within nbgrader Validate's width.
+NOTE_WIDTH = 80
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    key: str  # what a test cell cites: requirement("key")
+    sentence: str  # quoted from the release notebook's text
+    unchecked: str = ""  # why no check holds it, for a requirement the course does not check
+
+
+@functools.lru_cache(maxsize=1)
+def all_tables() -> dict[str, tuple[Requirement, ...]]:
+    """{grade id: requirements} of every assignment."""
+    tables: dict[str, tuple[Requirement, ...]] = {}
+    for found in sorted(pkgutil.iter_modules(__path__), key=lambda found: found.name):
+        tables.update(getattr(importlib.import_module(f"{__name__}.{found.name}"), "TABLE", {}))
+    return tables
+
+
+def find(grade_id: str, key: str) -> Requirement:
+    """The requirement ``key`` of ``grade_id``'s table; a LookupError names what is missing."""
+    for requirement in all_tables().get(grade_id, ()):
+        if requirement.key == key:
+            return requirement
+    raise LookupError(f"{grade_id} has no requirement {key!r} in bdl.requirements")
+
+
+def note(sentence: str) -> str:
+    """A requirement's sentence as a note under an error, wrapped as the diagnoses' are."""
+    return "\n".join(
+        textwrap.wrap(
+            PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+        )
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def sentences() -> frozenset[str]:
+    """Every sentence a check can cite."""
+    return frozenset(r.sentence for table in all_tables().values() for r in table if not r.unchecked)
+
+
+def _words(text: str) -> str:
+    return " ".join(_ANSI.sub("", text).split())
+
+
+def cited(text: str) -> str | None:
+    """The sentence of the first requirement noted in an error's ``text``, or None. Only the tables'
+    own sentences are returned, whatever else the text says."""
+    words = _words(text)
+    if _words(PREFIX) not in words:
+        return None
+    found = [(words.find(_words(PREFIX + known)), known) for known in sentences() if _words(PREFIX + known) in words]
+    return min(found)[1] if found else None

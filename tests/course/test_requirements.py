@@ -10,7 +10,8 @@ import pytest
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments, notebook_names
 from bdl import requirements
-from bdl.diagnoses import diagnosed, requirement
+from bdl.diagnoses import diagnosed
+from bdl.diagnoses import requirement as cite
 
 MARKER = "requirement"
 
@@ -145,8 +146,8 @@ def test_keys_are_unique_and_reasons_are_sentences():
 def test_a_failing_check_quotes_the_sentence_it_cites():
     sentence = requirements.find("brier_score", "mean").sentence
     with pytest.raises(AssertionError) as raised, diagnosed("brier_score", {}):
-        requirement("labels")
-        requirement("mean")
+        cite("labels")
+        cite("mean")
         raise AssertionError("the Brier score of two examples")
     assert raised.value.__notes__ == [requirements.note(sentence)]
     assert requirements.cited("\n".join(["AssertionError: x", *raised.value.__notes__])) == sentence
@@ -157,7 +158,7 @@ def test_the_checks_before_any_citation_quote_nothing_and_a_wrong_key_is_named()
         raise AssertionError("the Brier score")
     assert not getattr(raised.value, "__notes__", [])
     with pytest.raises(LookupError, match="brier_score has no requirement 'nosuch'"), diagnosed("brier_score", {}):
-        requirement("nosuch")
+        cite("nosuch")
     assert not diagnosed.active
 
 

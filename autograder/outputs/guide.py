@@ -1,5 +1,6 @@
 """The grading guide (``python -m autograder guide``): one HTML page per assignment for the people who
-grade by hand, with each manually graded cell's question, points, rubric and model answer.
+grade by hand, with each manually graded cell's question, points, rubric and model answer, and each
+graded function's requirements with the checks that hold them (``bdl.requirements``).
 
 Everything comes from ``source/``: the question is the markdown cell just above the answer cell, the
 model answer is the answer cell, its rubric the block at its end (``autograder.course.rubric``). The math is
@@ -17,9 +18,10 @@ from pathlib import Path
 import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-from autograder.course import cells, rubric
+from autograder.course import cells, citations, rubric
 from autograder.course.directory import REPO, assignments, check_assignment
 from autograder.outputs import mathjax
+from bdl import requirements
 
 MATHJAX_FOLDER = "mathjax"  # beside the pages
 MATHJAX_SETUP = """<script type="text/x-mathjax-config">
@@ -84,13 +86,35 @@ def manual_cells(path):
     return found
 
 
-def automatic_points(path):
-    """Return [(grade_id, points)] of a source notebook's test cells."""
+def automatic_cells(path):
+    """Return [(grade_id, points, source)] of a source notebook's test cells."""
     return [
-        (cells.grade_id(cell), float(cells.nbgrader_metadata(cell)["points"]))
+        (cells.grade_id(cell), float(cells.nbgrader_metadata(cell)["points"]), cell.source)
         for cell in nbformat.read(path, 4).cells
         if cells.is_test(cell) and cells.has_points(cell)
     ]
+
+
+def _requirements(test_id, source):
+    """The rows of a graded function's requirements (``bdl.requirements``): each sentence of the text,
+    and the checks of its test cell that cite it, or why none does."""
+    table = requirements.all_tables().get(cells.answer_id(test_id), ())
+    if not table:
+        return ""
+    checks = citations.read(source).checks
+    rows = []
+    for requirement in table:
+        cases = sorted({check.case for check in checks if check.key == requirement.key and check.case})
+        held = (
+            f"<em>not checked:</em> {html.escape(requirement.unchecked)}"
+            if requirement.unchecked
+            else "<ul>" + "".join(f"<li>{html.escape(case)}</li>" for case in cases) + "</ul>"
+        )
+        rows.append(f"<tr><td>{_md(requirement.sentence)}</td><td>{held}</td></tr>")
+    return (
+        f'<h3 id="{html.escape(test_id)}">{html.escape(cells.answer_id(test_id))}</h3>'
+        f"<table><tr><th>the text asks</th><th>the checks that hold it</th></tr>{''.join(rows)}</table>"
+    )
 
 
 ANCHOR = re.compile(r'<a class="anchor-link" href="[^"]*">[^<]*</a>')
@@ -131,8 +155,8 @@ def _section(cell):
 def render(assignment, notebook_paths, typeset=True):
     """Return the guide page of one assignment (HTML), given its source notebooks."""
     manual = [cell for path in notebook_paths for cell in manual_cells(path)]
-    automatic = [item for path in notebook_paths for item in automatic_points(path)]
-    manual_total, automatic_total = sum(c.points for c in manual), sum(p for _, p in automatic)
+    automatic = [item for path in notebook_paths for item in automatic_cells(path)]
+    manual_total, automatic_total = sum(c.points for c in manual), sum(p for _, p, _ in automatic)
     head = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
         f"<title>Grading guide: {html.escape(assignment)}</title>",
@@ -166,11 +190,17 @@ def render(assignment, notebook_paths, typeset=True):
         body.append(f"<p><strong>Nothing to grade by hand:</strong> {automatic_text}.</p>")
     body += [_section(cell) for cell in manual]
     rows = "".join(
-        f'<tr><td>{html.escape(name)}</td><td class="points">{points:g}</td></tr>' for name, points in automatic
+        f'<tr><td>{html.escape(name)}</td><td class="points">{points:g}</td></tr>' for name, points, _ in automatic
     )
+    traced = "".join(_requirements(name, source) for name, _, source in automatic)
+    if traced:
+        traced = (
+            "<p>Each graded function's requirements, quoted from the text, and the checks that hold them. "
+            "A failing check quotes its sentence in the student's feedback.</p>" + traced
+        )
     body.append(
         f"<section><h2>Graded automatically</h2><table><tr><th>test cell</th><th>points</th></tr>"
-        f"{rows}</table></section></body></html>\n"
+        f"{rows}</table>{traced}</section></body></html>\n"
     )
     return "\n".join(head + body)
 

@@ -79,6 +79,18 @@ def test_a_guide_page_per_assignment_with_question_rubric_and_model_answer(pages
     assert '<section id="discussion_monte_carlo_kl">' in (out / "04_bayesian_cnn.html").read_text()
 
 
+def test_the_guide_shows_each_requirement_with_the_checks_that_hold_it(pages):
+    """So a TA can answer "why did I lose this point" with the sentence the feedback quoted."""
+    from bdl import requirements
+
+    out, _ = pages
+    page = (out / "01_likelihoods.html").read_text()
+    section = page[page.index('<h3 id="brier_score_tests">') :]
+    for requirement in requirements.all_tables()["brier_score"]:
+        assert guide._md(requirement.sentence) in section
+    assert "the Brier score of … examples over … classes, integer labels" in html.unescape(section)
+
+
 def test_math_is_typeset_by_the_mathjax_copy_beside_the_pages(pages):
     out, written = pages
     for path in written:

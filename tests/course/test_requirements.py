@@ -1,19 +1,16 @@
 """The traced table (bdl.requirements), both ways: every sentence is the release's own text, every
 check cites one, every requirement is held by a check or says why not; a failure quotes it."""
 
-import ast
 import re
 
 import nbformat
 import pytest
 
-from autograder.course import cells
+from autograder.course import cells, citations
 from autograder.course.directory import REPO, assignments, notebook_names
 from bdl import requirements
 from bdl.diagnoses import diagnosed
 from bdl.diagnoses import requirement as cite
-
-MARKER = "requirement"
 
 
 def _notebooks():
@@ -31,62 +28,6 @@ def _graded(assignment, name):
 def _release_text(assignment, name):
     nb = nbformat.read(REPO / "release" / assignment / f"{name}.ipynb", 4)
     return " ".join(" ".join(cell.source.split()) for cell in nb.cells)
-
-
-def _called(node):
-    func = node.func if isinstance(node, ast.Call) else None
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-
-
-def _is_marker(node):
-    return isinstance(node, ast.Call) and _called(node) == MARKER
-
-
-def _cited(node):
-    """The key a ``requirement("key")`` call cites."""
-    return node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
-
-
-def _checkers(tree):
-    """The names of the functions a cell defines that check something: a call of one is a check."""
-    return {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef)
-        and any(
-            isinstance(inner, ast.Assert) or (_called(inner) or "").startswith("assert") for inner in ast.walk(node)
-        )
-    }
-
-
-def _uncited_checks(source):
-    """[line] of each check of a test cell that no ``requirement(...)`` before it cites; and of each loop
-    that cites one but does not start by citing (its first checks would cite the last iteration's)."""
-    tree = ast.parse(source)
-    checkers = _checkers(tree)
-    markers, checks, loops = [], [], []
-
-    def visit(node, inside_def=False):
-        if isinstance(node, ast.FunctionDef) and node.name in checkers:
-            inside_def = True
-        if isinstance(node, (ast.For, ast.While)) and any(_is_marker(inner) for inner in ast.walk(node)):
-            first = node.body[0]
-            if not (isinstance(first, ast.Expr) and _is_marker(first.value)):
-                loops.append(node.lineno)
-        if _is_marker(node):
-            markers.append(node.lineno)
-        elif not inside_def and (
-            isinstance(node, ast.Assert)
-            or (
-                isinstance(node, ast.Call) and ((_called(node) or "").startswith("assert") or _called(node) in checkers)
-            )
-        ):
-            checks.append(node.lineno)
-        for child in ast.iter_child_nodes(node):
-            visit(child, inside_def)
-
-    visit(tree)
-    return sorted({line for line in checks if not any(marker < line for marker in markers)} | set(loops))
 
 
 @pytest.mark.parametrize("assignment, name", list(_notebooks()))
@@ -111,7 +52,9 @@ def test_every_sentence_is_the_release_text(assignment, name):
 @pytest.mark.parametrize("assignment, name", list(_notebooks()))
 def test_every_check_cites_a_sentence(assignment, name):
     uncited = {
-        function: lines for function, source in _graded(assignment, name).items() if (lines := _uncited_checks(source))
+        function: lines
+        for function, source in _graded(assignment, name).items()
+        if (lines := citations.read(source).uncited())
     }
     assert not uncited, f"checks (test cell lines) citing no requirement, or loops not starting with one: {uncited}"
 
@@ -120,7 +63,7 @@ def test_every_check_cites_a_sentence(assignment, name):
 def test_every_requirement_is_checked_or_says_why(assignment, name):
     tables = requirements.all_tables()
     for function, source in _graded(assignment, name).items():
-        cited = {_cited(node) for node in ast.walk(ast.parse(source)) if _is_marker(node)}
+        cited = citations.read(source).keys()
         keys = {requirement.key for requirement in tables.get(function, ())}
         assert cited <= keys, f"{function}'s tests cite requirements its table lacks: {sorted(cited - keys)}"
         for requirement in tables.get(function, ()):
@@ -162,11 +105,17 @@ def test_the_checks_before_any_citation_quote_nothing_and_a_wrong_key_is_named()
     assert not diagnosed.active
 
 
+def _uncited(source):
+    return citations.read(source).uncited()
+
+
 def test_the_static_rules_catch_what_they_say():
-    assert _uncited_checks("with diagnosed('f'):\n    assert_close(f(1), 1, 'x')") == [2]
-    assert _uncited_checks("with diagnosed('f'):\n    requirement('a')\n    assert_close(f(1), 1, 'x')") == []
+    assert _uncited("with diagnosed('f'):\n    assert_close(f(1), 1, 'x')") == [2]
+    assert _uncited("with diagnosed('f'):\n    requirement('a')\n    assert_close(f(1), 1, 'x')") == []
     loop = "with diagnosed('f'):\n    requirement('a')\n    for i in range(2):\n        assert f(i)\n        requirement('b')\n"
-    assert _uncited_checks(loop) == [3]
+    assert _uncited(loop) == [3]
     helper = "def _check(x):\n    assert_close(f(x), x, 'x')\n\nwith diagnosed('f'):\n    _check(1)\n    requirement('a')\n    _check(2)\n"
-    assert _uncited_checks(helper) == [5]
+    assert _uncited(helper) == [5]
     assert requirements.cited("The text asks: something no table says") is None
+    read = citations.read("requirement('a')\nassert_close(f(x), 1, f'the NLL of {n} points', rtol=1e-4)\nassert x, 'x'")
+    assert read.checks == (citations.Check(2, "a", "the NLL of … points"), citations.Check(3, "a", "x"))

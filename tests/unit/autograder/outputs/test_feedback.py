@@ -200,3 +200,35 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
         answers = {"bdl.questions:call": Remote({"handle": 0}), "bdl.questions.bayesian_cnn:layer_classes": layers}
         error = examine(source, lambda question, args, kwargs: answers[question], 7)
         assert shown_message(error, 7, ()) == f"AssertionError: {line}"
+
+
+def test_a_failing_check_quotes_the_requirement_it_cites_once(tmp_path):
+    """Through the examiner and the feedback: the message, then the sentence of the text the failing
+    check cites, each once."""
+    from autograder.worker.examiner.examine import examine
+    from bdl import requirements
+    from bdl.wire import AnswerError
+
+    sentence = requirements.find("brier_score", "mean").sentence
+    source = (
+        "from bdl.checks import assert_close\nfrom bdl.diagnoses import diagnosed, requirement\n\n"
+        "with diagnosed('brier_score'):\n    requirement('mean')\n    assert_close(brier_score(1, 2), 0.5, 'the Brier score')"
+    )
+
+    def ask(question, args, kwargs):
+        if question == "bdl.diagnoses:likely_mistake":
+            return None
+        if question == "bdl.questions:call":
+            return 0.25
+        raise AnswerError(f"unexpected question {question}", "Exception")
+
+    error = examine(source, ask, 3)
+    assert requirements.note(sentence) in error["evalue"]
+    cell = new_code_cell(
+        source, metadata={"nbgrader": {"grade": True, "solution": False, "grade_id": "brier_score_tests", "points": 1}}
+    )
+    cell.execution_count, cell.outputs = 3, [nbformat.from_dict(error)]
+    HideHiddenTests().preprocess(new_notebook(cells=[cell]), {})
+    shown = cell.outputs[0].traceback
+    assert shown[1] == requirements.PREFIX + sentence and len(shown) == 2, shown
+    assert shown[0].startswith("AssertionError: the Brier score") and requirements.PREFIX not in shown[0]

@@ -31,6 +31,7 @@ from nbgrader.api import Gradebook
 from autograder.course import cells
 from autograder.course.directory import REPO, assignments
 from autograder.worker.guard import SKIPPED_MESSAGE
+from bdl import requirements
 from bdl.diagnoses import PREFIX, all_tables
 from tests.support import scan, small_course, tiny_course
 from tests.support.bad_submissions import CASES, NETWORK, ON_01, WRONG_BRIER, _edit, check_row, own_lines
@@ -226,7 +227,12 @@ def test_a_likely_mistake_is_named_in_the_feedback_and_the_report(class_of_01):
     assert "instructors_notebook: no autograded notebook" in feedback.stdout, feedback.stderr[-2000:]
     assert feedback.returncode == 1, feedback.stdout[-2000:] + feedback.stderr[-2000:]
     page_path = root / "feedback" / "known_mistake" / assignment / f"{notebook}.html"
-    assert PREFIX + MISSING_CONSTANT in visible_text(page_path.read_text())
+    page_text = visible_text(page_path.read_text())
+    assert PREFIX + MISSING_CONSTANT in page_text
+    # and the sentence of the text the failing check cites (bdl.requirements)
+    said = " ".join(page_text.split())
+    sentences = [r.sentence for r in requirements.all_tables()["gaussian_nll"] if not r.unchecked]
+    assert any(" ".join((requirements.PREFIX + sentence).split()) in said for sentence in sentences), said[-3000:]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(page_path, ARTIFACTS / f"feedback_{assignment}_known_mistake.html")
     result = subprocess.run(

@@ -196,6 +196,13 @@ MUTANTS = {
             "    return x + eps * tf.sign(tape.gradient(loss, x))",
             "    gradient = tape.gradient(loss, x)\n    return x + eps * tf.where(gradient >= 0, 1.0, -1.0)",
         ),
+        # Right when called directly; adversarial training calls fgsm inside train's tf.function, where the input
+        # gradient is a symbolic tensor with no .numpy().
+        (
+            "NumPy on the input gradient",
+            "return x + eps * tf.sign(tape.gradient(loss, x))",
+            "return tf.constant(x.numpy() + eps * np.sign(tape.gradient(loss, x).numpy()))",
+        ),
     ],
     "adversarial_loss": [
         ("adversarial term only", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))", "return loss_fn(x_adv, y)"),

@@ -2,6 +2,24 @@
 
 from bdl.requirements import Requirement
 
+# Section 3's sentences, which hold for each of its three losses.
+_SCALAR = "returns the NLL **averaged over all entries** (the batch) as a scalar tensor"
+_DIFFERENTIABLE = (
+    "it must be differentiable, which means computing it with TensorFlow operations on the tensors you are given "
+    "(no `.numpy()`, no NumPy functions applied to them)."
+)
+_NO_TFP = "Do not use `tfp.distributions` here; the hidden tests compare your results with it."
+_NO_TFP_WHY = (
+    "A rule about method, not about the result: an answer built on tfp.distributions gives the same values and "
+    "gradients, and no test reads how a result was computed."
+)
+# Section 4's training loop, which calls the losses inside a compiled function.
+_COMPILED = (
+    "`train(network, objective, num_steps)` minimises `objective(x, y)` with Adam on the full training set (40 "
+    "points, so no mini-batches), compiled with `tf.function` so each step is fast."
+)
+
+
 TABLE = {
     "brier_score": (
         Requirement(
@@ -20,6 +38,95 @@ TABLE = {
         Requirement(
             "inputs",
             "Inputs may be NumPy arrays or tensors, and `probs` may be float32 or float64 (NumPy's default);",
+        ),
+    ),
+    "gaussian_nll": (
+        Requirement("scalar", _SCALAR),
+        Requirement("differentiable", _DIFFERENTIABLE),
+        Requirement("no_tfp", _NO_TFP, unchecked=_NO_TFP_WHY),
+        Requirement(
+            "arguments",
+            "The three arguments are float32 tensors of the same shape (for example `(N, 1)`); `scale` is the "
+            "standard deviation $\\sigma$, not the variance.",
+        ),
+        Requirement(
+            "value",
+            "Return the mean over all entries of the Gaussian NLL $-\\log \\mathcal{N}(y \\mid \\mu, \\sigma^2)$ "
+            "that you derived in 2.1.",
+        ),
+        Requirement("compiled", _COMPILED),
+    ),
+    "laplace_nll": (
+        Requirement("scalar", _SCALAR),
+        Requirement("differentiable", _DIFFERENTIABLE),
+        Requirement("no_tfp", _NO_TFP, unchecked=_NO_TFP_WHY),
+        Requirement(
+            "value",
+            "the mean over all entries of the Laplace NLL $-\\log \\operatorname{Laplace}(y \\mid \\mu, b)$ that "
+            "you derived in 2.2",
+        ),
+        Requirement("arguments", "with `loc` $= \\mu$ and `scale` $= b$, float32 tensors of the same shape."),
+        Requirement("compiled", _COMPILED),
+    ),
+    "categorical_nll": (
+        Requirement("scalar", _SCALAR),
+        Requirement("differentiable", _DIFFERENTIABLE),
+        Requirement("no_tfp", _NO_TFP, unchecked=_NO_TFP_WHY),
+        Requirement(
+            "shapes",
+            "Both are float32 tensors of shape `(N, K)` (or more leading axes, `(..., K)`); the classes are on the "
+            "**last** axis.",
+        ),
+        Requirement(
+            "value",
+            "Return the mean over the examples of the categorical NLL that you derived in 2.3, with $p = "
+            "\\mathrm{softmax}(z)$.",
+        ),
+        Requirement("stable", "Compute it **from the logits, stably**."),
+    ),
+    "split_mean_scale": (
+        Requirement(
+            "shapes",
+            "`outputs` is a float32 tensor of shape `(N, 2)`; return the tuple `(mean, scale)`, each of shape `(N, "
+            "1)` (keep the last axis, so they line up with `y` of shape `(N, 1)`),",
+        ),
+        Requirement("columns", "with the mean from column 0 and the scale from column 1 as above."),
+        Requirement(
+            "positive",
+            "which is positive for every $\\rho$ and grows linearly for large $\\rho$ (unlike $e^{\\rho}$, which "
+            "overflows).",
+        ),
+        Requirement("stable", "Use `tf.math.softplus`, which is computed stably."),
+        Requirement(
+            "gradients",
+            "Both are part of the training loss, so compute them with TensorFlow operations: gradients must reach "
+            "`outputs`.",
+        ),
+    ),
+    "fgsm": (
+        Requirement("value", "Return x + eps * sign(d loss_fn(x, y) / dx)."),
+        Requirement("inputs", "`x` may be a NumPy array or a tensor, float32 or float64."),
+        Requirement(
+            "result",
+            "Return the adversarial inputs $x'$ as a tensor of the shape of `x`, in float32 or in the dtype of `x`",
+        ),
+        Requirement("compiled", _COMPILED),
+    ),
+    "adversarial_loss": (
+        Requirement(
+            "value",
+            "the mean of `loss_fn` on the inputs and on their FGSM adversarial examples (use your `fgsm`), "
+            "$\\frac12 \\ell(x, y) + \\frac12 \\ell(x', y)$.",
+        ),
+        Requirement(
+            "differentiable",
+            "It is used as a training loss, so it must stay differentiable with respect to the model's weights.",
+        ),
+        Requirement(
+            "separate",
+            "Call `loss_fn` once on the inputs and once on the adversarial examples: `loss_fn` may be any scalar "
+            "loss, a sum over the examples as well as a mean, so one call on the two batches joined together is "
+            "not the same.",
         ),
     ),
 }

@@ -196,6 +196,20 @@ MUTANTS = {
             "    return x + eps * tf.sign(tape.gradient(loss, x))",
             "    gradient = tape.gradient(loss, x)\n    return x + eps * tf.where(gradient >= 0, 1.0, -1.0)",
         ),
+        # Right when called directly; adversarial training calls fgsm inside train's tf.function, where the input
+        # gradient is a symbolic tensor with no .numpy().
+        (
+            "NumPy on the input gradient",
+            "return x + eps * tf.sign(tape.gradient(loss, x))",
+            "return tf.constant(x.numpy() + eps * np.sign(tape.gradient(loss, x).numpy()))",
+        ),
+        # Right when called directly, but train's tf.function creates variables on its first call only: a new
+        # tf.Variable at every step makes adversarial training raise a ValueError.
+        (
+            "variable input",
+            "    x = tf.cast(x, tf.float32)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n",
+            "    x = tf.Variable(tf.cast(x, tf.float32))\n    with tf.GradientTape() as tape:\n",
+        ),
     ],
     "adversarial_loss": [
         ("adversarial term only", "return 0.5 * (loss_fn(x, y) + loss_fn(x_adv, y))", "return loss_fn(x_adv, y)"),
@@ -347,11 +361,6 @@ ALTERNATIVES = {
     ],
     "fgsm": [
         ("a float32 NumPy copy", "x = tf.cast(x, tf.float32)", "x = tf.constant(np.asarray(x, dtype='float32'))"),
-        (
-            "variable input",
-            "    x = tf.cast(x, tf.float32)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n",
-            "    x = tf.Variable(tf.cast(x, tf.float32))\n    with tf.GradientTape() as tape:\n",
-        ),
         (
             "computed in the input's dtype, cast at the end",
             "    x = tf.cast(x, tf.float32)\n    with tf.GradientTape() as tape:\n        tape.watch(x)\n"

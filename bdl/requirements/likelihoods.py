@@ -67,6 +67,11 @@ TABLE = {
         ),
         Requirement("arguments", "with `loc` $= \\mu$ and `scale` $= b$, float32 tensors of the same shape."),
         Requirement("compiled", _COMPILED),
+        Requirement(
+            "exact_fit",
+            "Where `y` equals `loc` exactly, as a fitted network's output can, $|y - \\mu|$ has no derivative: there "
+            "the gradient must stay finite, anywhere between the slopes on either side.",
+        ),
     ),
     "categorical_nll": (
         Requirement("scalar", _SCALAR),

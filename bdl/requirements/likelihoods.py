@@ -107,6 +107,7 @@ TABLE = {
             "Both are part of the training loss, so compute them with TensorFlow operations: gradients must reach "
             "`outputs`.",
         ),
+        Requirement("compiled", _COMPILED),
     ),
     "fgsm": (
         Requirement("value", "Return x + eps * sign(d loss_fn(x, y) / dx)."),

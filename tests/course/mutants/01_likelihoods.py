@@ -152,6 +152,12 @@ MUTANTS = {
             "    mean = outputs[:, 0:1]\n",
             "    outputs = tf.squeeze(outputs)\n    mean = outputs[:, 0:1]\n",
         ),
+        # Runs and differentiates when called directly; NumPy cannot read a tensor inside tf.function.
+        (
+            "a NumPy check of the outputs",
+            "    mean = outputs[:, 0:1]\n",
+            '    assert not np.any(np.isnan(outputs)), "nan outputs"\n    mean = outputs[:, 0:1]\n',
+        ),
     ],
     "fgsm": [
         ("sign error", "return x + eps * tf.sign(", "return x - eps * tf.sign("),

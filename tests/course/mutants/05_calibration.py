@@ -84,6 +84,12 @@ MUTANTS = {
             "    probs = np.asarray(probs, dtype=np.float64)\n",
             "    num_bins = 15\n    probs = np.asarray(probs, dtype=np.float64)\n",
         ),
+        # Right whenever num_bins is given: the default is Guo et al.'s 15.
+        (
+            "default of 10 bins",
+            "def expected_calibration_error(probs, labels, num_bins=15):",
+            "def expected_calibration_error(probs, labels, num_bins=10):",
+        ),
         (
             "a NumPy float32, not a Python float",
             "return float(np.sum(np.where(count > 0, gap, 0.0)) / len(labels))",

@@ -2,11 +2,13 @@
 
 A test cell calls ``requirement("key")`` (``bdl.requirements``) before the checks that hold that
 sentence; a check is an ``assert`` statement, a call of an ``assert...`` helper, or a call of a function
-the cell defines that checks. Read in line order, as the cell runs, except that a loop must start by
+the cell defines that checks. A call of the answer holds a sentence too (it must run on those inputs),
+but needs no citation of its own. Read in line order, as the cell runs, except that a loop must start by
 citing if it cites at all: its first checks would otherwise cite the previous iteration's sentence.
 """
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 
 MARKER = "requirement"
@@ -17,6 +19,7 @@ class Check:
     line: int
     key: str | None  # the requirement it cites; None: none
     case: str  # what the check says it checks, its placeholders as "…"
+    call: bool = False  # a call of the answer, not a check
 
 
 @dataclass(frozen=True)
@@ -28,7 +31,7 @@ class Citations:
         return {check.key for check in self.checks if check.key is not None}
 
     def uncited(self) -> list[int]:
-        return sorted({check.line for check in self.checks if check.key is None} | set(self.late_loops))
+        return sorted({c.line for c in self.checks if c.key is None and not c.call} | set(self.late_loops))
 
 
 def _called(node: ast.AST) -> str:
@@ -61,8 +64,14 @@ def _case(node: ast.AST) -> str:
     return ""
 
 
-def read(source: str) -> Citations:
-    """The checks of the test cell ``source`` and what each cites."""
+def defined_names(source: str) -> set[str]:
+    """The functions and classes an answer cell defines."""
+    return {node.name for node in ast.parse(source).body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+
+
+def read(source: str, answers: Collection[str] = ()) -> Citations:
+    """The checks of the test cell ``source`` and what each cites; a call of one of ``answers`` counts
+    as holding the sentence cited before it."""
     tree = ast.parse(source)
     checkers = {
         node.name
@@ -70,7 +79,7 @@ def read(source: str) -> Citations:
         if isinstance(node, ast.FunctionDef)
         and any(isinstance(inner, ast.Assert) or _called(inner).startswith("assert") for inner in ast.walk(node))
     }
-    found: list[tuple[int, str | None, ast.AST]] = []  # (line, a marker's key or None for a check, node)
+    found: list[tuple[int, str | None, ast.AST]] = []  # (line, a marker's key or None, node)
     late_loops = []
 
     def visit(node: ast.AST, in_checker: bool) -> None:
@@ -87,6 +96,8 @@ def read(source: str) -> Citations:
             or (isinstance(node, ast.Call) and (_called(node).startswith("assert") or _called(node) in checkers))
         ):
             found.append((node.lineno, None, node))
+        elif isinstance(node, ast.Call) and _called(node) in answers:
+            found.append((node.lineno, None, node))
         for child in ast.iter_child_nodes(node):
             visit(child, in_checker)
 
@@ -96,5 +107,6 @@ def read(source: str) -> Citations:
         if key is not None:
             cited = key
         else:
-            checks.append(Check(line, cited, _case(node)))
+            call = isinstance(node, ast.Call) and _called(node) in answers
+            checks.append(Check(line, cited, "" if call else _case(node), call))
     return Citations(tuple(checks), tuple(late_loops))

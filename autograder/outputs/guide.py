@@ -87,24 +87,34 @@ def manual_cells(path):
 
 
 def automatic_cells(path):
-    """Return [(grade_id, points, source)] of a source notebook's test cells."""
+    """Return [(grade_id, points, its checks read by ``citations``)] of a source notebook's test cells."""
+    nb = nbformat.read(path, 4)
+    answers = {cells.tests_id(name): answer for name, (answer, _) in cells.graded_functions(nb).items()}
     return [
-        (cells.grade_id(cell), float(cells.nbgrader_metadata(cell)["points"]), cell.source)
-        for cell in nbformat.read(path, 4).cells
+        (
+            cells.grade_id(cell),
+            float(cells.nbgrader_metadata(cell)["points"]),
+            citations.read(cell.source, citations.defined_names(answers[cells.grade_id(cell)].source))
+            if cells.grade_id(cell) in answers
+            else citations.read(cell.source),
+        )
+        for cell in nb.cells
         if cells.is_test(cell) and cells.has_points(cell)
     ]
 
 
-def _requirements(test_id, source):
+def _requirements(test_id, read):
     """The rows of a graded function's requirements (``bdl.requirements``): each sentence of the text,
     and the checks of its test cell that cite it, or why none does."""
     table = requirements.all_tables().get(cells.answer_id(test_id), ())
     if not table:
         return ""
-    checks = citations.read(source).checks
     rows = []
     for requirement in table:
-        cases = sorted({check.case for check in checks if check.key == requirement.key and check.case})
+        holding = [check for check in read.checks if check.key == requirement.key]
+        cases = sorted({check.case for check in holding if check.case}) or [
+            "the answer runs on the tests' inputs"
+        ] * any(holding)
         held = (
             f"<em>not checked:</em> {html.escape(requirement.unchecked)}"
             if requirement.unchecked
@@ -192,7 +202,7 @@ def render(assignment, notebook_paths, typeset=True):
     rows = "".join(
         f'<tr><td>{html.escape(name)}</td><td class="points">{points:g}</td></tr>' for name, points, _ in automatic
     )
-    traced = "".join(_requirements(name, source) for name, _, source in automatic)
+    traced = "".join(_requirements(name, read) for name, _, read in automatic)
     if traced:
         traced = (
             "<p>Each graded function's requirements, quoted from the text, and the checks that hold them. "

@@ -20,9 +20,12 @@ def _notebooks():
 
 
 def _graded(assignment, name):
-    """{function: test cell source} of a source notebook."""
+    """{function: its test cell read (``citations``)} of a source notebook."""
     nb = nbformat.read(REPO / "source" / assignment / f"{name}.ipynb", 4)
-    return {function: tests.source for function, (_, tests) in cells.graded_functions(nb).items()}
+    return {
+        function: citations.read(tests.source, citations.defined_names(answer.source))
+        for function, (answer, tests) in cells.graded_functions(nb).items()
+    }
 
 
 def _release_text(assignment, name):
@@ -51,19 +54,15 @@ def test_every_sentence_is_the_release_text(assignment, name):
 
 @pytest.mark.parametrize("assignment, name", list(_notebooks()))
 def test_every_check_cites_a_sentence(assignment, name):
-    uncited = {
-        function: lines
-        for function, source in _graded(assignment, name).items()
-        if (lines := citations.read(source).uncited())
-    }
+    uncited = {function: lines for function, read in _graded(assignment, name).items() if (lines := read.uncited())}
     assert not uncited, f"checks (test cell lines) citing no requirement, or loops not starting with one: {uncited}"
 
 
 @pytest.mark.parametrize("assignment, name", list(_notebooks()))
 def test_every_requirement_is_checked_or_says_why(assignment, name):
     tables = requirements.all_tables()
-    for function, source in _graded(assignment, name).items():
-        cited = citations.read(source).keys()
+    for function, read in _graded(assignment, name).items():
+        cited = read.keys()
         keys = {requirement.key for requirement in tables.get(function, ())}
         assert cited <= keys, f"{function}'s tests cite requirements its table lacks: {sorted(cited - keys)}"
         for requirement in tables.get(function, ()):
@@ -119,3 +118,7 @@ def test_the_static_rules_catch_what_they_say():
     assert requirements.cited("The text asks: something no table says") is None
     read = citations.read("requirement('a')\nassert_close(f(x), 1, f'the NLL of {n} points', rtol=1e-4)\nassert x, 'x'")
     assert read.checks == (citations.Check(2, "a", "the NLL of … points"), citations.Check(3, "a", "x"))
+    # A call of the answer holds the sentence cited before it, and needs no citation of its own.
+    read = citations.read("v = f(1)\nrequirement('a')\nw = f(2)\nrequirement('b')\nassert v", {"f"})
+    assert read.keys() == {"a", "b"} and read.uncited() == []
+    assert citations.read("requirement('a')\nrequirement('b')\nassert v").keys() == {"b"}

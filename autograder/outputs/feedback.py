@@ -25,7 +25,7 @@ from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
 from autograder.worker.guard import SKIPPED_MESSAGE
 from bdl.requirements import PREFIX as REQUIREMENT
-from bdl.requirements import cited
+from bdl.requirements import cited, plain
 from bdl.words import speaks
 
 # A traceback's colours (items.py strips them from messages too).
@@ -148,8 +148,8 @@ class HideHiddenTests(NbGraderPreprocessor):
             said = "\n".join(error.get("traceback", []))
             sentence = cited(said)
             if sentence:
-                lines.append(REQUIREMENT + sentence)
-                message += "\n" + REQUIREMENT + sentence
+                lines.append(REQUIREMENT + plain(sentence))
+                message += "\n" + REQUIREMENT + plain(sentence)
             mistake = noted(said)
             if mistake:
                 lines.append(PREFIX + mistake)

@@ -45,11 +45,17 @@ def find(grade_id: str, key: str) -> Requirement:
     raise LookupError(f"{grade_id} has no requirement {key!r} in bdl.requirements")
 
 
+def plain(sentence: str) -> str:
+    """A sentence as an error's plain text shows it: without markdown's bold and code marks (its math
+    stays as the student read it typeset, in LaTeX)."""
+    return sentence.replace("**", "").replace("`", "")
+
+
 def note(sentence: str) -> str:
     """A requirement's sentence as a note under an error, wrapped as the diagnoses' are."""
     return "\n".join(
         textwrap.wrap(
-            PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+            PREFIX + plain(sentence), NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
         )
     )
 
@@ -70,5 +76,9 @@ def cited(text: str) -> str | None:
     words = _words(text)
     if _words(PREFIX) not in words:
         return None
-    found = [(words.find(_words(PREFIX + known)), known) for known in sentences() if _words(PREFIX + known) in words]
+    found = [
+        (words.find(_words(PREFIX + plain(known))), known)
+        for known in sentences()
+        if _words(PREFIX + plain(known)) in words
+    ]
     return min(found)[1] if found else None

@@ -40,12 +40,14 @@ class StudentCode:
 
 def your_line(line: object, code: StudentCode) -> str:
     """``line``, the kernel's report of where an error was raised, if it is a line of the student's
-    code (cut to ``MAX_LINE_SHOWN`` characters), else "". A line that holds a diagnosis's prefix is
-    left out: the feedback takes only the examiner's notes for one."""
-    from bdl.diagnoses import has_note
+    code (cut to ``MAX_LINE_SHOWN`` characters), else "". A line that holds the prefix of a note (a
+    likely mistake's, a requirement's) is left out: the feedback takes only the examiner's notes."""
+    from bdl.diagnoses import PREFIX as MISTAKE
+    from bdl.requirements import PREFIX as REQUIREMENT
 
     text = line.strip() if type(line) is str and len(line) <= MAX_TOLD else ""
-    if not text or text not in code.lines or has_note(text):
+    words = " ".join(text.split())
+    if not text or text not in code.lines or any(" ".join(p.split()) in words for p in (MISTAKE, REQUIREMENT)):
         return ""
     return text if len(text) <= MAX_LINE_SHOWN else text[: MAX_LINE_SHOWN - 3].rstrip() + "..."
 

@@ -16,6 +16,7 @@ from autograder.worker.examiner.catalogue import CATALOGUE, StudentCode, rendere
 from autograder.worker.examiner.examine import RelayAsker
 from autograder.worker.examiner.protocol import Answer, line
 from autograder.worker.examiner.verdict import error_output
+from bdl import requirements
 from bdl.diagnoses import PREFIX
 from bdl.wire import AnswerError, Remote
 
@@ -361,10 +362,16 @@ def test_the_students_line_is_shown_only_if_the_student_wrote_it():
 
 def test_a_long_line_is_cut_and_a_note_is_never_a_line():
     long = "total = " + " + ".join(f"term_{n}" for n in range(40))
-    code = StudentCode(f"{long}\nx = '{PREFIX}use the variance'\n")
+    notes = [
+        f"x = '{PREFIX}use the variance'",
+        f"x = '{requirements.PREFIX}the mean'",
+        "x = 'The  text\tasks: the mean'",
+    ]
+    code = StudentCode("\n".join([long, *notes]))
     shown = your_line(long, code)
     assert shown.endswith("...") and len(shown) <= catalogue.MAX_LINE_SHOWN and long.startswith(shown[:-3])
-    assert your_line(f"x = '{PREFIX}use the variance'", code) == ""
+    for note in notes:
+        assert your_line(note, code) == ""
 
 
 def _asker(code, told):

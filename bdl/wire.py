@@ -15,6 +15,7 @@ import io
 import json
 import re
 import sys
+import traceback
 from collections.abc import Callable
 
 import numpy as np
@@ -27,6 +28,9 @@ MAX_ANSWER = 64 * 2**20
 LIBRARIES = ("bdl.", "numpy", "scipy", "tensorflow", "tensorflow_probability", "tf_keras", "keras", "math")
 # What an array may hold: numbers and booleans, never objects.
 ARRAY_KINDS = "biufc"
+# The most the kernel tells of an error of the student's code: characters of its message, and of the
+# notebook's line it was raised in (the examiner shows either only as it can vouch for it).
+MAX_TOLD = 2000
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -410,5 +414,31 @@ def respond(request, namespace=None):
         kwargs = decode(request["kwargs"], lambda ref: _lookup(ref, namespace), made)
         answer = {"value": encode(question(*args, **kwargs), _handles.number)}
     except Exception as error:  # the student's code failed: the examiner says so in its words
-        answer = {"error": _class_names(error)}
+        answer = {"error": _class_names(error), **_told(error)}
     return Answer(json.dumps(answer))
+
+
+def _cell_files():
+    """The file names the kernel's shell gave the notebook's cells it ran (none outside a kernel)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    files = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    return files if isinstance(files, dict) else {}
+
+
+def _told(error):
+    """What the examiner may repeat of ``error`` once it has checked it: the error's message, and the
+    line of the notebook's code it was raised in (its innermost frame in a cell, not in a library),
+    each at most ``MAX_TOLD`` characters, else ""."""
+    try:
+        message = str(error)[:MAX_TOLD]
+    except Exception:  # a message that cannot be written: there is none to tell
+        message = ""
+    files, line = _cell_files(), ""
+    try:
+        for frame in traceback.extract_tb(error.__traceback__):
+            if frame.filename in files:
+                line = (frame.line or "").strip()
+    except Exception:  # a traceback that cannot be read: no line
+        line = ""
+    return {"message": message, "line": line if len(line) <= MAX_TOLD else ""}

@@ -75,6 +75,19 @@ def _tests_own_assertion(error, execution_count):
     )
 
 
+def _unanswered_question(error, execution_count):
+    """Whether this error is the examiner's account of a question the student's code raised on or did
+    not answer (``bdl.wire.AnswerError``): raised in the test cell, every later frame in one of
+    ``bdl.words.SPEAKING_FILES``, the last in ``bdl/wire.py``, where a question is put."""
+    frames = _frames(error)
+    return (
+        len(frames) > 1
+        and frames[0][:2] == ("cell", execution_count)
+        and all(kind == "file" and speaks(where) for kind, where, _ in frames[1:])
+        and frames[-1][1].replace("\\", "/").endswith("bdl/wire.py")
+    )
+
+
 def _identifier(text, limit=40):
     """``text`` reduced to identifier characters: the name of a type, never the student's prose."""
     return re.sub(r"[^A-Za-z0-9_.]", "", str(text))[:limit] or "an error"
@@ -82,19 +95,25 @@ def _identifier(text, limit=40):
 
 def shown_message(error, execution_count, secrets):
     """The one line a student sees for a failed test cell: the message, when an assertion of the test cell
-    itself or of ``bdl.checks`` or ``bdl.questions`` called from it raised it, with any line that holds a
-    secret (a hidden test, model answer or rubric line) redacted; for any other error only its type and a
-    fixed sentence, since the message of an error the student's code raised is the student's code's to
-    choose; a test cell left out because it stopped the grading kernel says so."""
+    itself or of ``bdl.checks`` or ``bdl.questions`` called from it raised it, or when it is the examiner's
+    account of a question the student's code raised on (each of its lines cut to ``MAX_MESSAGE``), with
+    any line that holds a secret (a hidden test, model answer or rubric line) redacted; for any other
+    error only its type and a fixed sentence, since the message of an error the student's code raised in
+    the kernel is the student's code's to choose; a test cell left out because it stopped the grading
+    kernel says so."""
     name = _identifier(error.get("ename", ""))
     if error.get("evalue") == SKIPPED_MESSAGE:  # the grader's own sentence: a cell that stopped the kernel
         return f"{name}: {SKIPPED_MESSAGE}"
-    if not _tests_own_assertion(error, execution_count):
+    answered = _unanswered_question(error, execution_count)
+    if not answered and not _tests_own_assertion(error, execution_count):
         return f"{name}: your code raised {name} while the tests ran"
     from bdl.diagnoses import PREFIX as MISTAKE  # its recognisers load TensorFlow: only here, not for every command
 
     said = str(error.get("evalue", "")).split("\n")
     notes = next((n for n, line in enumerate(said) if line.startswith((REQUIREMENT, MISTAKE))), len(said))
+    if answered:  # the examiner's sentence, its message and the student's line: each line cut alone
+        said = [line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE] + " ..." for line in said[:notes]]
+        return f"{name}: " + "\n".join(REDACTED if any(secret in line for secret in secrets) else line for line in said)
     lines = [REDACTED if any(secret in line for secret in secrets) else line for line in said[:notes]]
     message = "\n".join(lines)
     if len(message) > MAX_MESSAGE:

@@ -12,13 +12,12 @@ from autograder.worker.examiner.protocol import Cell, Verdict, receive, send
 def main() -> None:
     reader, writer = sys.stdin.buffer, os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    asker = RelayAsker(reader, writer)
     while True:
         try:
             cell = receive(reader, Cell)
         except EOFError:
             return
-        send(writer, Verdict(examine(cell.source, asker, cell.count)))
+        send(writer, Verdict(examine(cell.source, RelayAsker(reader, writer, cell.code), cell.count)))
 
 
 if __name__ == "__main__":

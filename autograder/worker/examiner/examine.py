@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import IO
 
 from autograder.worker.examiner import verdict
+from autograder.worker.examiner.catalogue import StudentCode, rendered, your_line
 from autograder.worker.examiner.protocol import Answer, Ask, Failed, receive, send
 from autograder.worker.examiner.verdict import FILENAME, error_output, speaks_for_the_tests
 from bdl import wire
@@ -75,10 +76,11 @@ def examine(source: str, ask: Asker, execution_count: int) -> dict | None:
 class RelayAsker:
     """The examiner's way to the kernel: each question an ``Ask`` to the relay, each reply an
     ``Answer`` (decoded as data) or a ``Failed``; a question the student's code raised on is an
-    ``AnswerError`` in the examiner's words."""
+    ``AnswerError`` in the examiner's words. ``code`` is the student's code cells the kernel ran,
+    which an error's line must be one of."""
 
-    def __init__(self, reader: IO[bytes], writer: IO[bytes]) -> None:
-        self.reader, self.writer = reader, writer
+    def __init__(self, reader: IO[bytes], writer: IO[bytes], code: str = "") -> None:
+        self.reader, self.writer, self.code = reader, writer, StudentCode(code)
 
     def __call__(self, question: str, args: tuple, kwargs: dict) -> object:
         return self.ask(question, args, kwargs)
@@ -97,8 +99,10 @@ class RelayAsker:
             kinds = answer["error"] if type(answer["error"]) is list else []
         except Exception:  # any answer that is not data, however it fails to decode
             raise verdict.unreadable(question, args) from None
-        inputs = self._failed_call(question, args, kwargs) if describe else ""
-        raise verdict.raised(question, args, kinds, inputs)
+        if not describe:
+            raise verdict.raised(question, args, kinds, "")
+        said, line = rendered(answer.get("message"), self.code), your_line(answer.get("line"), self.code)
+        raise verdict.raised(question, args, kinds, self._failed_call(question, args, kwargs), said, line)
 
     def _failed_call(self, question: str, args: tuple, kwargs: dict) -> str:
         """ " with a float64 tensor of shape (2, 3); the same call in float32 runs": what a call that

@@ -12,6 +12,9 @@ from typing import IO, Any, ClassVar, TypeVar, get_args, overload
 
 from bdl.wire import MAX_ANSWER
 
+# The most of the student's code a ``Cell`` carries, in characters.
+MAX_CODE = 2 * 2**20
+
 
 class ProtocolError(ValueError):
     """A line that is not one of the expected messages."""
@@ -19,11 +22,14 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class Cell:
-    """A test cell to examine: its source and the execution count its error output shows."""
+    """A test cell to examine: its source, the execution count its error output shows, and the code
+    cells of the student's notebook the kernel has run (at most ``MAX_CODE`` characters): an error's
+    line is shown only if it is one of theirs."""
 
     kind: ClassVar[str] = "cell"
     source: str
     count: int
+    code: str
 
 
 @dataclass(frozen=True)

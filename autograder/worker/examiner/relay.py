@@ -23,7 +23,7 @@ from traitlets import Bool, List, Unicode
 
 from autograder.course import cells
 from autograder.worker.examiner.pool import Examiner, LentExaminer
-from autograder.worker.examiner.protocol import Answer, Ask, Cell, Failed, Verdict, receive, send
+from autograder.worker.examiner.protocol import MAX_CODE, Answer, Ask, Cell, Failed, Verdict, receive, send
 from autograder.worker.examiner.verdict import error_output
 from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
@@ -44,6 +44,10 @@ class ExaminesTests:
         if cell.cell_type == "code" and self.progress:
             Path(self.progress).write_text(cell_key(cell.source))
         if cell.cell_type != "code" or not cells.is_test(cell):
+            if cell.cell_type == "code":  # the code the kernel has run: each source once, the latest last
+                ran = self.__dict__.setdefault("_ran", {})
+                ran.pop(cell.source, None)
+                ran[cell.source] = None
             return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
         self._examined = getattr(self, "_examined", 0) + 1
         count = 10_000 + self._examined  # no kernel count: the feedback only matches it within the cell
@@ -75,7 +79,8 @@ class ExaminesTests:
         examiner = self._start_examiner()
         timeout = self._get_timeout(cell)
         try:
-            send(examiner.stdin, Cell(cell.source, count))
+            code = "\n".join(getattr(self, "_ran", {}))[-MAX_CODE:]  # the latest, past the bound
+            send(examiner.stdin, Cell(cell.source, count, code))
             while True:
                 # One message at a time each way: nothing of the next is in the reader's buffer.
                 if timeout and not select.select([examiner.stdout], [], [], timeout)[0]:

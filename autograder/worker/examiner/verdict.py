@@ -1,7 +1,8 @@
 """The examiner's words: the error output a failed test cell gets, and what it says of a question
 the kernel did not answer. Nothing the kernel says reaches them as text: an error of the student's
-code is named by its type only (Python's or TensorFlow's), and an error of the tests' own code on an
-answer it could not use says a fixed sentence, since its message may quote that answer."""
+code is named by its type (Python's or TensorFlow's), its message only as ``catalogue`` writes it
+anew and its line only if the student wrote it; an error of the tests' own code on an answer it
+could not use says a fixed sentence, since its message may quote that answer."""
 
 import builtins
 import re
@@ -90,12 +91,14 @@ def unreadable(question: str, args: tuple) -> AnswerError:
     )
 
 
-def raised(question: str, args: tuple, kinds: list, inputs: str) -> AnswerError:
+def raised(question: str, args: tuple, kinds: list, inputs: str, said: str = "", line: str = "") -> AnswerError:
     """The error for a question the student's code raised on: its type's name, and ``inputs``, what
-    the call was given and which simpler calls run (or "")."""
+    the call was given and which simpler calls run (or ""); then, on lines of their own, its message
+    as ``catalogue.rendered`` wrote it (``said``) and the student's line it was raised in, if any."""
     name = error_name(kinds)
     verb, where = VERBS.get(question, "used"), WHERE.get(question, "")
-    return AnswerError(f"{about(args)} raised {name} when the tests {verb} it{where}{inputs}", name)
+    details = ([f"the error says: {said}"] if said else []) + ([f"in your line: {line}"] if line else [])
+    return AnswerError(f"{about(args)} raised {name} when the tests {verb} it{where}{inputs}", name, details)
 
 
 def speaks_for_the_tests(error: BaseException) -> bool:
@@ -144,14 +147,17 @@ def error_output(error: BaseException, source: str, execution_count: int, own: b
         elif speaks(frame.filename):  # bdl's helpers, as IPython would show them
             frames.append(f"File {frame.filename}:{lineno}, in {frame.name}")
     name = re.sub(r"[^A-Za-z0-9_]", "", type(error).__name__)[:40] or "Exception"
+    details: list[str] = []
     if isinstance(error, AnswerError):
         name, message = error.args[1], error.args[0]
+        details = list(error.args[2]) if len(error.args) > 2 else []
     else:
         message = str(error) if own else UNUSABLE
     notes = _notes(error)
+    # The details go before the error's own line, as a traceback's code does: that line stays the last.
     return {
         "output_type": "error",
         "ename": name,
-        "evalue": "\n".join([message, *notes]),
-        "traceback": [f"{name}    Traceback (most recent call last)", *frames, f"{name}: {message}", *notes],
+        "evalue": "\n".join([message, *details, *notes]),
+        "traceback": [f"{name}    Traceback (most recent call last)", *frames, *details, f"{name}: {message}", *notes],
     }

@@ -128,3 +128,34 @@ def test_a_kernel_object_is_never_taken_for_a_tensor():
     finally:
         wire.ask_kernel.reset(examining)
     assert asked == []
+
+
+def test_the_kernel_tells_an_errors_message_and_the_notebook_line_it_was_raised_in(monkeypatch):
+    """The innermost frame in one of the notebook's cells (as the shell compiled them), not in a library;
+    the examiner shows either only as far as it vouches for it (``autograder.worker.examiner.catalogue``)."""
+    import IPython
+    from IPython.core.compilerop import CachingCompiler
+
+    class Shell:
+        compile = CachingCompiler()
+
+    cell = "def outer(x):\n    return inner(x)\n\ndef inner(x):\n    total = np.reshape(x, (4,))\n    return total\n"
+    namespace = {"np": np}
+    exec(Shell.compile(cell, Shell.compile.cache(cell, 3), "exec"), namespace)
+    exec(compile("def elsewhere(x):\n    return x + 'text'\n", "<a library>", "exec"), namespace)
+    monkeypatch.setattr(IPython, "get_ipython", lambda: Shell())
+    request = {"question": "bdl.questions:call", "kwargs": wire.encode({})}
+
+    def told(name, value):
+        request["args"] = wire.encode([wire.Remote({"name": name}), value])
+        answer = json.loads(repr(wire.respond(json.dumps(request), namespace)))
+        return answer["error"][0], answer["message"], answer["line"]
+
+    assert told("outer", np.zeros(6)) == (
+        "builtins.ValueError",
+        "cannot reshape array of size 6 into shape (4,)",
+        "total = np.reshape(x, (4,))",
+    )
+    assert told("elsewhere", 1.0)[2] == ""  # raised in no cell of the notebook
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)  # outside a kernel: no cell at all
+    assert told("outer", np.zeros(6))[1:] == ("cannot reshape array of size 6 into shape (4,)", "")

@@ -232,3 +232,34 @@ def test_a_failing_check_quotes_the_requirement_it_cites_once(tmp_path):
     shown = cell.outputs[0].traceback
     assert shown[1] == requirements.PREFIX + requirements.plain(sentence) and len(shown) == 2, shown
     assert shown[0].startswith("AssertionError: the Brier score") and requirements.PREFIX not in shown[0]
+
+
+def test_the_examiners_account_of_a_raised_call_shows_its_lines_but_a_secret_or_a_note():
+    """An error of the student's code, as the examiner wrote it: its sentence, the message it wrote anew and
+    the student's line, each cut to its length; a line holding a secret redacted; the note left to the
+    line under it."""
+    from autograder.outputs.feedback import MAX_MESSAGE, shown_message
+    from autograder.worker.examiner.examine import examine
+    from bdl.diagnoses import PREFIX
+    from bdl.wire import AnswerError
+
+    secret = sorted(HIDDEN)[0]
+    details = ["the error says: division by zero", f"in your line: {secret}", "x" * (MAX_MESSAGE + 10)]
+
+    def ask(question, args, kwargs):
+        raise AnswerError("f raised ZeroDivisionError when the tests called it", "ZeroDivisionError", details)
+
+    output = examine("f(1)", ask, 7)
+    output["evalue"] += f"\n{PREFIX}the scale taken as\n  the variance"
+    assert shown_message(output, 7, (secret,)) == "\n".join(
+        [
+            "ZeroDivisionError: f raised ZeroDivisionError when the tests called it",
+            "the error says: division by zero",
+            "[redacted]",
+            "x" * MAX_MESSAGE + " ...",
+        ]
+    )
+    assert (
+        shown_message(output, 8, (secret,))
+        == "ZeroDivisionError: your code raised ZeroDivisionError while the tests ran"
+    )

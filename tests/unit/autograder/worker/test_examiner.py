@@ -2,7 +2,8 @@
 
 One notebook runs as grading runs it (the guard in the kernel, test cells handed to the
 examiner process): a student's cells define functions, test cells check them, and a last
-student cell searches the kernel's whole memory for what the tests hold."""
+student cell searches the kernel's whole memory for what the tests hold. Its feedback shows
+an error of the student's code with its message, written anew, and the student's line."""
 
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
@@ -39,7 +40,13 @@ def double(x):
 
 
 def shout(x):
-    raise ValueError("my own words, which no feedback shows")
+    words = "my own words, which no feedback shows"
+    raise ValueError(words)
+
+
+def add_a_square(x):
+    total = x + tf.zeros((2, 2))
+    return total
 
 
 def float32_only(x):
@@ -94,6 +101,10 @@ RAISES_WHEN_COMPILED = """
 from bdl.questions import compiled
 compiled(eager_only, (tf.zeros((2, 3)),))
 """
+RAISES_A_SHAPE_ERROR = """
+from bdl.checks import assert_close
+assert_close(add_a_square(tf.zeros((2, 3))), tf.zeros((2, 3)), "a square added")
+"""
 # Searched for by a pattern whose own text is not the mark (each '-' written as '[-]').
 SEARCH_MEMORY = r"""
 import re
@@ -129,6 +140,7 @@ def graded(tmp_path_factory):
             _test_cell(RAISES_FOR_A_BATCH),
             _test_cell(RAISES_UNDER_A_GRADIENT),
             _test_cell(RAISES_WHEN_COMPILED),
+            _test_cell(RAISES_A_SHAPE_ERROR),
         ]
     )
     client = ExaminingClient(
@@ -160,11 +172,36 @@ def test_a_wrong_answer_fails_with_the_tests_own_words(graded):
     assert any(line.startswith(f"Cell In[{graded.cells[2].execution_count}], line 3") for line in error.traceback)
 
 
-def test_an_error_of_the_students_code_is_named_by_its_type_only(graded):
+def test_an_error_of_the_students_code_is_named_by_its_type_and_line_not_its_own_words(graded):
     (error,) = _errors(graded.cells[3])
     assert error.ename == "ValueError"
-    assert "shout raised ValueError when the tests called it" in error.evalue
+    assert error.evalue.split("\n") == [
+        "shout raised ValueError when the tests called it with 1",
+        "in your line: raise ValueError(words)",
+    ]
     assert "my own words" not in str(error)
+
+
+def test_the_feedback_shows_a_known_errors_message_and_the_students_line(graded):
+    """Through nbgrader's feedback pipeline, as the student reads it."""
+    import copy
+
+    from autograder.outputs.feedback import HideHiddenTests
+
+    (error,) = _errors(graded.cells[9])
+    assert error.evalue.split("\n") == [
+        "add_a_square raised InvalidArgumentError when the tests called it with a float32 tensor of shape (2, 3)",
+        "the error says: Incompatible shapes: (2, 3) vs. (2, 2) [Op:AddV2]",
+        "in your line: total = x + tf.zeros((2, 2))",
+    ]
+    nb = copy.deepcopy(graded)
+    HideHiddenTests().preprocess(nb, {})
+    assert nb.cells[9].outputs[0].traceback == [
+        "InvalidArgumentError: add_a_square raised InvalidArgumentError when the tests called it with a float32 "
+        "tensor of shape (2, 3)\n"
+        "the error says: Incompatible shapes: (2, 3) vs. (2, 2) [Op:AddV2]\n"
+        "in your line: total = x + tf.zeros((2, 2))"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ answered by the notebook's reference solution, run in this process as a kernel r
 where it puts a question (the first time it puts one there), the recorded answers replayed up to
 that question and a lie told there (``LIES``): a random string, numbers of 77 and 300 digits, a
 float of 300 digits, containers of them, arrays of enormous shape, an object whose class and
-attributes are the string, a forged error, reference or reply. Whatever the cell then says, its
+attributes are the string, a forged error, reference or reply, and an error whose message and line
+are the string, numbers or a float in the shapes of the messages the examiner repeats (``TOLD``), each
+telling the next. Whatever the cell then says, its
 error's name, message and traceback and the line the feedback builds from them, holds neither
 the string (nor its base64 or hex) nor a run of more than ``MAX_DIGITS`` digits.
 
@@ -25,6 +27,7 @@ and a lie for ``AFTER_LIE_SECONDS`` or ``AFTER_LIE_QUESTIONS`` questions the ref
 
 import ast
 import base64
+import itertools
 import json
 import re
 import secrets
@@ -89,6 +92,37 @@ def _reply(reply):
     return lambda: reply
 
 
+FLOAT = float("9" * 300)
+# (message, line) of an error the kernel tells of: in the forms of the catalogue's messages, each part a lie.
+TOLD = [
+    (f"Incompatible shapes: [{BIG}] vs. [{LONG},{HUGE_DIMENSION}] {CANARY}", CANARY),
+    (f"name '{CANARY}' is not defined", f"x = {LONG}"),
+    (f"'{CANARY}' object has no attribute '{CANARY}'", f"{CANARY} = 1"),
+    (f"module '{CANARY}' has no attribute 'log'", f"return {FLOAT}"),
+    (f"Input to reshape is a tensor with {BIG} values, but the requested shape has {LONG}", f"{BIG}"),
+    (f"indices[0] = {LONG} is not in [0, {BIG})", " " * 3000 + CANARY),
+    (f"Tensor conversion requested dtype float32 for Tensor with dtype int64: {FLOAT} {CANARY}", None),
+    (
+        f"cannot compute {CANARY} as input #{LONG}(zero-based) was expected to be a {CANARY} tensor but is a float tensor",
+        "",
+    ),
+    (f"{CANARY}() takes 1 positional argument but {LONG} were given", [CANARY]),
+    (f"unsupported operand type(s) for {CANARY[:3]}: '{CANARY}' and '{CANARY}'", {"line": CANARY}),
+    (f"Value for attr '{CANARY}' of float is not in the list of allowed values: {CANARY}, {LONG}", 7),
+    (f"operands could not be broadcast together with shapes ({BIG},) ({LONG},{LONG}) ", CANARY),
+    (f"Shapes ({FLOAT},) and [{LONG}] are incompatible; Received a label value of {LONG} which is outside", CANARY),
+    (f"{CANARY}() missing 2 required positional arguments: '{CANARY}' and 'x'", CANARY),
+    (["not", "text", CANARY], {"message": CANARY}),
+    ("Incompatible shapes: [2] vs. [3] " * 10**5 + CANARY, CANARY * 10**4),
+]
+_told = itertools.cycle(TOLD)
+
+
+def _told_error():
+    message, line = next(_told)
+    return Answer(json.dumps({"error": ["builtins.ValueError"], "message": message, "line": line}))
+
+
 # {form: what makes the reply (as the examiner's RelayAsker reads it)}. The value forms first.
 LIES = {
     "object": _value(Liar()),
@@ -108,10 +142,14 @@ LIES = {
     "error": _reply(
         Answer(json.dumps({"error": [f"tensorflow.python.framework.errors_impl.{CANARY}Error", f"builtins.{CANARY}"]}))
     ),
+    # Four forms, so that each notebook's test cells (four at least) hear every one of ``TOLD``.
+    **{f"told {number}": _told_error for number in range(4)},
     "failed": _reply(Failed(CANARY)),
     "garbled": _reply(Answer(CANARY)),
 }
-VALUE_LIES = [form for form in LIES if form not in ("object", "reference", "error", "failed", "garbled")]
+VALUE_LIES = [
+    form for form in LIES if form not in ("object", "reference", "error", "failed", "garbled") and "told" not in form
+]
 # Not a lie: the reference's own numbers, 1.37 times as large (``Kernel._nudged``).
 NUDGED = "nudged"
 
@@ -147,6 +185,7 @@ class Kernel:
             except NameError:  # a helper whose defaults come from the notebook's data: not the reference's
                 assert not cells.is_answer(cell), cell.source
         self.start = dict(self.namespace)
+        self.code = "\n".join(cell.source for cell in code)  # the student's code cells, as the relay sends them
         wire._handles = wire._Handles()
 
     def examine(self, source, lie=None, form=None):
@@ -165,7 +204,7 @@ class Kernel:
         if lie is None:
             self.recorded = []
         self.deadline = float("inf")
-        return examine(source, RelayAsker(self, self), 1)
+        return examine(source, RelayAsker(self, self, self.code), 1)
 
     def write(self, data):
         self.request = asdict(parse(data, Ask))
@@ -193,10 +232,10 @@ class Kernel:
         elif index == self.lie:
             self.deadline = time.perf_counter() + AFTER_LIE_SECONDS
             # in place of the recorded reply
-            reply = self._nudged() if self.form == NUDGED else LIES[self.form]()
+            reply = self.told = self._nudged() if self.form == NUDGED else LIES[self.form]()
             self.replayed += 1
         elif index > self.lie and question == DIAGNOSIS:
-            reply = self._answer() if self.form == NUDGED else LIES[self.form]()
+            reply = self._answer() if self.form == NUDGED else self.told
         elif (
             self.replayed < len(self.recorded)
             and self.recorded[self.replayed][0] == site

@@ -18,7 +18,7 @@ from autograder.worker.examiner.protocol import (
 )
 
 MESSAGES = [
-    Cell("assert f(1) == 2", 10_001),
+    Cell("assert f(1) == 2", 10_001, "def f(x):\n    return 2 * x"),
     Ask("bdl.questions:call", {"t": "list", "v": []}, {"t": "dict", "v": {}}),
     Answer('{"value": {"t": "py", "v": 1}}'),
     Failed("gave no answer"),
@@ -40,12 +40,13 @@ def test_a_message_is_read_back_as_it_was_sent(message):
     [
         (b"not json\n", Cell),
         (b"[1, 2]\n", Cell),
-        (b'{"source": "x", "count": 1}\n', Cell),  # no kind
-        (b'{"kind": "cell", "source": "x", "count": 1}\n', Verdict),  # not the kind expected
-        (b'{"kind": "cell", "source": "x"}\n', Cell),  # a key missing
-        (b'{"kind": "cell", "source": "x", "count": 1, "more": 2}\n', Cell),  # a key too many
-        (b'{"kind": "cell", "source": "x", "count": "1"}\n', Cell),  # a field of another type
-        (b'{"kind": "cell", "source": "x", "count": true}\n', Cell),  # a bool is not a count
+        (b'{"source": "x", "count": 1, "code": ""}\n', Cell),  # no kind
+        (b'{"kind": "cell", "source": "x", "count": 1, "code": ""}\n', Verdict),  # not the kind expected
+        (b'{"kind": "cell", "source": "x", "count": 1}\n', Cell),  # a key missing
+        (b'{"kind": "cell", "source": "x", "count": 1, "code": "", "more": 2}\n', Cell),  # a key too many
+        (b'{"kind": "cell", "source": "x", "count": "1", "code": ""}\n', Cell),  # a field of another type
+        (b'{"kind": "cell", "source": "x", "count": true, "code": ""}\n', Cell),  # a bool is not a count
+        (b'{"kind": "cell", "source": "x", "count": 1, "code": ["y = 1"]}\n', Cell),  # code is one text
         (b'{"kind": "answer", "text": {"value": 1}}\n', Answer),
         (b'{"kind": "verdict", "output": []}\n', Verdict),
         (b'{"kind": ["answer"], "text": "x"}\n', Answer),
@@ -62,4 +63,4 @@ def test_a_side_that_has_gone_is_an_end_of_file():
 
 
 def test_a_line_is_one_line():
-    assert line(Cell("a\nb", 1)).count(b"\n") == 1
+    assert line(Cell("a\nb", 1, "c\nd")).count(b"\n") == 1

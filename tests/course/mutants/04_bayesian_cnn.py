@@ -269,8 +269,6 @@ MUTANTS = {
             "tfpl.VariableLayer(n, dtype=dtype), "
             "tfpl.DistributionLambda(lambda t: tfd.Independent(tfd.Normal(t, 1.0), 1)),",
         ),
-        # float32 whatever dtype it is given (what DenseVariational passes is float32 in this notebook).
-        ("dtype ignored", "spike_and_slab(n, dtype)", "spike_and_slab(n, tf.float32)"),
     ],
     "get_per_weight_prior": [
         (
@@ -305,11 +303,6 @@ MUTANTS = {
             "trainable prior",
             "tf.keras.Sequential([tfpl.DistributionLambda(per_weight_mixture)])",
             "tf.keras.Sequential([tfpl.VariableLayer(2, dtype=dtype), tfpl.DistributionLambda(per_weight_mixture)])",
-        ),
-        (
-            "dtype ignored",
-            "    n = kernel_size + bias_size\n",
-            "    n = kernel_size + bias_size\n    dtype = tf.float32\n",
         ),
     ],
     "get_posterior": [

@@ -2,8 +2,8 @@
 
 A test cell calls ``requirement("key")`` (``bdl.requirements``) before the checks that hold that
 sentence; a check is an ``assert`` statement, a call of an ``assert...`` helper, or a call of a function
-the cell defines that checks. A call of the answer holds a sentence too (it must run on those inputs),
-but needs no citation of its own. Read in line order, as the cell runs, except that a loop must start by
+the cell defines that checks. A call of the answer is one too: it must run on those inputs, and an
+error it raises quotes the sentence cited before it. Read in line order, as the cell runs, except that a loop must start by
 citing if it cites at all: its first checks would otherwise cite the previous iteration's sentence.
 """
 
@@ -31,7 +31,7 @@ class Citations:
         return {check.key for check in self.checks if check.key is not None}
 
     def uncited(self) -> list[int]:
-        return sorted({c.line for c in self.checks if c.key is None and not c.call} | set(self.late_loops))
+        return sorted({check.line for check in self.checks if check.key is None} | set(self.late_loops))
 
 
 def _called(node: ast.AST) -> str:

@@ -63,28 +63,34 @@ def _verdict(error, hidden, execution_count):
 
 
 def _tests_own_assertion(error, execution_count):
-    """Whether the test cell's own code raised this AssertionError: its first frame is the cell,
-    every later one is in one of ``bdl.words.SPEAKING_FILES``, none is another cell (the student's
-    code) or elsewhere."""
+    """Whether the test cell's own code raised this AssertionError (``_in_the_tests``)."""
     frames = _frames(error)
-    return (
-        error.get("ename") == "AssertionError"
-        and bool(frames)
-        and frames[0][:2] == ("cell", execution_count)
-        and all(kind == "file" and speaks(where) for kind, where, _ in frames[1:])
-    )
+    return error.get("ename") == "AssertionError" and _in_the_tests(frames, execution_count)
 
 
 def _unanswered_question(error, execution_count):
     """Whether this error is the examiner's account of a question the student's code raised on or did
-    not answer (``bdl.wire.AnswerError``): raised in the test cell, every later frame in one of
-    ``bdl.words.SPEAKING_FILES``, the last in ``bdl/wire.py``, where a question is put."""
+    not answer (``bdl.wire.AnswerError``): raised in the tests (``_in_the_tests``), the last frame in
+    ``bdl/wire.py``, where a question is put."""
     frames = _frames(error)
     return (
         len(frames) > 1
-        and frames[0][:2] == ("cell", execution_count)
-        and all(kind == "file" and speaks(where) for kind, where, _ in frames[1:])
+        and _in_the_tests(frames, execution_count)
+        and frames[-1][0] == "file"
         and frames[-1][1].replace("\\", "/").endswith("bdl/wire.py")
+    )
+
+
+def _in_the_tests(frames, execution_count):
+    """Whether an error's ``frames`` start in the test cell and stay there (a function it defines, say)
+    or in one of ``bdl.words.SPEAKING_FILES``: never in another cell (the student's code) or elsewhere."""
+    return (
+        bool(frames)
+        and frames[0][:2] == ("cell", execution_count)
+        and all(
+            (kind, where) == ("cell", execution_count) or (kind == "file" and speaks(where))
+            for kind, where, _ in frames
+        )
     )
 
 

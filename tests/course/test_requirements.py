@@ -118,7 +118,7 @@ def test_the_static_rules_catch_what_they_say():
     assert requirements.cited("The text asks: something no table says") is None
     read = citations.read("requirement('a')\nassert_close(f(x), 1, f'the NLL of {n} points', rtol=1e-4)\nassert x, 'x'")
     assert read.checks == (citations.Check(2, "a", "the NLL of … points"), citations.Check(3, "a", "x"))
-    # A call of the answer holds the sentence cited before it, and needs no citation of its own.
+    # A call of the answer holds the sentence cited before it, and needs one: an error it raises quotes it.
     read = citations.read("v = f(1)\nrequirement('a')\nw = f(2)\nrequirement('b')\nassert v", {"f"})
-    assert read.keys() == {"a", "b"} and read.uncited() == []
+    assert read.keys() == {"a", "b"} and read.uncited() == [1]
     assert citations.read("requirement('a')\nrequirement('b')\nassert v").keys() == {"b"}

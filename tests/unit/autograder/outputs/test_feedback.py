@@ -263,3 +263,26 @@ def test_the_examiners_account_of_a_raised_call_shows_its_lines_but_a_secret_or_
         shown_message(output, 8, (secret,))
         == "ZeroDivisionError: your code raised ZeroDivisionError while the tests ran"
     )
+
+
+def test_a_check_in_a_function_of_the_test_cell_speaks_for_the_tests():
+    """A test cell's own function (a stand-in's wrapper, say) is the tests' code: a question it puts that
+    the student's code raised on, and an assertion it makes, show their messages."""
+    from autograder.outputs.feedback import shown_message
+    from autograder.worker.examiner import verdict
+    from autograder.worker.examiner.examine import examine
+
+    source = (
+        "from bdl.checks import assert_close\n\n"
+        "def _wrapped(x):\n    return f(x)\n\n"
+        "def _check(x):\n    assert_close(_wrapped(x), 4.0, 'f of two')\n\n"
+        "_check(2.0)"
+    )
+
+    def raises(question, args, kwargs):
+        raise verdict.raised(question, args, ["builtins.ValueError"], "")
+
+    error = examine(source, raises, 5)
+    assert shown_message(error, 5, ()) == "ValueError: f raised ValueError when the tests called it"
+    error = examine(source, lambda question, args, kwargs: 3.0, 5)
+    assert shown_message(error, 5, ()).startswith("AssertionError: f of two does not match")

@@ -23,6 +23,7 @@ from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
 from autograder.course.leaks import course_secrets
+from autograder.worker.examiner.verdict import STUDENTS_LINE
 from autograder.worker.guard import SKIPPED_MESSAGE
 from bdl.requirements import PREFIX as REQUIREMENT
 from bdl.requirements import cited, plain
@@ -119,6 +120,10 @@ def shown_message(error, execution_count, secrets):
     notes = next((n for n, line in enumerate(said) if line.startswith((REQUIREMENT, MISTAKE))), len(said))
     if answered:  # the examiner's sentence, its message and the student's line: each line cut alone
         said = [line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE] + " ..." for line in said[:notes]]
+        # The student's own line is dropped, not redacted, when it holds a secret line: it is theirs.
+        said = [
+            line for line in said if not (line.startswith(STUDENTS_LINE) and any(secret in line for secret in secrets))
+        ]
         return f"{name}: " + "\n".join(REDACTED if any(secret in line for secret in secrets) else line for line in said)
     lines = [REDACTED if any(secret in line for secret in secrets) else line for line in said[:notes]]
     message = "\n".join(lines)

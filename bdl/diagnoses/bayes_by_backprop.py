@@ -13,8 +13,8 @@ from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 tfd = tfp.distributions
 
 NOT_A_TENSOR = (
-    "Your {what} is a NumPy value; keep it a tensor, computed with TensorFlow operations, so that "
-    "gradients reach the parameters."
+    "Your {what} is a plain number or a NumPy value, not a tensor: compute it with TensorFlow operations, "
+    "so that gradients reach the parameters."
 )
 
 
@@ -224,7 +224,9 @@ DENSE = Function(
         ),
         Mistake(
             "not_a_tensor",
-            NOT_A_TENSOR.format(what="layer's recorded log density"),
+            # Seen after a call: a value never set there and one set to a NumPy number look the same.
+            "Your layer's recorded log density is not a tensor after a call: in call, set it to the sample's "
+            "log densities, computed with TensorFlow operations, so that gradients reach the parameters.",
             lambda cls: _numpy(_called(_layer(cls)).log_prior),
         ),
         Mistake(

@@ -44,6 +44,8 @@ TF_ERRORS = frozenset(
 )
 # What an error of the test's own code says: its message may quote the answer it could not use.
 UNUSABLE = "the tests could not go on with what your code gave them"
+# How the student's own line where an error was raised is shown (the feedback finds it so).
+STUDENTS_LINE = "in your line: "
 # Why a question got no answer, as the relay reports it (``protocol.Failed``); any other reason is the last.
 NO_ANSWER_REASONS = ("took longer than", "gave an answer too large", "gave no answer")
 VERBS = {
@@ -97,7 +99,7 @@ def raised(question: str, args: tuple, kinds: list, inputs: str, said: str = "",
     as ``catalogue.rendered`` wrote it (``said``) and the student's line it was raised in, if any."""
     name = error_name(kinds)
     verb, where = VERBS.get(question, "used"), WHERE.get(question, "")
-    details = ([f"the error says: {said}"] if said else []) + ([f"in your line: {line}"] if line else [])
+    details = ([f"the error says: {said}"] if said else []) + ([f"{STUDENTS_LINE}{line}"] if line else [])
     return AnswerError(f"{about(args)} raised {name} when the tests {verb} it{where}{inputs}", name, details)
 
 

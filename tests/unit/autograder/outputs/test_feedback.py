@@ -236,15 +236,15 @@ def test_a_failing_check_quotes_the_requirement_it_cites_once(tmp_path):
 
 def test_the_examiners_account_of_a_raised_call_shows_its_lines_but_a_secret_or_a_note():
     """An error of the student's code, as the examiner wrote it: its sentence, the message it wrote anew and
-    the student's line, each cut to its length; a line holding a secret redacted; the note left to the
-    line under it."""
+    the student's line, each cut to its length; a line holding a secret redacted (the student's own line
+    dropped: it is theirs); the note left to the line under it."""
     from autograder.outputs.feedback import MAX_MESSAGE, shown_message
     from autograder.worker.examiner.examine import examine
     from bdl.diagnoses import PREFIX
     from bdl.wire import AnswerError
 
     secret = sorted(HIDDEN)[0]
-    details = ["the error says: division by zero", f"in your line: {secret}", "x" * (MAX_MESSAGE + 10)]
+    details = [f"the error says: {secret}", f"in your line: {secret}", "x" * (MAX_MESSAGE + 10)]
 
     def ask(question, args, kwargs):
         raise AnswerError("f raised ZeroDivisionError when the tests called it", "ZeroDivisionError", details)
@@ -254,7 +254,6 @@ def test_the_examiners_account_of_a_raised_call_shows_its_lines_but_a_secret_or_
     assert shown_message(output, 7, (secret,)) == "\n".join(
         [
             "ZeroDivisionError: f raised ZeroDivisionError when the tests called it",
-            "the error says: division by zero",
             "[redacted]",
             "x" * MAX_MESSAGE + " ...",
         ]
@@ -284,5 +283,15 @@ def test_a_check_in_a_function_of_the_test_cell_speaks_for_the_tests():
 
     error = examine(source, raises, 5)
     assert shown_message(error, 5, ()) == "ValueError: f raised ValueError when the tests called it"
+    # The student's own line is shown; dropped (not redacted) when it is also a secret line of the course.
+    line = "    return x + tf.zeros((2, 2))"
+
+    def raises_in_a_line(question, args, kwargs):
+        raise verdict.raised(question, args, ["builtins.ValueError"], "", line=line.strip())
+
+    error = examine(source, raises_in_a_line, 5)
+    shown = "ValueError: f raised ValueError when the tests called it"
+    assert shown_message(error, 5, ()) == f"{shown}\nin your line: {line.strip()}"
+    assert shown_message(error, 5, (line.strip(),)) == shown
     error = examine(source, lambda question, args, kwargs: 3.0, 5)
     assert shown_message(error, 5, ()).startswith("AssertionError: f of two does not match")

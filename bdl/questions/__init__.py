@@ -13,6 +13,20 @@ import numpy as np
 from bdl import loaded_tensorflow, wire
 from bdl.wire import StandIn, ask  # noqa: F401 (the tests' names, here with the questions)
 
+# What a stand-in says when the student's code asks it what the test did not: the tests' own words,
+# which the examiner repeats when the student's function raises one (``examiner/catalogue.py``).
+STAND_IN_ERRORS = {
+    "entropy_length": "the tests' entropy (a stand-in) was called with vectors of another length than the "
+    "members' probability vectors",
+    "entropy_vectors": "the tests' entropy (a stand-in) knows the members' probability vectors and their mean "
+    "over the members, and was called with other vectors",
+    "bins_inputs": "the tests' reliability_bins (a stand-in) was called with other probabilities or labels than "
+    "the ones your function was given",
+    "bins_count": "the tests' reliability_bins (a stand-in) was called with another num_bins than your function "
+    "was given",
+    "fgsm_input": "the tests' fgsm (a stand-in) was called with another input than the one your function was given",
+}
+
 
 def question(function):
     """Register ``function`` as a question: run where it is called, but in the examiner, where it is

@@ -8,7 +8,7 @@ Jacobian, the arguments as a call left them), never what the answer should be.
 import numpy as np
 import tensorflow as tf
 
-from bdl.questions import StandIn, question
+from bdl.questions import STAND_IN_ERRORS, StandIn, question
 
 
 class KnownBins(StandIn):
@@ -31,10 +31,10 @@ class KnownBins(StandIn):
             or not np.allclose(given_probs, self.probs, rtol=1e-5, atol=1e-6)
             or not np.array_equal(given_labels, self.labels)
         ):
-            raise ValueError("reliability_bins was called with other probabilities or labels than the test's")
+            raise ValueError(STAND_IN_ERRORS["bins_inputs"])
         key = str(int(num_bins)) if float(num_bins) == int(num_bins) else None
         if key not in self.bins:
-            raise ValueError("reliability_bins was called with a num_bins the test did not expect")
+            raise ValueError(STAND_IN_ERRORS["bins_count"])
         return tuple(part.copy() for part in self.bins[key])
 
 

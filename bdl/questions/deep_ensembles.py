@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from bdl.questions import StandIn
+from bdl.questions import STAND_IN_ERRORS, StandIn
 
 
 class KnownEntropies(StandIn):
@@ -23,10 +23,10 @@ class KnownEntropies(StandIn):
     def __call__(self, probs):
         values = np.asarray(probs, dtype=np.float64)
         if values.ndim == 0 or values.shape[-1] != self.vectors.shape[-1]:
-            raise ValueError("entropy was called with vectors of another length than the test's")
+            raise ValueError(STAND_IN_ERRORS["entropy_length"])
         rows = values.reshape(-1, values.shape[-1])
         close = np.all(np.abs(rows[:, None, :] - self.vectors[None, :, :]) <= self.atol, axis=-1)
         if not np.all(np.any(close, axis=1)):
-            raise ValueError("entropy was called with probability vectors the test did not use")
+            raise ValueError(STAND_IN_ERRORS["entropy_vectors"])
         result = self.entropies[np.argmax(close, axis=1)].reshape(values.shape[:-1])
         return tf.constant(result, dtype=probs.dtype) if tf.is_tensor(probs) else result[()]

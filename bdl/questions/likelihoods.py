@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from bdl.questions import StandIn
+from bdl.questions import STAND_IN_ERRORS, StandIn
 
 
 class LinearLoss(StandIn):
@@ -51,5 +51,5 @@ class SignStep(StandIn):
         inputs = tf.cast(x, "float32")
         sign = self.signs.get(tuple(inputs.shape))
         if sign is None:
-            raise ValueError("fgsm's stand-in was given an input the tests did not use")
+            raise ValueError(STAND_IN_ERRORS["fgsm_input"])
         return inputs + tf.cast(eps, "float32") * sign

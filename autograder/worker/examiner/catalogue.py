@@ -12,6 +12,7 @@ import functools
 import re
 from collections.abc import Callable
 
+from bdl.questions import STAND_IN_ERRORS
 from bdl.wire import MAX_TOLD
 from bdl.words import MAX_DIGITS, number, shape_text
 
@@ -365,6 +366,11 @@ CATALOGUE: list[tuple[str, str]] = [
         "Input {int1} of a layer is incompatible with the layer: expected shape={shape1}, found shape={shape2}",
     ),
     # NumPy
+    (  # Keras' and TensorFlow Probability's broadcasting of two shapes
+        rf"Incompatible shapes for broadcasting\. [^\n]{{0,200}}?Received: {_g('shape1', ANY_SHAPE)} and "
+        rf"{_g('shape2', ANY_SHAPE)}",
+        "Incompatible shapes for broadcasting: {shape1} and {shape2}",
+    ),
     (
         rf"operands could not be broadcast together with shapes {_g('shapes1', NP_SHAPES)}",
         "operands could not be broadcast together with shapes {shapes1}",
@@ -476,6 +482,8 @@ CATALOGUE: list[tuple[str, str]] = [
     (r"math domain error", "math domain error"),
     (r"could not convert string to float", "could not convert a string to float"),
     (r"maximum recursion depth exceeded", "maximum recursion depth exceeded"),
+    # The tests' own stand-ins (bdl.questions), in their own words.
+    *((re.escape(said), said) for said in STAND_IN_ERRORS.values()),
 ]
 COMPILED = [(re.compile(pattern), template) for pattern, template in CATALOGUE]
 OP = re.compile(r"\[Op:(\w+)\]")

@@ -18,6 +18,7 @@ from autograder.worker.examiner.protocol import Answer, line
 from autograder.worker.examiner.verdict import error_output
 from bdl import requirements
 from bdl.diagnoses import PREFIX
+from bdl.questions import STAND_IN_ERRORS
 from bdl.wire import AnswerError, Remote
 
 CODE = StudentCode(
@@ -284,6 +285,13 @@ SAID = [
     ("math domain error", "math domain error"),
     ("could not convert string to float: '0.7310585786300049'", "could not convert a string to float"),
     ("maximum recursion depth exceeded while calling a Python object", "maximum recursion depth exceeded"),
+    (  # TensorFlow Probability's OneHotCategorical given class indices
+        "Incompatible shapes for broadcasting. Two shapes are compatible if for each dimension pair they are either "
+        "equal or one of them is 1. Received: (2, 3) and (2,).",
+        "Incompatible shapes for broadcasting: (2, 3) and (2,)",
+    ),
+    # The tests' stand-ins, in their own words (the student's function called one with what the test did not).
+    *((said, said) for said in STAND_IN_ERRORS.values()),
 ]
 
 

@@ -13,6 +13,7 @@ an assertion raised through them alone for the tests' own words.
 import fnmatch
 import functools
 import re
+import textwrap
 
 import numpy as np
 
@@ -21,6 +22,34 @@ from bdl import loaded_tensorflow
 # Under bdl/: checks.py and difference.py, which write the tests' messages, this module, the wire, the
 # questions' checks and the diagnoses' notes.
 SPEAKING_FILES = ("checks.py", "difference.py", "words.py", "wire.py", "questions/*.py", "diagnoses/*.py")
+
+
+# A note under an error (a likely mistake, the sentence a check cites) wraps within nbgrader Validate's
+# width (90, an indent of 4 included), so that a student reads it whole.
+NOTE_WIDTH = 80
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def note(prefix, sentence):
+    """A table's sentence as a note under an error: ``prefix`` and the sentence, wrapped."""
+    return "\n".join(
+        textwrap.wrap(
+            prefix + sentence, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
+        )
+    )
+
+
+def flat(text):
+    """``text`` without a terminal's colours, its whitespace runs one space: as a note is found in it."""
+    return " ".join(_ANSI.sub("", text).split())
+
+
+def first_noted(text, notes):
+    """The value, in ``notes`` ({a note as written: value}), of the note found first in ``text``, or
+    None. Only a table's own notes count, whatever else the text says."""
+    words = flat(text)
+    found = [(words.find(flat(written)), written, value) for written, value in notes.items() if flat(written) in words]
+    return min(found)[2] if found else None
 
 
 def speaks(filename):

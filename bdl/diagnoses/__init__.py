@@ -16,19 +16,14 @@ import functools
 import importlib
 import io
 import pkgutil
-import re
-import textwrap
 
-from bdl import requirements
+from bdl import requirements, words
 from bdl.diagnoses.probes import Function, Mistake  # noqa: F401 (the tables' parts, named here too)
 from bdl.questions import question
 from bdl.wire import Remote
+from bdl.words import NOTE_WIDTH  # noqa: F401 (the width the tests check notes against)
 
 PREFIX = "Likely mistake: "
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# nbgrader's Validate cuts every line of an error to its width (90, an indent of 4 included):
-# a note wraps within it, so that a student reads it whole.
-NOTE_WIDTH = 80
 
 
 @functools.lru_cache(maxsize=1)
@@ -55,11 +50,7 @@ def sentences():
 
 def note(sentence):
     """A mistake's sentence as a note under an error: ``PREFIX`` and the sentence, wrapped."""
-    return "\n".join(
-        textwrap.wrap(
-            PREFIX + sentence, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
-        )
-    )
+    return words.note(PREFIX, sentence)
 
 
 def noted_mistake(text, function):
@@ -75,14 +66,10 @@ def noted_mistake(text, function):
     )
 
 
-def _words(text):
-    return " ".join(_ANSI.sub("", text).split())
-
-
 def has_note(text):
     """Whether an error's ``text`` holds a note at all (``noted`` says which), found without the tables
     (and TensorFlow, which they load)."""
-    return _words(PREFIX) in _words(text)
+    return words.flat(PREFIX) in words.flat(text)
 
 
 def noted(text):
@@ -93,9 +80,7 @@ def noted(text):
     error's message is the raiser's to choose), so nothing but course text passes through."""
     if not has_note(text):
         return None
-    words = _words(text)
-    found = [(words.find(_words(known)), known) for known in sentences() if _words(known) in words]
-    return min(found)[1][len(PREFIX) :] if found else None
+    return words.first_noted(text, {known: known[len(PREFIX) :] for known in sentences()})
 
 
 def diagnose(grade_id, answer):

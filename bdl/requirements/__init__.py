@@ -11,14 +11,11 @@ guide prints it, so a TA can answer "why did I lose this point" with the sentenc
 import functools
 import importlib
 import pkgutil
-import re
-import textwrap
 from dataclasses import dataclass
 
+from bdl import words
+
 PREFIX = "The text asks: "
-# As bdl.diagnoses' notes: within nbgrader Validate's width.
-NOTE_WIDTH = 80
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @dataclass(frozen=True)
@@ -53,11 +50,7 @@ def plain(sentence: str) -> str:
 
 def note(sentence: str) -> str:
     """A requirement's sentence as a note under an error, wrapped as the diagnoses' are."""
-    return "\n".join(
-        textwrap.wrap(
-            PREFIX + plain(sentence), NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False
-        )
-    )
+    return words.note(PREFIX, plain(sentence))
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,19 +59,9 @@ def sentences() -> frozenset[str]:
     return frozenset(r.sentence for table in all_tables().values() for r in table if not r.unchecked)
 
 
-def _words(text: str) -> str:
-    return " ".join(_ANSI.sub("", text).split())
-
-
 def cited(text: str) -> str | None:
     """The sentence of the first requirement noted in an error's ``text``, or None. Only the tables'
     own sentences are returned, whatever else the text says."""
-    words = _words(text)
-    if _words(PREFIX) not in words:
+    if words.flat(PREFIX) not in words.flat(text):
         return None
-    found = [
-        (words.find(_words(PREFIX + plain(known))), known)
-        for known in sentences()
-        if _words(PREFIX + plain(known)) in words
-    ]
-    return min(found)[1] if found else None
+    return words.first_noted(text, {PREFIX + plain(known): known for known in sentences()})

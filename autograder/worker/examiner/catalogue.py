@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from bdl.questions import STAND_IN_ERRORS
 from bdl.wire import MAX_TOLD
-from bdl.words import MAX_DIGITS, number, shape_text
+from bdl.words import MAX_DIGITS, flat, number, shape_text
 
 # The most of a line the examiner shows, of a name it repeats, and of the names or shapes it lists.
 MAX_LINE_SHOWN = 100
@@ -47,8 +47,7 @@ def your_line(line: object, code: StudentCode) -> str:
     from bdl.requirements import PREFIX as REQUIREMENT
 
     text = line.strip() if type(line) is str and len(line) <= MAX_TOLD else ""
-    words = " ".join(text.split())
-    if not text or text not in code.lines or any(" ".join(p.split()) in words for p in (MISTAKE, REQUIREMENT)):
+    if not text or text not in code.lines or any(flat(prefix) in flat(text) for prefix in (MISTAKE, REQUIREMENT)):
         return ""
     return text if len(text) <= MAX_LINE_SHOWN else text[: MAX_LINE_SHOWN - 3].rstrip() + "..."
 

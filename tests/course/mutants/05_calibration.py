@@ -226,7 +226,7 @@ MUTANTS = {
         ),
     ],
     "mc_dropout_predict": [
-        ("dropout off", "model(x, training=True)", "model(x)"),
+        ("dropout off", "logits = model(x, training=True)", "logits = model(x)"),
         (
             "softmax of the mean logits",
             "        total += tf.nn.softmax(logits).numpy().astype(np.float64)\n    return total / num_passes",

@@ -344,8 +344,8 @@ MC_DROPOUT = Function(
         ),
         Mistake(
             "dropout_off",
-            "Your predictive seems to be the network's prediction with dropout off: call the model with "
-            "training=True, so that every pass draws a new dropout mask.",
+            "Your predictive seems to be the network's prediction with dropout off: call the model in training "
+            "mode, as the spec says, so that every pass draws a new dropout mask.",
             lambda f: same(_dropout_predictive(f), _softmax(_DROP_PLAIN)),
         ),
         Mistake(

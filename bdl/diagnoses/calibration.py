@@ -303,9 +303,80 @@ def _in_three(function, third):
     return _flow(function, z=z, u=np.array([0.1, 0.2, 0.3], "float32"), w=np.array([0.5, -0.2, 0.4], "float32"))[0]
 
 
+# MC dropout probes: a stand-in network on three inputs, three stored passes of logits over three classes,
+# and its logits with dropout off. Below, what the mistakes give for three passes.
+_DROP_X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0]], "float32")
+_DROP_PASSES = np.array(
+    [
+        [[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, -1.0, 0.5]],
+        [[0.0, 3.0, 0.0], [1.0, 0.0, 2.0], [0.0, 0.0, 0.0]],
+        [[-1.0, 0.0, 1.0], [0.5, 0.5, 0.0], [2.0, 1.0, -2.0]],
+    ],
+    "float32",
+)
+_DROP_PLAIN = np.array([[0.0, 0.0, 4.0], [3.0, 0.0, 0.0], [0.0, 2.0, 1.0]], "float32")
+
+
+def _softmax(logits):
+    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _dropout_predictive(function, num_passes=3):
+    from bdl.questions.calibration import KnownDropout
+
+    return call(function, KnownDropout(_DROP_X, _DROP_PASSES, _DROP_PLAIN), _DROP_X, num_passes)
+
+
+def _raw_dropout_predictive(function, num_passes=3):
+    from bdl.questions.calibration import KnownDropout
+
+    return function(KnownDropout(_DROP_X, _DROP_PASSES, _DROP_PLAIN), _DROP_X.copy(), num_passes)
+
+
+MC_DROPOUT = Function(
+    "mc_dropout_predict",
+    (
+        Mistake(
+            "not_numpy",
+            "Your predictive is a tensor; the spec asks for a NumPy array (call .numpy() on it).",
+            lambda f: tf.is_tensor(_raw_dropout_predictive(f)),
+        ),
+        Mistake(
+            "dropout_off",
+            "Your predictive seems to be the network's prediction with dropout off: call the model in training "
+            "mode, as the spec says, so that every pass draws a new dropout mask.",
+            lambda f: same(_dropout_predictive(f), _softmax(_DROP_PLAIN)),
+        ),
+        Mistake(
+            "softmax_of_mean_logits",
+            "Your predictive seems to be the softmax of the passes' mean logits; the spec averages the "
+            "passes' probabilities, each the softmax of its own logits.",
+            lambda f: same(_dropout_predictive(f), _softmax(_DROP_PASSES.mean(axis=0))),
+        ),
+        Mistake(
+            "no_softmax",
+            "Your predictive seems to average the logits themselves: turn each pass's logits into "
+            "probabilities with the softmax first.",
+            lambda f: same(_dropout_predictive(f), _DROP_PASSES.mean(axis=0)),
+        ),
+        Mistake(
+            "sum_not_mean",
+            "Your rows sum to the number of passes: divide the sum over the passes by their number.",
+            lambda f: same(np.sum(_dropout_predictive(f), axis=-1), 3.0),
+        ),
+        Mistake(
+            "one_pass",
+            "Your predictive seems to come from a single pass: average the probabilities of all num_passes passes.",
+            lambda f: any(same(_dropout_predictive(f), _softmax(_DROP_PASSES[t])) for t in (0, 2)),
+        ),
+    ),
+)
+
 TABLE = {
     "reliability_bins": RELIABILITY,
     "expected_calibration_error": ECE,
     "fit_temperature": TEMPERATURE,
     "planar_flow": PLANAR,
+    "mc_dropout_predict": MC_DROPOUT,
 }

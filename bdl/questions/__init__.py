@@ -25,6 +25,8 @@ STAND_IN_ERRORS = {
     "bins_count": "the tests' reliability_bins (a stand-in) was called with another num_bins than your function "
     "was given",
     "fgsm_input": "the tests' fgsm (a stand-in) was called with another input than the one your function was given",
+    "dropout_inputs": "the tests' dropout model (a stand-in) was called with inputs other than the rows of the x "
+    "your function was given",
 }
 
 

@@ -1,7 +1,8 @@
 """Questions and stand-ins for the tests of 05 (calibration).
 
 ``reliability_bins`` is given to ``expected_calibration_error``'s tests as ``KnownBins``: a table
-of bins the examiner computed, never a way to compute them. The questions say what is asked (a
+of bins the examiner computed, never a way to compute them. ``KnownDropout`` stands in for a dropout
+network: a table of the logits each pass returns, never their mean. The questions say what is asked (a
 Jacobian, the arguments as a call left them), never what the answer should be.
 """
 
@@ -36,6 +37,37 @@ class KnownBins(StandIn):
         if key not in self.bins:
             raise ValueError(STAND_IN_ERRORS["bins_count"])
         return tuple(part.copy() for part in self.bins[key])
+
+
+class KnownDropout(StandIn):
+    """Stands in for a Keras model with dropout that outputs logits, on the inputs ``x`` it is made for
+    (its rows, one input each). Called with ``training=True`` (dropout on), it returns for each row of its
+    input the logits ``passes[t][i]``, where ``i`` is that row's input and ``t`` counts how often that
+    input was seen with dropout on before (``t`` modulo ``len(passes)``): one call per pass, a batch of
+    copies of ``x`` and batches of some of its rows all see the same passes. Called otherwise (dropout
+    off), it returns ``plain[i]``. A row that is none of ``x``'s raises ``ValueError``."""
+
+    def __init__(self, x, passes, plain):
+        super().__init__(x, passes, plain)
+        self.x = np.asarray(x, dtype=np.float32).reshape(len(x), -1)
+        self.passes, self.plain = np.asarray(passes, dtype=np.float32), np.asarray(plain, dtype=np.float32)
+        self.seen = np.zeros(len(self.x), dtype=int)
+
+    def __call__(self, inputs, training=None, **kwargs):
+        rows = np.asarray(inputs, dtype=np.float32).reshape(len(inputs), -1)
+        if rows.shape[1] != self.x.shape[1]:
+            raise ValueError(STAND_IN_ERRORS["dropout_inputs"])
+        match = np.all(np.abs(rows[:, None, :] - self.x[None, :, :]) <= 1e-6, axis=2)
+        if not match.any(axis=1).all():
+            raise ValueError(STAND_IN_ERRORS["dropout_inputs"])
+        index = match.argmax(axis=1)
+        if not bool(training):
+            return tf.constant(self.plain[index])
+        logits = np.empty((len(index), self.passes.shape[-1]), dtype=np.float32)
+        for row, i in enumerate(index):
+            logits[row] = self.passes[self.seen[i] % len(self.passes), i]
+            self.seen[i] += 1
+        return tf.constant(logits)
 
 
 @question

@@ -71,6 +71,23 @@ TABLE = {
             "The fit must be precise to about 1% of $T$, for temperatures between 0.2 and 10.",
         ),
     ),
+    "mc_dropout_predict": (
+        Requirement(
+            "inputs",
+            "`model` is a Keras model with dropout layers that outputs **logits**; `x` is a NumPy array of `N` inputs;",
+        ),
+        Requirement(
+            "training",
+            "call the model on `x` `num_passes` times with dropout on: Keras turns dropout off in `predict` and "
+            "whenever a model is called without `training=True`, so call it as `model(x, training=True)`;",
+        ),
+        Requirement(
+            "softmax",
+            "turn each pass's logits into probabilities with the softmax and average the probabilities over the "
+            "passes (not the logits);",
+        ),
+        Requirement("returns", "return a NumPy array of shape `[N, K]` whose rows sum to one."),
+    ),
     "planar_flow": (
         Requirement(
             "inputs",

@@ -5,6 +5,14 @@ Each variant is (name, old, new): the reference solution cell with ``old``
 replaced by ``new``; ``old`` must occur exactly once in that cell.
 """
 
+MC_DROPOUT_BODY = (
+    "    total = 0.0\n"
+    "    for _ in range(num_passes):\n"
+    "        logits = model(x, training=True)  # a new dropout mask on every pass\n"
+    "        total += tf.nn.softmax(logits).numpy().astype(np.float64)\n"
+    "    return total / num_passes\n"
+)
+
 MUTANTS = {
     "reliability_bins": [
         (
@@ -217,6 +225,27 @@ MUTANTS = {
             "tf.where(w_dot_u > 20.0, w_dot_u, tf.math.log1p(tf.exp(w_dot_u)))",
         ),
     ],
+    "mc_dropout_predict": [
+        ("dropout off", "logits = model(x, training=True)", "logits = model(x)"),
+        (
+            "softmax of the mean logits",
+            "        total += tf.nn.softmax(logits).numpy().astype(np.float64)\n    return total / num_passes",
+            "        total += np.asarray(logits, np.float64)\n    return tf.nn.softmax(total / num_passes).numpy()",
+        ),
+        (
+            "mean of the logits, no softmax",
+            "tf.nn.softmax(logits).numpy().astype(np.float64)",
+            "np.asarray(logits, np.float64)",
+        ),
+        ("sum over the passes, not the mean", "return total / num_passes", "return total"),
+        (
+            "the last pass only",
+            "        total += tf.nn.softmax(logits).numpy().astype(np.float64)\n    return total / num_passes",
+            "        total = tf.nn.softmax(logits).numpy().astype(np.float64)\n    return total",
+        ),
+        ("a tensor, not a NumPy array", "return total / num_passes", "return tf.constant(total / num_passes)"),
+        ("one pass too few", "range(num_passes)", "range(max(num_passes - 1, 1))"),
+    ],
 }
 
 ALTERNATIVES = {
@@ -404,6 +433,37 @@ ALTERNATIVES = {
             "(tf.nn.relu(w_dot_u) + tf.math.log1p(tf.exp(-tf.abs(w_dot_u))))",
         ),
     ],
+    "mc_dropout_predict": [
+        (
+            "stacked passes, tf.reduce_mean",
+            MC_DROPOUT_BODY,
+            "    passes = [tf.nn.softmax(model(x, training=True), axis=-1) for _ in range(num_passes)]\n"
+            "    return tf.reduce_mean(tf.stack(passes), axis=0).numpy()\n",
+        ),
+        (
+            "one call on a tiled batch, reshaped",
+            MC_DROPOUT_BODY,
+            "    tiled = np.concatenate([x] * num_passes, axis=0)\n"
+            "    probs = tf.nn.softmax(model(tiled, training=True)).numpy()\n"
+            "    return probs.reshape(num_passes, len(x), -1).mean(axis=0)\n",
+        ),
+        (
+            "NumPy softmax by hand, running mean",
+            MC_DROPOUT_BODY,
+            "    mean = 0\n"
+            "    for t in range(1, num_passes + 1):\n"
+            "        logits = np.asarray(model(x, training=True), dtype=np.float64)\n"
+            "        e = np.exp(logits - logits.max(axis=1, keepdims=True))\n"
+            "        mean = mean + (e / e.sum(axis=1, keepdims=True) - mean) / t\n"
+            "    return mean\n",
+        ),
+        (
+            "Keras Softmax layer, np.mean of a list",
+            MC_DROPOUT_BODY,
+            "    softmax = tf.keras.layers.Softmax()\n"
+            "    return np.mean([softmax(model(x, training=True)).numpy() for _ in range(num_passes)], axis=0)\n",
+        ),
+    ],
 }
 
 # The mistake each mutant makes, by its name in bdl.diagnoses.calibration (check-tests counts
@@ -450,5 +510,13 @@ DIAGNOSES = {
         "log-det with u instead of u_hat": "log_det_mismatch",
         "two dimensions hard-coded": "two_dimensions_hard_coded",
         "u and w swapped": "u_and_w_swapped",
+    },
+    "mc_dropout_predict": {
+        "dropout off": "dropout_off",
+        "softmax of the mean logits": "softmax_of_mean_logits",
+        "mean of the logits, no softmax": "no_softmax",
+        "sum over the passes, not the mean": "sum_not_mean",
+        "the last pass only": "one_pass",
+        "a tensor, not a NumPy array": "not_numpy",
     },
 }

@@ -45,29 +45,43 @@ class KnownDropout(StandIn):
     input the logits ``passes[t][i]``, where ``i`` is that row's input and ``t`` counts how often that
     input was seen with dropout on before (``t`` modulo ``len(passes)``): one call per pass, a batch of
     copies of ``x`` and batches of some of its rows all see the same passes. Called otherwise (dropout
-    off), it returns ``plain[i]``. A row that is none of ``x``'s raises ``ValueError``."""
+    off), it returns ``plain[i]``. A row that is none of ``x``'s raises ``ValueError`` (in a
+    ``tf.function``, ``InvalidArgumentError``). TensorFlow operations throughout, with the count in a
+    variable, so that it also runs inside a ``tf.function``, as a Keras model does."""
 
     def __init__(self, x, passes, plain):
         super().__init__(x, passes, plain)
-        self.x = np.asarray(x, dtype=np.float32).reshape(len(x), -1)
-        self.passes, self.plain = np.asarray(passes, dtype=np.float32), np.asarray(plain, dtype=np.float32)
-        self.seen = np.zeros(len(self.x), dtype=int)
+        self.x = tf.constant(np.asarray(x, dtype=np.float32).reshape(len(x), -1))
+        self.passes = tf.constant(np.asarray(passes, dtype=np.float32))
+        self.plain = tf.constant(np.asarray(plain, dtype=np.float32))
+        self.seen = tf.Variable(tf.zeros(len(x), dtype=tf.int32), trainable=False)
 
     def __call__(self, inputs, training=None, **kwargs):
-        rows = np.asarray(inputs, dtype=np.float32).reshape(len(inputs), -1)
-        if rows.shape[1] != self.x.shape[1]:
+        inputs = tf.convert_to_tensor(inputs, dtype=tf.float32)
+        if inputs.shape.rank is None or inputs.shape.num_elements() is not None and (
+            inputs.shape.rank == 0 or int(np.prod(inputs.shape[1:])) != self.x.shape[1]
+        ):
             raise ValueError(STAND_IN_ERRORS["dropout_inputs"])
-        match = np.all(np.abs(rows[:, None, :] - self.x[None, :, :]) <= 1e-6, axis=2)
-        if not match.any(axis=1).all():
+        rows = tf.reshape(inputs, (-1, self.x.shape[1]))
+        # match[r, i]: row r is input i.
+        match = tf.reduce_all(tf.abs(rows[:, None, :] - self.x[None, :, :]) <= 1e-6, axis=2)
+        if tf.executing_eagerly() and not bool(tf.reduce_all(tf.reduce_any(match, axis=1))):
             raise ValueError(STAND_IN_ERRORS["dropout_inputs"])
-        index = match.argmax(axis=1)
+        checks = [tf.debugging.assert_equal(tf.reduce_all(tf.reduce_any(match, axis=1)), True,
+                                            message=STAND_IN_ERRORS["dropout_inputs"])]
+        with tf.control_dependencies(checks):
+            index = tf.argmax(tf.cast(match, tf.int32), axis=1, output_type=tf.int32)
         if not bool(training):
-            return tf.constant(self.plain[index])
-        logits = np.empty((len(index), self.passes.shape[-1]), dtype=np.float32)
-        for row, i in enumerate(index):
-            logits[row] = self.passes[self.seen[i] % len(self.passes), i]
-            self.seen[i] += 1
-        return tf.constant(logits)
+            return tf.gather(self.plain, index)
+        # A row's pass: how often its input was seen before this call, plus its copies earlier in this batch.
+        counts = tf.cast(match, tf.int32)
+        earlier = tf.reduce_sum((tf.cumsum(counts, axis=0) - counts) * counts, axis=1)
+        step = (tf.gather(self.seen, index) + earlier) % self.passes.shape[0]
+        logits = tf.gather_nd(self.passes, tf.stack([step, index], axis=1))
+        with tf.control_dependencies([logits]):
+            update = self.seen.assign_add(tf.reduce_sum(counts, axis=0))
+        with tf.control_dependencies([update]):
+            return tf.identity(logits)
 
 
 @question

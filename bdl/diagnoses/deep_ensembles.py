@@ -261,9 +261,71 @@ DECOMPOSITION = Function(
     ),
 )
 
+# Four members (axis 0) at two inputs; the spread of all four is np.var(_MEMBER_MEANS, axis=0).
+_MEMBER_MEANS = np.array([[0.0, 1.0], [1.0, 3.0], [3.0, 0.0], [6.0, 2.0]])
+
+
+def _spread_of(function, size, means=_MEMBER_MEANS):
+    return call(function, means, size)
+
+
+def _scaled_spread(factor):
+    """Whether ``function``'s answer for pairs is ``factor(size, members)`` times the spread of all four."""
+    return lambda f: same(_spread_of(f, 2), factor(2, len(_MEMBER_MEANS)) * np.var(_MEMBER_MEANS, axis=0))
+
+
+SPREAD = Function(
+    "expected_spread",
+    (
+        Mistake(
+            "members_on_last_axis",
+            "Your expected spread seems to work along the last axis; the members are on the first axis, and "
+            "every other axis is kept.",
+            lambda f: _spread_of(f, 2).shape == (4,),
+        ),
+        Mistake(
+            "size_one_axes_lost",
+            "Your expected spread loses an axis of size one: keep every axis after the members' one, whatever "
+            "its size.",
+            lambda f: _spread_of(f, 2).shape == (2,) and _spread_of(f, 2, _MEMBER_MEANS[:, :1]).shape != (1,),
+        ),
+        Mistake(
+            "not_finite_for_one",
+            "Your expected spread fails or is not finite for subsets of a single member, which have no spread "
+            "at all: check the subset factor where the subset has one member.",
+            lambda f: fails(f, _MEMBER_MEANS, 1) or not np.all(np.isfinite(_spread_of(f, 1))),
+        ),
+        Mistake(
+            "size_ignored",
+            "Your expected spread does not change with the subset size; a subset of fewer members sees less "
+            "of the members' spread.",
+            lambda f: same(_spread_of(f, 2), _spread_of(f, 3)),
+        ),
+        Mistake(
+            "one_subset",
+            "Your expected spread seems to be the spread of one subset, the first members; the spec asks for "
+            "the average over every subset of that size.",
+            lambda f: same(_spread_of(f, 2), np.var(_MEMBER_MEANS[:2], axis=0)),
+        ),
+        Mistake(
+            "members_from_the_notebook",
+            "Your expected spread seems to count the members from the notebook, not from the array it is "
+            "given: the number of members is the length of its first axis.",
+            _scaled_spread(lambda size, members: (size - 1) / size * 10 / 9),
+        ),
+        Mistake(
+            "no_finite_population_factor",
+            "Your expected spread seems to have only the subset's factor: the subsets are drawn from a finite "
+            "set of members, which the identity's second factor accounts for.",
+            _scaled_spread(lambda size, members: (size - 1) / size),
+        ),
+    ),
+)
+
 TABLE = {
     "gaussian_mixture_moments": GAUSSIAN,
     "laplace_mixture_moments": LAPLACE,
     "entropy": ENTROPY,
     "uncertainty_decomposition": DECOMPOSITION,
+    "expected_spread": SPREAD,
 }

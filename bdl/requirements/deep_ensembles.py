@@ -93,4 +93,17 @@ TABLE = {
             "disagree confidently.",
         ),
     ),
+    "expected_spread": (
+        Requirement(
+            "input",
+            "`member_means` is a NumPy array (float32 or float64) of shape `[N, ...]` with $N \\ge 2$: the means of "
+            "all $N$ members, **members on axis 0**; any further axes (for example one per input $x$) are kept.",
+        ),
+        Requirement("size", "`size` is the number $M$ of members in a subset, an integer with $1 \\le M \\le N$."),
+        Requirement(
+            "result",
+            "Return the average of $\\operatorname{spread}(S)$ over all subsets $S$ of `size` of the $N$ members, of "
+            "shape `member_means.shape[1:]`, as a NumPy array or a tensor.",
+        ),
+    ),
 }

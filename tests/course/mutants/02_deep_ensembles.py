@@ -13,6 +13,11 @@ _LAPLACE_BODY = (
     "    mean = np.mean(locs, axis=0)\n    variance = np.mean(2 * scales ** 2 + locs ** 2, axis=0) - mean ** 2\n"
 )
 _SAFE_ENTROPY = "-np.sum(np.where(probs > 0, probs * np.log(np.where(probs > 0, probs, 1.0)), 0.0), axis=-1)"
+_SPREAD_BODY = (
+    "    member_means = np.asarray(member_means, dtype=np.float64)\n"
+    "    num_members = member_means.shape[0]\n"
+    "    return (size - 1) / size * num_members / (num_members - 1) * np.var(member_means, axis=0)\n"
+)
 _DECOMPOSITION_BODY = (
     "    total = entropy(member_probs.mean(axis=0))\n"
     "    data = entropy(member_probs).mean(axis=0)\n"
@@ -133,6 +138,32 @@ MUTANTS = {
             "size-1 axes squeezed away",
             "return total, data, knowledge",
             "return np.squeeze(total), np.squeeze(data), np.squeeze(knowledge)",
+        ),
+    ],
+    "expected_spread": [
+        ("no finite-population factor", "(size - 1) / size * num_members / (num_members - 1) *", "(size - 1) / size *"),
+        ("no subset factor", "(size - 1) / size * num_members", "num_members"),
+        (
+            "the sample variance of all members",
+            "return (size - 1) / size * num_members / (num_members - 1) * np.var(member_means, axis=0)",
+            "return np.var(member_means, axis=0, ddof=1)",
+        ),
+        ("subset factor inverted", "(size - 1) / size", "size / (size - 1)"),
+        ("members on the last axis", "np.var(member_means, axis=0)", "np.var(member_means, axis=-1)"),
+        (
+            "members counted from the notebook",
+            "num_members = member_means.shape[0]",
+            "num_members = max(ensemble_sizes)",
+        ),
+        (
+            "the spread of the first subset",
+            "return (size - 1) / size * num_members / (num_members - 1) * np.var(member_means, axis=0)",
+            "return np.var(member_means[:size], axis=0)",
+        ),
+        (
+            "size-1 axes squeezed away",
+            "return (size - 1) / size * num_members / (num_members - 1) * np.var(member_means, axis=0)",
+            "return np.squeeze((size - 1) / size * num_members / (num_members - 1) * np.var(member_means, axis=0))",
         ),
     ],
 }
@@ -291,6 +322,36 @@ ALTERNATIVES = {
             "    knowledge = total - data\n",
         ),
     ],
+    "expected_spread": [
+        (
+            "every subset enumerated",
+            _SPREAD_BODY,
+            "    import itertools\n"
+            "    member_means = np.asarray(member_means, dtype=np.float64)\n"
+            "    subsets = itertools.combinations(range(len(member_means)), size)\n"
+            "    return np.mean([np.var(member_means[list(subset)], axis=0) for subset in subsets], axis=0)\n",
+        ),
+        (
+            "the sample variance times (M - 1)/M",
+            "return (size - 1) / size * num_members / (num_members - 1) * np.var(member_means, axis=0)",
+            "return (size - 1) / size * np.var(member_means, axis=0, ddof=1)",
+        ),
+        (
+            "TensorFlow, float32",
+            _SPREAD_BODY,
+            "    member_means = tf.cast(member_means, tf.float32)\n"
+            "    num_members = tf.cast(tf.shape(member_means)[0], tf.float32)\n"
+            "    return (1 - 1 / size) * num_members / (num_members - 1) * tf.math.reduce_variance(member_means, axis=0)\n",
+        ),
+        (
+            "the mean squared difference over pairs",
+            _SPREAD_BODY,
+            "    member_means = np.asarray(member_means, dtype=np.float64)\n"
+            "    n = len(member_means)\n"
+            "    differences = member_means[:, None] - member_means[None, :]\n"
+            "    return (size - 1) / (2 * size) * np.sum(differences ** 2, axis=(0, 1)) / (n * (n - 1))\n",
+        ),
+    ],
 }
 
 # The mistake each mutant makes, by its name in bdl.diagnoses.deep_ensembles (check-tests counts
@@ -336,6 +397,16 @@ DIAGNOSES = {
         "log2 unannounced": "bits",
         "knowledge from the first member only": "members_reordered",
         "members counted from the notebook's ensemble_size": "members_from_the_notebook",
+        "size-1 axes squeezed away": "size_one_axes_lost",
+    },
+    "expected_spread": {
+        "no finite-population factor": "no_finite_population_factor",
+        "no subset factor": "size_ignored",
+        "the sample variance of all members": "size_ignored",
+        "subset factor inverted": "not_finite_for_one",
+        "members on the last axis": "members_on_last_axis",
+        "members counted from the notebook": "members_from_the_notebook",
+        "the spread of the first subset": "one_subset",
         "size-1 axes squeezed away": "size_one_axes_lost",
     },
 }

@@ -58,8 +58,10 @@ class KnownDropout(StandIn):
 
     def __call__(self, inputs, training=None, **kwargs):
         inputs = tf.convert_to_tensor(inputs, dtype=tf.float32)
-        if inputs.shape.rank is None or inputs.shape.num_elements() is not None and (
-            inputs.shape.rank == 0 or int(np.prod(inputs.shape[1:])) != self.x.shape[1]
+        if (
+            inputs.shape.rank is None
+            or inputs.shape.num_elements() is not None
+            and (inputs.shape.rank == 0 or int(np.prod(inputs.shape[1:])) != self.x.shape[1])
         ):
             raise ValueError(STAND_IN_ERRORS["dropout_inputs"])
         rows = tf.reshape(inputs, (-1, self.x.shape[1]))
@@ -67,8 +69,11 @@ class KnownDropout(StandIn):
         match = tf.reduce_all(tf.abs(rows[:, None, :] - self.x[None, :, :]) <= 1e-6, axis=2)
         if tf.executing_eagerly() and not bool(tf.reduce_all(tf.reduce_any(match, axis=1))):
             raise ValueError(STAND_IN_ERRORS["dropout_inputs"])
-        checks = [tf.debugging.assert_equal(tf.reduce_all(tf.reduce_any(match, axis=1)), True,
-                                            message=STAND_IN_ERRORS["dropout_inputs"])]
+        checks = [
+            tf.debugging.assert_equal(
+                tf.reduce_all(tf.reduce_any(match, axis=1)), True, message=STAND_IN_ERRORS["dropout_inputs"]
+            )
+        ]
         with tf.control_dependencies(checks):
             index = tf.argmax(tf.cast(match, tf.int32), axis=1, output_type=tf.int32)
         if not bool(training):

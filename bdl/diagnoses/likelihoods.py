@@ -550,6 +550,78 @@ ADVERSARIAL = Function(
 )
 
 # By grade id: here each is the function's own name.
+
+
+# The CRPS's probes as float32 tensors, as its spec gives them; centres away from 0, so that a scale and a
+# location swapped stay finite.
+_CRPS_ARGS = (tf.constant(_Y), tf.constant(_CENTRE + 1.5), tf.constant(_SCALE))
+
+
+def _not_per_example(function):
+    return np.shape(call(function, *_CRPS_ARGS)) != np.shape(_Y)
+
+
+def _crps_shift_changes(function):
+    y, centre, scale = _CRPS_ARGS
+    return not same(call(function, y + 2, centre + 2, scale), call(function, *_CRPS_ARGS))
+
+
+CRPS = Function(
+    "gaussian_crps",
+    (
+        Mistake(
+            "not_a_tensor",
+            "Your CRPS returns a NumPy value; keep to TensorFlow operations on the tensors and return their result.",
+            lambda f: _returns_numpy(f, *_CRPS_ARGS),
+        ),
+        Mistake(
+            "not_differentiable",
+            NOT_DIFFERENTIABLE.format(what="CRPS"),
+            lambda f: _no_gradient(f, _Y, _CENTRE + 1.5, _SCALE),
+        ),
+        Mistake(
+            "not_per_example",
+            "Your CRPS does not keep one value per example: the spec asks for the CRPS of each example, in the "
+            "broadcast shape of the inputs, not their mean or sum.",
+            _not_per_example,
+        ),
+        Mistake(
+            "arguments_swapped",
+            ORDER.format(what="CRPS", centre="location", arguments="y, loc, scale"),
+            _crps_shift_changes,
+        ),
+        Mistake(
+            "missing_constant",
+            "Your CRPS seems to be the expected distance between the prediction and the observation alone: "
+            "the CRPS subtracts half the expected distance between two independent draws, a term of its own in "
+            "the scale.",
+            # E|X - y| for y at the mean is the scale times sqrt(2 / pi)
+            lambda f: same(_at(f, 0.0, 1.0), np.sqrt(2 / np.pi)) and same(_at(f, 0.0, 3.0), 3 * np.sqrt(2 / np.pi)),
+        ),
+        Mistake(
+            "density_factor",
+            "Your CRPS is negative for an observation at the mean; the CRPS is an expected distance and never "
+            "negative: check the factor in front of the density term in your derivation.",
+            lambda f: bool(np.all(np.asarray(_at(f, 0.0, 1.0)) < 0)),
+        ),
+        Mistake(
+            "z_unscaled",
+            "Your CRPS over the scale depends on the error itself, not on the error measured in scales: check "
+            "that z divides the difference between the observation and the location by the scale.",
+            lambda f: (
+                same(np.asarray(_at(f, 1.0, 2.0)) / 2.0, _at(f, 1.0, 1.0))
+                and same(np.asarray(_at(f, 3.0, 0.5)) / 0.5, _at(f, 3.0, 1.0))
+            ),
+        ),
+        Mistake(
+            "asymmetric",
+            "Your CRPS gives an observation above the location another score than one the same distance below "
+            "it; a Gaussian is symmetric, and so is its CRPS: check the factor that multiplies z.",
+            lambda f: not same(_at(f, 2.0, 1.0), _at(f, -2.0, 1.0)),
+        ),
+    ),
+)
+
 TABLE = {
     "brier_score": BRIER,
     "gaussian_nll": GAUSSIAN,
@@ -558,4 +630,5 @@ TABLE = {
     "split_mean_scale": SPLIT,
     "fgsm": FGSM,
     "adversarial_loss": ADVERSARIAL,
+    "gaussian_crps": CRPS,
 }

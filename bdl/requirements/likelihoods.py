@@ -109,6 +109,27 @@ TABLE = {
         ),
         Requirement("compiled", _COMPILED),
     ),
+    "gaussian_crps": (
+        Requirement(
+            "value",
+            "the CRPS of $\\mathcal{N}(\\mu, \\sigma^2)$ at the observation $y$, from the closed form of 4.1, with "
+            "`loc` $= \\mu$ and `scale` $= \\sigma$ (the standard deviation).",
+        ),
+        Requirement(
+            "broadcast",
+            "`y`, `loc` and `scale` are float32 tensors that broadcast against one another: of one shape, such as "
+            "`(N, 1)`, or with a scalar `scale` of shape `()` shared by every example.",
+        ),
+        Requirement(
+            "per_example",
+            "Return one CRPS per example, **not** their mean: a float32 tensor of the broadcast shape of the three "
+            "inputs.",
+        ),
+        Requirement(
+            "differentiable",
+            "Compute it with TensorFlow operations, so that it is differentiable with respect to `loc` and `scale`.",
+        ),
+    ),
     "fgsm": (
         Requirement("value", "Return x + eps * sign(d loss_fn(x, y) / dx)."),
         Requirement("inputs", "`x` may be a NumPy array or a tensor, float32 or float64."),

@@ -3,8 +3,8 @@ status the grader must give each.
 
 Each case builds its notebook from a course: the tiny assignment (``tiny_course``) grades them
 all, and 01 without its experiments (``small_course``) those of ``ON_01``, one of each class. Both
-have ``FULL`` automatic points (13): brier_score 2, gaussian_nll 2, laplace_nll 2,
-categorical_nll 2, split_mean_scale 1, fgsm 2, adversarial_loss 2 (its tests put a correct
+have ``FULL`` automatic points (15): brier_score 2, gaussian_nll 2, laplace_nll 2,
+categorical_nll 2, split_mean_scale 1, gaussian_crps 2, fgsm 2, adversarial_loss 2 (its tests put a correct
 FGSM in fgsm's place, so a broken fgsm costs only fgsm's points). The code is written for 01;
 the course's ``spelled`` writes it for its own notebook.
 """

@@ -2,7 +2,7 @@
 
 The red team, the class of bad submissions, the canary, Dask, the exchange and the gradebook's
 tests grade hundreds of hand-ins between them. Their cases need graded functions, hidden tests,
-a hand-graded cell and a kernel, never TensorFlow: ``00_tiny`` is 01's seven graded functions
+a hand-graded cell and a kernel, never TensorFlow: ``00_tiny`` is 01's eight graded functions
 under their names and points, written for NumPy (``fgsm`` takes its input gradient by central
 differences, as no library differentiates here), with one hand-graded cell. Neither its kernel
 nor the examiner imports TensorFlow, so a hand-in costs about a second of CPU, not eight.
@@ -212,6 +212,28 @@ FUNCTIONS = [  # (grade id, solution, visible tests, hidden tests, points)
         1,
     ),
     (
+        "gaussian_crps",
+        _solution(
+            "def gaussian_crps(y, loc, scale):",
+            "Return the CRPS of N(loc, scale^2) at each y: one value per example.",
+            "    from math import erf\n\n"
+            "    z = (y - loc) / scale\n"
+            "    cdf = 0.5 * (1 + np.vectorize(erf)(z / np.sqrt(2)))\n"
+            "    pdf = np.exp(-0.5 * z ** 2) / np.sqrt(2 * np.pi)\n"
+            "    return scale * (z * (2 * cdf - 1) + 2 * pdf - 1 / np.sqrt(np.pi))",
+        ),
+        "_y, _loc, _scale = np.array([0.0, 1.0, -3.0]), np.array([0.0, 0.0, 1.0]), np.array([1.0, 2.0, 0.5])\n"
+        'assert_close(gaussian_crps(_y, _loc, _scale), [0.23369498, 0.66280706, 3.71790521], "the CRPS of three examples",\n'
+        "             rtol=1e-4)\n",
+        "_draws = np.random.default_rng(28).standard_normal((2, 100_000))\n"
+        "for _y, _loc, _scale in [(2.5, 1.0, 0.5), (-1.0, 3.0, 2.0)]:\n"
+        "    _x, _x2 = _loc + _scale * _draws\n"
+        "    _sampled = np.mean(np.abs(_x - _y)) - 0.5 * np.mean(np.abs(_x - _x2))\n"
+        "    assert_close(gaussian_crps(np.array([_y]), np.array([_loc]), np.array([_scale])) / _scale, [_sampled / _scale],\n"
+        '                 "the CRPS against its expectation form from samples", rtol=0.0, atol=0.03)',
+        2,
+    ),
+    (
         "fgsm",
         _solution(
             "def fgsm(loss_fn, x, y, eps):",
@@ -270,6 +292,7 @@ TASKS = {
     "laplace_nll": "The inputs are arrays of any one shape; the result is the mean over all their entries.",
     "categorical_nll": "Compute it stably: logits as large as 1000 in size must give the right value.",
     "split_mean_scale": "The scale must be positive and finite for any column-1 value, 1000 in size included.",
+    "gaussian_crps": "One CRPS per example; the tests compare it with E|X - y| - E|X - X'| / 2 from samples.",
     "fgsm": "`loss_fn(x, y)` is any smooth loss of two 1-D arrays; with `eps = 0` the inputs stay as they are.",
     "adversarial_loss": "Call your `fgsm` for the adversarial inputs.",
 }

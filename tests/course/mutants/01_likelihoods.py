@@ -5,6 +5,13 @@ Each variant is (name, old, new): the reference solution cell with ``old``
 replaced by ``new``; ``old`` must occur exactly once in that cell.
 """
 
+CRPS_BODY = (
+    "    z = (y - loc) / scale\n"
+    "    cdf = 0.5 * (1.0 + tf.math.erf(z / np.sqrt(2.0)))\n"
+    "    pdf = tf.exp(-0.5 * tf.square(z)) / np.sqrt(2 * np.pi)\n"
+    "    return scale * (z * (2.0 * cdf - 1.0) + 2.0 * pdf - 1.0 / np.sqrt(np.pi))\n"
+)
+
 MUTANTS = {
     "brier_score": [
         ("absolute instead of squared error", "tf.square(probs - labels)", "tf.abs(probs - labels)"),
@@ -243,6 +250,27 @@ MUTANTS = {
             "x_adv = fgsm(loss_fn, x, y, adversarial_eps)",
         ),
     ],
+    "gaussian_crps": [
+        ("missing 1/sqrt(pi)", " + 2.0 * pdf - 1.0 / np.sqrt(np.pi))", " + 2.0 * pdf)"),
+        ("phi where 2 phi", "+ 2.0 * pdf -", "+ pdf -"),
+        ("z not divided by the scale", "z = (y - loc) / scale", "z = y - loc"),
+        ("Phi in place of 2 Phi - 1", "z * (2.0 * cdf - 1.0)", "z * cdf"),
+        (
+            "mean over the examples",
+            "return scale * (z * (2.0 * cdf - 1.0) + 2.0 * pdf - 1.0 / np.sqrt(np.pi))",
+            "return tf.reduce_mean(scale * (z * (2.0 * cdf - 1.0) + 2.0 * pdf - 1.0 / np.sqrt(np.pi)))",
+        ),
+        (
+            "a NumPy value instead of a tensor",
+            "return scale * (z * (2.0 * cdf - 1.0) + 2.0 * pdf - 1.0 / np.sqrt(np.pi))",
+            "return (scale * (z * (2.0 * cdf - 1.0) + 2.0 * pdf - 1.0 / np.sqrt(np.pi))).numpy()",
+        ),
+        (
+            "loc and scale swapped",
+            "    z = (y - loc) / scale\n",
+            "    loc, scale = scale, loc\n    z = (y - loc) / scale\n",
+        ),
+    ],
 }
 
 ALTERNATIVES = {
@@ -426,6 +454,32 @@ ALTERNATIVES = {
             "@tf.function\ndef adversarial_loss(loss_fn, x, y, eps):",
         ),
     ],
+    "gaussian_crps": [
+        (
+            "tfd.Normal's standard cdf and prob",
+            CRPS_BODY,
+            "    z = (y - loc) / scale\n"
+            "    standard = tfd.Normal(0.0, 1.0)\n"
+            "    return scale * (z * (2.0 * standard.cdf(z) - 1.0) + 2.0 * standard.prob(z) - 1.0 / np.sqrt(np.pi))\n",
+        ),
+        (
+            "erfc and math constants, in the error's units",
+            CRPS_BODY,
+            "    import math\n"
+            "    d = y - loc\n"
+            "    cdf = 0.5 * tf.math.erfc(-d / (scale * math.sqrt(2.0)))\n"
+            "    pdf = tf.exp(-tf.square(d / scale) / 2.0) / math.sqrt(2.0 * math.pi)\n"
+            "    return d * (2.0 * cdf - 1.0) + 2.0 * scale * pdf - scale / math.sqrt(math.pi)\n",
+        ),
+        (
+            "E|X - y| from tfd.Normal(loc, scale), minus the spread term",
+            CRPS_BODY,
+            "    predictive = tfd.Normal(loc, scale)\n"
+            "    d = y - loc\n"
+            "    expected_distance = d * (2.0 * predictive.cdf(y) - 1.0) + 2.0 * tf.square(scale) * predictive.prob(y)\n"
+            "    return expected_distance - scale / tf.sqrt(tf.constant(np.pi, tf.float32))\n",
+        ),
+    ],
 }
 
 # The mistake each mutant makes, by its name in bdl.diagnoses.likelihoods (check-tests counts
@@ -505,6 +559,15 @@ DIAGNOSES.update(
             "weights frozen": "weights_frozen",
             "one call on the two batches joined": "joined_batches",
             "eps from the notebook's adversarial_eps": "eps_ignored",
+        },
+        "gaussian_crps": {
+            "missing 1/sqrt(pi)": "missing_constant",
+            "phi where 2 phi": "density_factor",
+            "z not divided by the scale": "z_unscaled",
+            "Phi in place of 2 Phi - 1": "asymmetric",
+            "mean over the examples": "not_per_example",
+            "a NumPy value instead of a tensor": "not_a_tensor",
+            "loc and scale swapped": "arguments_swapped",
         },
     }
 )

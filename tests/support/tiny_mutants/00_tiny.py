@@ -35,6 +35,11 @@ MUTANTS = {
         ("one axis dropped", "outputs[:, 0:1], ", "outputs[:, 0], "),
         ("no floor", "outputs[:, 1:2]) + 1e-6", "outputs[:, 1:2])"),
     ],
+    "gaussian_crps": [
+        ("missing 1/sqrt(pi)", " + 2 * pdf - 1 / np.sqrt(np.pi))", " + 2 * pdf)"),
+        ("phi where 2 phi", "+ 2 * pdf -", "+ pdf -"),
+        ("z not divided by the scale", "z = (y - loc) / scale", "z = y - loc"),
+    ],
     "fgsm": [
         ("gradient, not its sign", "eps * np.sign(gradient)", "eps * gradient"),
         ("a step down the loss", "x + eps * np.sign(gradient)", "x - eps * np.sign(gradient)"),
@@ -115,6 +120,23 @@ ALTERNATIVES = {
             "np.split",
             "    return outputs[:, 0:1], np.logaddexp(0.0, outputs[:, 1:2]) + 1e-6",
             "    mean, rho = np.split(outputs, 2, axis=1)\n    return mean, np.logaddexp(0.0, rho) + 1e-6",
+        ),
+    ],
+    "gaussian_crps": [
+        (
+            "erfc",
+            "    from math import erf\n\n    z = (y - loc) / scale\n    cdf = 0.5 * (1 + np.vectorize(erf)(z / np.sqrt(2)))\n",
+            "    from math import erfc\n\n    z = (y - loc) / scale\n    cdf = 0.5 * np.vectorize(erfc)(-z / np.sqrt(2))\n",
+        ),
+        (
+            "in the error's units",
+            "    return scale * (z * (2 * cdf - 1) + 2 * pdf - 1 / np.sqrt(np.pi))",
+            "    return (y - loc) * (2 * cdf - 1) + 2 * scale * pdf - scale / np.sqrt(np.pi)",
+        ),
+        (
+            "expected distance minus half the spread",
+            "    return scale * (z * (2 * cdf - 1) + 2 * pdf - 1 / np.sqrt(np.pi))",
+            "    distance = scale * (z * (2 * cdf - 1) + 2 * pdf)\n    return distance - scale * np.sqrt(2 / np.pi) / np.sqrt(2)",
         ),
     ],
     "fgsm": [

@@ -326,7 +326,7 @@ def test_the_instructor_grades_by_hand_in_formgrader(lab, instructor):
         answer = cell.locator(".rendered_html").inner_text()
         # Formgrader saves a field when it loses focus, with a PUT to its API; the tick it
         # shows then fades after a second, which a busy machine can miss: wait on the PUT.
-        score.fill("1.5")
+        score.fill("0.5")
         with instructor.expect_response(lambda response: saved(response, "grade")) as grade_saved:
             score.press("Tab")
         comment = cell.locator(f"textarea#{DERIVATION}-comment")
@@ -343,7 +343,7 @@ def test_the_instructor_grades_by_hand_in_formgrader(lab, instructor):
     with Gradebook(f"sqlite:///{lab.course / 'gradebook.db'}") as gradebook:
         grade = gradebook.find_grade(DERIVATION, NOTEBOOK, ASSIGNMENT, STUDENT)
         comment = gradebook.find_comment(DERIVATION, NOTEBOOK, ASSIGNMENT, STUDENT)
-        assert grade.manual_score == 1.5
+        assert grade.manual_score == 0.5
         assert comment.manual_comment == "Right; say why the constant does not matter for training."
     DONE.add("formgrader")
 
@@ -374,5 +374,5 @@ def test_the_student_fetches_the_feedback(lab, student):
     page.locator(".MathJax").first.wait_for()
     shot(student, "feedback_typeset")
     assert "Right; say why the constant does not matter for training." in text
-    assert re.search(r"Score: 1\.5 / 2\.0", text)
+    assert re.search(r"Score: 0\.5 / 1\.0", text)
     assert "BEGIN HIDDEN TESTS" not in text

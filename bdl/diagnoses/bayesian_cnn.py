@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
+from bdl.checks import _softmax
 from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 tfd, tfpl = tfp.distributions, tfp.layers
@@ -28,11 +29,6 @@ def _computes(activation, expected):
 
 def _relu(x):
     return np.maximum(x, 0.0)
-
-
-def _softmax(x):
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
 
 
 class _Loss(tf.keras.losses.Loss):

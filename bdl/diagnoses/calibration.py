@@ -10,6 +10,7 @@ import functools
 import numpy as np
 import tensorflow as tf
 
+from bdl.checks import _softmax
 from bdl.diagnoses.probes import Function, Mistake, call, changes_its_arguments, fails, same
 
 # Five points over three classes: confidences 0.9, 0.8, 0.4, 0.4 and 0.6; the first is wrong.
@@ -317,21 +318,18 @@ _DROP_PASSES = np.array(
 _DROP_PLAIN = np.array([[0.0, 0.0, 4.0], [3.0, 0.0, 0.0], [0.0, 2.0, 1.0]], "float32")
 
 
-def _softmax(logits):
-    e = np.exp(logits - logits.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+def _dropout_model():
+    from bdl.questions.calibration import KnownDropout
+
+    return KnownDropout(_DROP_X, _DROP_PASSES, _DROP_PLAIN)
 
 
 def _dropout_predictive(function, num_passes=3):
-    from bdl.questions.calibration import KnownDropout
-
-    return call(function, KnownDropout(_DROP_X, _DROP_PASSES, _DROP_PLAIN), _DROP_X, num_passes)
+    return call(function, _dropout_model(), _DROP_X, num_passes)
 
 
 def _raw_dropout_predictive(function, num_passes=3):
-    from bdl.questions.calibration import KnownDropout
-
-    return function(KnownDropout(_DROP_X, _DROP_PASSES, _DROP_PLAIN), _DROP_X.copy(), num_passes)
+    return function(_dropout_model(), _DROP_X.copy(), num_passes)
 
 
 MC_DROPOUT = Function(

@@ -549,9 +549,6 @@ ADVERSARIAL = Function(
     ),
 )
 
-# By grade id: here each is the function's own name.
-
-
 # The CRPS's probes as float32 tensors, as its spec gives them; centres away from 0, so that a scale and a
 # location swapped stay finite.
 _CRPS_ARGS = (tf.constant(_Y), tf.constant(_CENTRE + 1.5), tf.constant(_SCALE))
@@ -622,6 +619,7 @@ CRPS = Function(
     ),
 )
 
+# By grade id: here each is the function's own name.
 TABLE = {
     "brier_score": BRIER,
     "gaussian_nll": GAUSSIAN,

@@ -6,7 +6,7 @@ import sys
 import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts from here)
 
 # isort: split
-from autograder import bench, checktests, selfgrade, studentkit
+from autograder import bench, checktests, selfgrade, similar, studentkit
 from autograder.course import cli
 from autograder.grading import host
 from autograder.hub import bench as hub_bench
@@ -15,6 +15,7 @@ from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
 COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
+COMMAND_MODULES += (similar,)
 
 
 def parser():

@@ -1,24 +1,13 @@
 """``similar``: pairs of students whose answers look alike, in a CSV and an HTML page for a person to
-read. It decides nothing and takes no points: alike answers may be honest (a short function has few
-good spellings), and the person reading the code decides.
+read. It decides nothing and takes no points: a short answer has few honest spellings.
 
-What is compared is each student's answer cells (the release's answer ids; every code cell when a
-student's metadata lost them), fingerprinted as MOSS does (winnowing, Schleimer, Wilkerson and Aiken
-2003), statement by statement: each logical line as Python's ``tokenize`` reads it, every name made
-one symbol but keywords, builtins and attributes (``.reduce_mean``), every string another, comments
-and layout dropped; its k-grams of ``K`` tokens hashed and winnowed (the least hash of each ``WINDOW``
-k-grams), a statement shorter than ``K`` hashed whole. The release's own fingerprints are dropped, so
-the given signatures, docstrings and code make no pair alike. Because no k-gram spans two statements,
-renaming and reordering statements change nothing. A pair's similarity is the larger of the two
-shares of each student's fingerprints found in the other's, of at least ``FLOOR`` (a near-empty answer
-is not "all found").
-
-copydetect, the maintained library of the method, was measured and not taken: its k-grams run over
-the characters of the whole file, across statements, so a copy with its statements reordered loses
-matches that honest answers keep (03's planted copy: 79%, below its alternatives' 95%; here 98%, 93%).
-
-The notebooks are read as the student's bytes (``read_handin``); the page writes every character of
-them escaped, holds no script and loads nothing.
+Each student's answer cells are fingerprinted as MOSS does (winnowing: Schleimer, Wilkerson and Aiken
+2003) but statement by statement (``fingerprints``), the release's own fingerprints dropped; a pair's
+similarity is the larger share of one's fingerprints found in the other's. copydetect, the maintained
+library of the method, was measured and not taken: its k-grams run across statements, so a copy with
+its statements reordered loses matches honest answers keep (03's planted copy 79%, below its
+alternatives' 95%; here 98% and 93%). The notebooks are the student's bytes (``read_handin``); the page
+escapes every character of them, holds no script and loads nothing.
 """
 
 import argparse
@@ -44,7 +33,7 @@ from autograder.grading.handin import Unreadable, read_handin
 K = 5  # tokens in a k-gram: "V = V . mean"
 WINDOW = 4  # k-grams of which winnowing keeps the least: any match of K + WINDOW - 1 tokens is found
 MIN_TOKENS = 3  # a shorter statement ("return V") says nothing of who wrote it
-FLOOR = 20
+FLOOR = 20  # the fewest fingerprints a share is of: a near-empty answer is not "all found"
 THRESHOLD = 0.7
 COLUMNS = ("student_a", "student_b", "similarity", "share_of_a", "share_of_b")
 KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(dir(builtins))
@@ -135,7 +124,10 @@ def _hash(tokens):
 
 
 def fingerprints(code):
-    """[(hash, start offset, end offset)] of ``code``, statement by statement, winnowed."""
+    """[(hash, start offset, end offset)] of ``code``: each statement's (``statements``: every name one
+    symbol but keywords, builtins and attributes, every string another, comments and layout dropped)
+    k-grams of ``K`` tokens hashed and winnowed (the least hash of each ``WINDOW``), a statement shorter
+    than ``K`` hashed whole. No k-gram spans two statements: renaming and reordering change nothing."""
     found = []
     for line in statements(code):
         if len(line) < MIN_TOKENS:

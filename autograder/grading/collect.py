@@ -97,9 +97,10 @@ def _unzip(path, target):
             destination.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as source, open(destination, "wb") as sink:
                 shutil.copyfileobj(source, sink)
-    # An export often wraps everything in one folder.
+    # An export often wraps everything in one folder (not Moodle's: a folder of one student's own).
     entries = list(target.iterdir())
-    return entries[0] if len(entries) == 1 and entries[0].is_dir() else target
+    wrapped = len(entries) == 1 and entries[0].is_dir() and not lms_names.MOODLE_ENTRY.match(entries[0].name)
+    return entries[0] if wrapped else target
 
 
 def _same(folder, notebooks, extra, origin):

@@ -1,22 +1,10 @@
-"""Hand-ins as Canvas and Moodle download them: who each file is from, and the ids the grade CSVs need.
+"""Hand-ins as Canvas and Moodle download them: whose each file is, and the ids the grade CSVs need.
 
-Canvas's "Download Submissions" zip is flat; each file is named by ``ContentZipper`` (canvas-lms,
-``lib/content_zipper.rb``) as ``<name>[_LATE]_<user id>_<attachment id>_<file's name>``: ``<name>`` is
-the student's sortable name, lower case, without anything but letters, digits and ``_`` ("Lee, Alice"
-becomes ``leealice``), ``LATE`` marks a submission Canvas counts late, and an anonymous assignment puts
-``anon_<anonymous id>`` for the name and user id. A text entry is ``<name>_<user id>_text.html``. Canvas
-renames a file the student uploaded before to ``<stem>-1.<ext>``, ``-2``, ...
-
-Moodle's "Download all submissions" zip (``mod/assign``'s downloader) holds one folder per student and
-submission plugin, ``<Full Name>_<participant id>_assignsubmission_<plugin>`` (``_`` at the end before
-Moodle 4.1; the name's own ``_`` become spaces; "Participant" under blind marking), or, with "download as
-folders" off, files ``<Full Name>_<participant id>_assignsubmission_<plugin>_<file's name>``. The
-participant id is the assignment's own, a new one in each assignment, so the student's id is the name.
-
-The ids: the name as a file system and nbgrader take it (``leealice``, ``Alice_Lee``), with the LMS's id
-after it when two students of one download share a name (``leealice_12345``). The course's
-``lms_students.csv`` keeps each Canvas user id's nbgrader id, so a student keeps one id all term; it is
-the student-id mapping that ``report --students`` reads.
+A download's names (``CANVAS_FILE``, ``MOODLE_ENTRY``) give each student's name and the LMS's id. The
+nbgrader id is the name as a file system takes it (``leealice``, ``Alice_Lee``), with the LMS's id
+after it when two students of one download share a name. The course's ``lms_students.csv`` keeps each
+Canvas user id's nbgrader id, so a student keeps one id all term; it is the student-id mapping that
+``report --students`` reads.
 """
 
 import csv
@@ -31,10 +19,18 @@ from pathlib import Path
 MAPPING_FILE = "lms_students.csv"
 MAPPING_COLUMNS = ("nbgrader_id", "name", "canvas_id")  # a subset of report's (autograder.outputs.lms)
 
+# Canvas's "Download Submissions" zip is flat; canvas-lms's ContentZipper (lib/content_zipper.rb) names
+# each file <name>[_LATE]_<user id>_<attachment id>_<the file's name>: the sortable name, lower case,
+# letters, digits and "_" only ("Lee, Alice": leealice); LATE when Canvas counts it late; an anonymous
+# assignment has anon_<anonymous id> for name and user id; a text entry is <name>_<user id>_text.html.
 CANVAS_FILE = re.compile(
     r"\A(?:(?P<name>\w+?)_)??(?P<late>LATE_)?(?:anon_(?P<anon>[A-Za-z0-9]+)|(?P<user>\d+))"
     r"(?:_(?P<attachment>\d+))?_(?P<original>.+)\Z"
 )
+# Moodle's "Download all submissions" (mod/assign's downloader): a folder per student and plugin,
+# <Full Name>_<participant id>_assignsubmission_<plugin> ("_" at the end before 4.1; the name's own "_"
+# made spaces; "Participant" under blind marking), or files <that>_<the file's name> when "download as
+# folders" is off. The participant id is the assignment's own, new in each: the student's id is the name.
 MOODLE_ENTRY = re.compile(r"\A(?P<name>[^_/]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<original>.*))?\Z")
 # What Canvas and the student's own machine add to a name uploaded again: "likelihoods-1", "likelihoods (1)".
 AGAIN = re.compile(r"(?:-\d+| \(\d+\))\Z")

@@ -1,5 +1,7 @@
 """Canvas and Moodle download names read into students, ids and files (no kernel)."""
 
+import zipfile
+
 import pytest
 
 from autograder.grading import lms_names
@@ -82,3 +84,12 @@ def test_the_mapping_keeps_the_instructors_columns_and_each_canvas_users_id(tmp_
         "alice,leealice,12345,alice@example.org",
         "smithbob,smithbob,678,",
     ]
+
+
+def test_a_moodle_zip_of_one_student_is_not_taken_for_a_wrapping_folder(tmp_path):
+    from autograder.grading.collect import collect
+
+    with zipfile.ZipFile(tmp_path / "moodle.zip", "w") as archive:
+        archive.writestr("Ann Li_8_assignsubmission_file_/likelihoods.ipynb", "{}")
+    (item,) = collect(tmp_path / "course", "01_likelihoods", ["likelihoods"], [tmp_path / "moodle.zip"])
+    assert (item.student, item.lms, item.error) == ("Ann_Li", "Moodle", "")

@@ -124,7 +124,7 @@ def _hash(tokens):
 
 
 def fingerprints(code):
-    """[(hash, start offset, end offset)] of ``code``: each statement's (``statements``: every name one
+    """[(hash, its statement's start offset, end offset)] of ``code``: each statement's (``statements``: every name one
     symbol but keywords, builtins and attributes, every string another, comments and layout dropped)
     k-grams of ``K`` tokens hashed and winnowed (the least hash of each ``WINDOW``), a statement shorter
     than ``K`` hashed whole. No k-gram spans two statements: renaming and reordering change nothing."""
@@ -132,12 +132,10 @@ def fingerprints(code):
     for line in statements(code):
         if len(line) < MIN_TOKENS:
             continue
-        grams = [
-            (_hash([text for text, _, _ in line[i : i + K]]), line[i][1], line[min(i + K, len(line)) - 1][2])
-            for i in range(max(1, len(line) - K + 1))
-        ]
-        chosen = {min(grams[i : i + WINDOW], key=lambda gram: gram[0]) for i in range(max(1, len(grams) - WINDOW + 1))}
-        found.extend(sorted(chosen, key=lambda gram: gram[1]))
+        hashes = [_hash([text for text, _, _ in line[i : i + K]]) for i in range(max(1, len(line) - K + 1))]
+        chosen = {min(hashes[i : i + WINDOW]) for i in range(max(1, len(hashes) - WINDOW + 1))}
+        # each with its statement's place: the page marks whole statements, not winnowing's scattered k-grams
+        found.extend((hash_, line[0][1], line[-1][2]) for hash_ in sorted(chosen))
     return found
 
 

@@ -179,8 +179,8 @@ def record(root, handins):
     rows = {row["nbgrader_id"]: row for row in _read(root)}
     for handin in handins:
         row = rows.setdefault(handin.student, {"nbgrader_id": handin.student})
-        row.setdefault("name", "")
-        row["name"] = row["name"] or handin.name
+        # a spreadsheet would run a name that starts as a formula does ("=...")
+        row["name"] = row.get("name") or ("'" + handin.name if handin.name[:1] in "=+-@" else handin.name)
         if handin.lms == "Canvas" and not handin.lms_id.startswith("anon_"):
             row["canvas_id"] = handin.lms_id
     columns = list(MAPPING_COLUMNS) + sorted({key for row in rows.values() for key in row} - set(MAPPING_COLUMNS))

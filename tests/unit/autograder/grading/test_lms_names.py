@@ -76,11 +76,13 @@ def test_the_mapping_keeps_the_instructors_columns_and_each_canvas_users_id(tmp_
     root.mkdir()
     (root / lms_names.MAPPING_FILE).write_text("nbgrader_id,canvas_id,email\nalice,12345,alice@example.org\n")
     folder = _download(tmp_path / "canvas", ["leealice_12345_1_a.ipynb", "smithbob_678_2_a.ipynb"])
-    handins = lms_names.discover(folder, root)
-    assert sorted(handin.student for handin in handins) == ["alice", "smithbob"]
+    _download(tmp_path / "moodle", ["=HYPERLINK(x) Ng_7_assignsubmission_file_/a.ipynb"])
+    handins = lms_names.discover(folder, root) + lms_names.discover(tmp_path / "moodle", root)
+    assert sorted(handin.student for handin in handins) == ["HYPERLINK_x_Ng", "alice", "smithbob"]
     lms_names.record(root, handins)
     assert (root / lms_names.MAPPING_FILE).read_text().splitlines() == [
         "nbgrader_id,name,canvas_id,email",
+        "HYPERLINK_x_Ng,'=HYPERLINK(x) Ng,,",
         "alice,leealice,12345,alice@example.org",
         "smithbob,smithbob,678,",
     ]

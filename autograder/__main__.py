@@ -2,6 +2,7 @@
 
 import argparse
 import sys
+from importlib.metadata import PackageNotFoundError, version
 
 import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts from here)
 
@@ -17,8 +18,19 @@ from autograder.outputs import feedback, guide, report
 COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
 
 
+def course_version():
+    try:
+        return version("bdl-course")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def parser():
-    parser = argparse.ArgumentParser(prog="autograder", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="autograder",
+        description="autograder (or python -m autograder): the instructor's commands around nbgrader.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {course_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMAND_MODULES:
         module.add_parser(commands)

@@ -338,7 +338,7 @@ def add_parser(commands):
         "data recipe, pinned install files, companions) to OUT and OUT.zip",
     )
     kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
-    kit.add_argument("--root", default=str(REPO), help="the course directory")
+    kit.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
     kit.add_argument(
         "--through",
         metavar="NN",

@@ -9,6 +9,7 @@ import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts
 # isort: split
 from autograder import bench, checktests, selfgrade, studentkit
 from autograder.course import cli
+from autograder.course.directory import name_assignments
 from autograder.grading import host
 from autograder.hub import bench as hub_bench
 from autograder.hub import setup as hub_setup
@@ -40,6 +41,7 @@ def parser():
 def main(argv=None):
     args = parser().parse_args(argv)
     try:
+        name_assignments(args)
         return args.run(args)
     except (ValueError, RuntimeError, OSError) as error:
         print(f"autograder: error: {error}", file=sys.stderr)

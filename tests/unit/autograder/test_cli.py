@@ -2,6 +2,7 @@
 
 import argparse
 
+import nbformat
 import pytest
 
 from autograder.__main__ import main, parser
@@ -78,3 +79,32 @@ def test_hub_actions_on_a_folder_without_a_hub_say_so(capsys, tmp_path):
 def test_hub_actions_need_their_folder(capsys, action):
     code, _, err = run(capsys, "hub", action)
     assert code == 2 and "the following arguments are required" in err
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A course folder of two assignments, neither graded yet."""
+    for assignment in ("00_tiny", "01_other"):
+        path = tmp_path / "source" / assignment / "notebook.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nbformat.v4.new_notebook(), path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["grade", "report", "feedback", "guide", "check-tests"])
+def test_an_unknown_assignment_is_named_with_the_known_ones(capsys, course, command):
+    code, out, err = run(capsys, command, "nosuch", *(["x"] if command == "grade" else []), "--root", course)
+    assert (code, out) == (2, "")
+    assert err == "autograder: error: unknown assignment 'nosuch'; known: 00_tiny, 01_other (or its number)\n"
+
+
+def test_an_assignment_is_its_number_or_topic_everywhere(capsys, course):
+    code, _, err = run(capsys, "grade", "1", course / "nothing-here", "--root", course)
+    assert code == 2 and err.startswith("autograder: error: no submission of 01_other found in")
+    code, _, err = run(capsys, "report", "tiny", "--root", course)
+    assert (code, err) == (
+        2,
+        "autograder: error: 00_tiny is not graded yet: grade it first (autograder grade 00_tiny ...)\n",
+    )
+    code, _, err = run(capsys, "feedback", "01", "--root", course)
+    assert code == 2 and "01_other is not graded yet" in err

@@ -363,14 +363,16 @@ def add_parser(commands):
 ACTIONS = (
     ("install-service", systemd_unit.install_service, "write, enable and start the hub's systemd unit", None, None),
     ("backup", backup.backup_command, "copy the hub's state to a new folder", "DEST", "the new folder"),
-    ("restore", backup.restore_command, "put a backup back, the hub stopped", "SOURCE", "a folder `hub backup` wrote"),
+    ("restore", backup.restore_command, "put a backup back, the hub stopped", "SOURCE", "a folder hub backup wrote"),
     ("roster", roster.roster_command, "make CSV the roster, on the running hub too", "CSV", "the roster (--students')"),
 )
 
 
 def add_actions(hub):
     """Each action a subcommand with its own help and options; the start's options are refused with one."""
-    start_options = {action.dest: action.option_strings[0] for action in hub._actions if action.option_strings}
+    start_options = {
+        action.dest: (action.option_strings[0], action.default) for action in hub._actions if action.option_strings
+    }
     start_options.pop("help")
     start_options.pop("dir")  # the one option they share: `hub --dir D backup X` and `hub backup X --dir D`
     actions = hub.add_subparsers(dest="action", metavar="ACTION", title="actions (none: start the hub)")
@@ -388,7 +390,7 @@ def add_actions(hub):
 
 def _refusing_start_options(function, start_options, name):
     def run(args):
-        given = [option for dest, option in start_options.items() if getattr(args, dest) not in (None, False)]
+        given = [option for dest, (option, default) in start_options.items() if getattr(args, dest) != default]
         if given:
             raise HubError(f"{given[0]} is an option of the hub's start, not of `autograder hub {name}`")
         return function(args)

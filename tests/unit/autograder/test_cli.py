@@ -61,10 +61,12 @@ def test_each_hub_action_has_its_own_help_and_options(capsys):
     assert code == 0 and "DEST" in out and "--students" not in out and "--dummy" not in out
     code, _, err = run(capsys, "hub", "backup", "dest", "--dummy", "--port", "5")
     assert code == 2 and "--dummy --port 5" in err
-    code, _, err = run(capsys, "hub", "--port", "5", "backup", "dest")
-    assert code == 2 and err.strip().splitlines() == [
-        "autograder: error: --port is an option of the hub's start, not of `autograder hub backup`"
-    ]
+    for option in (["--port", "5"], ["--no-limits"]):
+        code, _, err = run(capsys, "hub", *option, "backup", "dest")
+        assert code == 2 and err.strip().splitlines() == [
+            f"autograder: error: {option[0].replace('no-', '')} is an option of the hub's start, "
+            "not of `autograder hub backup`"
+        ]
 
 
 def test_hub_actions_on_a_folder_without_a_hub_say_so(capsys, tmp_path):

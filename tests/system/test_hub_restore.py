@@ -1,6 +1,7 @@
 """`autograder hub backup` then `autograder hub restore` onto a fresh machine, through the command line: the
 hub's accounts are gone (as on a new machine), restore makes them again and gives each file to the account
-of its name, whatever uid it has now. Needs root (it makes accounts, as `hub` does); takes seconds.
+of its name, whatever uid it has now. Needs root (it makes accounts, as `hub` does); takes seconds. Without
+root, restore names the step that needs it.
 """
 
 import json
@@ -18,8 +19,6 @@ from autograder.course.directory import REPO
 from autograder.hub.accounts import ensure_user, remove_accounts
 from autograder.hub.private import private_file
 from autograder.hub.settings import HubSettings
-
-pytestmark = pytest.mark.root
 
 
 def hub(*argv):
@@ -74,6 +73,7 @@ def old_machine(tmp_path):
         remove_accounts(names)
 
 
+@pytest.mark.root
 def test_a_backup_restored_on_a_fresh_machine_has_its_accounts_and_owners(tmp_path, old_machine):
     settings, names, handed_in = old_machine
     student, _, course_account = names
@@ -98,3 +98,19 @@ def test_a_backup_restored_on_a_fresh_machine_has_its_accounts_and_owners(tmp_pa
         assert (new_dir / "settings.json").stat().st_mode & 0o777 == 0o600
     finally:
         remove_accounts([account.pw_name for account in uids_taken])
+
+
+def test_without_root_restore_names_the_step_that_needs_it(tmp_path):
+    """Where the tests do not run as root (the test above runs where they do)."""
+    if os.geteuid() == 0:
+        pytest.skip("as root, restore makes the accounts (the test above)")
+    saved = tmp_path / "backup"
+    (saved / "hub").mkdir(parents=True)
+    settings = HubSettings(hub_dir="/srv/old", course_id=f"r{secrets.token_hex(3)}")
+    (saved / "hub" / "settings.json").write_text(json.dumps(settings.__dict__))
+    restored = hub("restore", saved, "--dir", tmp_path / "new")
+    assert restored.returncode == 2 and restored.stderr.splitlines() == [
+        f"autograder: error: the account {settings.course_account!r} is not on this machine: "
+        "run `autograder hub restore` as root, which makes it"
+    ]
+    assert not (tmp_path / "new").exists()  # refused before anything was written

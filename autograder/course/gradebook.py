@@ -105,6 +105,17 @@ def check_shared(url: str) -> None:
         )
 
 
+def check_graded(url: str, assignment: str) -> None:
+    """Raise ValueError if the gradebook at ``url`` has no ``assignment``: it is made by its first grade."""
+    with Gradebook(url) as gradebook:
+        try:
+            gradebook.find_assignment(assignment)
+        except MissingEntry:
+            raise ValueError(
+                f"{assignment} is not graded yet: grade it first (autograder grade {assignment} ...)"
+            ) from None
+
+
 def notebook_points(notebook: Any) -> Points:
     """A submitted notebook's points (``notebook``: nbgrader's ``SubmittedNotebook``)."""
     return {

@@ -386,7 +386,7 @@ def add_parser(commands):
         metavar="INPUT",
         help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, or a zip of them",
     )
-    grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
+    grade.add_argument("--csv", default="grades.csv", help="where to write the scores (default %(default)s)")
     course_options(grade)
     grade.add_argument(
         "--workers",

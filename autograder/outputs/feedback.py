@@ -22,6 +22,7 @@ from autograder.course import cells
 from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, make_api
+from autograder.course.gradebook import check_graded
 from autograder.course.leaks import course_secrets
 from autograder.worker.examiner.verdict import STUDENTS_LINE
 from autograder.worker.guard import SKIPPED_MESSAGE
@@ -236,7 +237,9 @@ def write_feedback(root, assignment, db_url):
 
 
 def _feedback(args):
-    written, problems = write_feedback(args.root, args.assignment, db_url(args))
+    url = db_url(args)
+    check_graded(url, args.assignment)
+    written, problems = write_feedback(args.root, args.assignment, url)
     print("\n".join(written + problems) or "no graded submissions")
     print(f"{len(written)} feedback files written")
     return 1 if problems else 0

@@ -14,7 +14,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from autograder.course.cli import course_options, db_url
-from autograder.course.gradebook import notebook_points
+from autograder.course.gradebook import check_graded, notebook_points
 from autograder.course.statuses import load_statuses
 from autograder.outputs import items, lms
 
@@ -144,10 +144,12 @@ def _histogram(scores, max_score, assignment, path):
 
 
 def _report(args):
+    url = db_url(args)
+    check_graded(url, args.assignment)
     written = write_report(
         Path(args.root),
         args.assignment,
-        db_url(args),
+        url,
         args.out,
         args.csv,
         args.png,

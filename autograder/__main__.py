@@ -7,14 +7,27 @@ import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts
 
 # isort: split
 from autograder import bench, checktests, selfgrade, studentkit
-from autograder.course import cli
+from autograder.course import cli, deadlines
 from autograder.grading import host
 from autograder.hub import bench as hub_bench
 from autograder.hub import setup as hub_setup
 from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
-COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
+COMMAND_MODULES = (
+    cli,
+    deadlines,
+    host,
+    checktests,
+    report,
+    feedback,
+    guide,
+    selfgrade,
+    bench,
+    studentkit,
+    hub_setup,
+    hub_bench,
+)
 
 
 def parser():

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.__main__ import main
 from tests.support.lms_formats import parse_canvas, parse_moodle
 from tests.support.scan import visible_text
 from tests.support.tiny_course import ASSIGNMENT, FULL, MAX_SCORE, NOTEBOOK, reference, write_course
@@ -84,19 +85,26 @@ def test_the_report_and_the_lms_files_count_it(graded):
 
 
 def test_an_extension_given_after_grading_takes_the_penalty_back(graded):
-    root = graded["root"]
-    assert _autograder("extension", ASSIGNMENT, "bob", "--days", 1, "--root", root).returncode == 0
+    root = str(graded["root"])
+    assert main(["extension", ASSIGNMENT, "bob", "--days", "1", "--root", root]) == 0
     with Gradebook(graded["db"]) as gradebook:
         assert gradebook.find_submission(ASSIGNMENT, "bob").late_submission_penalty == pytest.approx(
             round(MAX_SCORE * 0.10, 6)
         ), "12 h late: one started day"
-    assert _autograder("extension", ASSIGNMENT, "bob", "--days", 0, "--root", root).returncode == 0
+    assert main(["extension", ASSIGNMENT, "bob", "--days", "0", "--root", root]) == 0
     with Gradebook(graded["db"]) as gradebook:
         assert gradebook.find_submission(ASSIGNMENT, "bob").late_submission_penalty == pytest.approx(PENALTY)
 
 
-def test_one_students_feedback_says_how_late_and_what_it_cost(graded):
+def test_one_student_regraded_and_their_feedback_says_how_late_and_what_it_cost(graded, tmp_path):
     root = graded["root"]
+    again = _autograder(
+        "grade", ASSIGNMENT, root / "submitted" / "bob" / ASSIGNMENT, "--root", root, "--csv", tmp_path / "bob.csv"
+    )
+    assert again.returncode == 0, again.stderr[-3000:]
+    with open(tmp_path / "bob.csv") as handle:
+        (row,) = csv.DictReader(handle)
+    assert row["student"] == "bob" and float(row["score"]) == pytest.approx(FULL - PENALTY)
     feedback = _autograder("feedback", ASSIGNMENT, "--student", "bob", "--root", root)
     assert feedback.returncode == 0, feedback.stdout[-2000:] + feedback.stderr[-2000:]
     assert [p.parts[-3] for p in (root / "feedback").glob(f"*/{ASSIGNMENT}/*.html")] == ["bob"]
@@ -107,13 +115,14 @@ def test_one_students_feedback_says_how_late_and_what_it_cost(graded):
     assert nobody.returncode == 2 and nobody.stderr.count("\n") == 1 and "dave" in nobody.stderr
 
 
-def test_bad_input_is_one_line_and_exit_2(graded):
+def test_bad_input_is_one_line_and_exit_2(graded, capsys):
     root = graded["root"]
     for args in (
         ("deadline", ASSIGNMENT, "--due", "next friday"),
-        ("deadline", ASSIGNMENT, "--per-day", 150),
+        ("deadline", ASSIGNMENT, "--per-day", "150"),
         ("deadline", "nosuch", "--due", DUE),
-        ("extension", ASSIGNMENT, "bob", "--days", -1),
+        ("extension", ASSIGNMENT, "bob", "--days", "-1"),
     ):
-        result = _autograder(*args, "--root", root)
-        assert result.returncode == 2 and result.stderr.count("\n") == 1, (args, result.stderr)
+        code = main([*args, "--root", str(root)])  # in this process: a second each saved
+        said = capsys.readouterr().err
+        assert code == 2 and said.count("\n") == 1 and said.startswith("autograder: error: "), (args, said)

@@ -1,16 +1,13 @@
 """Due dates, extensions and late penalties: ``deadline`` and ``extension``.
 
-The due date and each student's extension live in nbgrader's gradebook, in nbgrader's own columns
+The due date and each student's extension live in nbgrader's own gradebook columns
 (``Assignment.duedate``, ``SubmittedAssignment.extension``), so nbgrader's ``total_seconds_late``
-counts a hand-in's lateness from the time it recorded (the exchange's ``timestamp.txt``). The
-policy, a percentage of each notebook's points per started day late up to a cap, is the course's,
-kept in ``late_penalties.json`` in the course directory; with none set, no hand-in loses a point.
-
-The penalty goes into nbgrader's ``SubmittedNotebook.late_submission_penalty``, which nbgrader's
-feedback page and its own export subtract. It is computed again whenever what it depends on changes
-(a grading run, a new due date, policy or extension, a report after hand grading), so it is never a
-number left from before. nbgrader's ``LateSubmissionPlugin`` cannot do that: it runs only inside
-autograde, and its penalty is a function of the score alone.
+counts from the time it recorded (the exchange's ``timestamp.txt``). The policy, a percentage of each
+notebook's points per started day late up to a cap, is kept in ``late_penalties.json`` in the course
+directory; none set, none lost. The penalty goes into nbgrader's ``late_submission_penalty``, which
+its feedback and export subtract, computed again whenever what it depends on changes (a grading run,
+a due date, policy or extension, a report after hand grading). nbgrader's ``LateSubmissionPlugin``
+runs only inside autograde, and sees the score alone.
 """
 
 import datetime

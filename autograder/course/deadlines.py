@@ -13,6 +13,7 @@ runs only inside autograde, and sees the score alone.
 import datetime
 import json
 import math
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -133,8 +134,8 @@ def grant(db_url, root, assignment, student, days=0.0, hours=0.0):
     """Give ``student`` an extension of ``days`` and ``hours`` (both 0: none), replacing any earlier
     one, and apply the policy; a student with no submission yet gets an empty one in the gradebook,
     which holds the extension (nbgrader keeps it there)."""
-    if days < 0 or hours < 0:
-        raise ValueError("an extension cannot be negative")
+    if not (0 <= days <= 3650 and 0 <= hours <= 24 * 3650):  # and not NaN
+        raise ValueError(f"an extension is 0 to 3650 days, not {days:g} days {hours:g} hours")
     with Gradebook(db_url) as gradebook:
         try:
             generated = bool(gradebook.find_assignment(assignment).notebooks)
@@ -168,6 +169,7 @@ def summary(db_url, root, assignment):
         for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
             notes = [f"extension {how_late(submission.extension.total_seconds())}"] if submission.extension else []
             notes += [late_text(submission)] if submission.total_seconds_late else []
+            notes += [] if handed_in(submission) else ["nothing handed in yet"]
             if notes:
                 lines.append(f"  {submission.student_id}: {'; '.join(notes)}")
     return lines
@@ -185,30 +187,40 @@ def _deadline(args):
 
 def _extension(args):
     check_assignment(args.assignment, args.root)
-    if not args.student or args.student != args.student.strip():
-        raise ValueError(f"not a student id: {args.student!r}")
-    grant(db_url(args), args.root, args.assignment, args.student, args.days, args.hours)
-    print("\n".join(summary(db_url(args), args.root, args.assignment)))
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.student):  # as ``grade`` names students
+        raise ValueError(f"not a student id (letters, digits, '_', '.', '-'): {args.student!r}")
+    url = db_url(args)
+    grant(url, args.root, args.assignment, args.student, args.days, args.hours)
+    print("\n".join(summary(url, args.root, args.assignment)))
     return 0
 
 
 def add_parser(commands):
     deadline = commands.add_parser(
         "deadline",
-        help="set or show an assignment's due date and late penalty; late hand-ins' penalties follow at once",
+        help="set or show an assignment's due date and late penalty (graded hand-ins' penalties follow at once)",
     )
     deadline.add_argument("assignment")
-    deadline.add_argument("--due", metavar="ISO8601", help="the due date, e.g. 2026-03-01T23:59+01:00 (no offset: UTC)")
     deadline.add_argument(
-        "--per-day", type=float, metavar="PERCENT", help="percent of the points lost per started day late (default 0)"
+        "--due",
+        metavar="ISO8601",
+        help="the due date, e.g. 2026-03-01T23:59+01:00 (no offset: UTC; default: as set before, at first none)",
     )
-    deadline.add_argument("--cap", type=float, metavar="PERCENT", help="at most this percent lost (default 100)")
+    deadline.add_argument(
+        "--per-day",
+        type=float,
+        metavar="PERCENT",
+        help="percent of the points lost per started day late (default: as set before, at first 0)",
+    )
+    deadline.add_argument(
+        "--cap", type=float, metavar="PERCENT", help="at most this percent lost (default: as set before, at first 100)"
+    )
     course_options(deadline)
     deadline.set_defaults(run=_deadline)
     extension = commands.add_parser("extension", help="give one student more time for an assignment")
     extension.add_argument("assignment")
     extension.add_argument("student", help="the student's id in the gradebook")
     extension.add_argument("--days", type=float, default=0.0, help="days added to the due date (default 0)")
-    extension.add_argument("--hours", type=float, default=0.0, help="hours added (default 0; with --days 0: none)")
+    extension.add_argument("--hours", type=float, default=0.0, help="hours added (default 0; both 0: no extension)")
     course_options(extension)
     extension.set_defaults(run=_extension)

@@ -122,6 +122,8 @@ def test_bad_input_is_one_line_and_exit_2(graded, capsys):
         ("deadline", ASSIGNMENT, "--per-day", "150"),
         ("deadline", "nosuch", "--due", DUE),
         ("extension", ASSIGNMENT, "bob", "--days", "-1"),
+        ("extension", ASSIGNMENT, "bob", "--days", "1e12"),
+        ("extension", ASSIGNMENT, "Bob Baker", "--days", "1"),
     ):
         code = main([*args, "--root", str(root)])  # in this process: a second each saved
         said = capsys.readouterr().err

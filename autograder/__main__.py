@@ -14,20 +14,8 @@ from autograder.hub import setup as hub_setup
 from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
-COMMAND_MODULES = (
-    cli,
-    deadlines,
-    host,
-    checktests,
-    report,
-    feedback,
-    guide,
-    selfgrade,
-    bench,
-    studentkit,
-    hub_setup,
-    hub_bench,
-)
+COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
+COMMAND_MODULES += (deadlines,)  # deadline, extension
 
 
 def parser():

@@ -251,7 +251,9 @@ def _feedback(args):
 
 
 def add_parser(commands):
-    feedback_cmd = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
+    feedback_cmd = commands.add_parser(
+        "feedback", help="write nbgrader's HTML feedback for every graded student, or one"
+    )
     feedback_cmd.add_argument("assignment")
     feedback_cmd.add_argument("--student", help="only this student's (default: every graded student's)")
     course_options(feedback_cmd)

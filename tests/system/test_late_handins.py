@@ -50,6 +50,7 @@ def graded(tmp_path_factory):
     extension = _autograder("extension", ASSIGNMENT, "carol", "--days", 2, "--root", root)
     assert extension.returncode == 0, extension.stderr
     assert "carol: extension 2 days" in extension.stdout
+    assert main(["extension", ASSIGNMENT, "dave", "--days", "1", "--root", str(root)]) == 0  # never hands in
     grade = _autograder("grade", ASSIGNMENT, handins, "--root", root, "--csv", tmp / "grades.csv", "--workers", 2)
     assert grade.returncode == 0, grade.stderr[-3000:]
     with open(tmp / "grades.csv") as handle:
@@ -66,7 +67,7 @@ def test_a_late_hand_in_loses_what_the_policy_says(graded):
     with Gradebook(graded["db"]) as gradebook:
         penalties = {s.student_id: s.late_submission_penalty for s in gradebook.assignment_submissions(ASSIGNMENT)}
         assert gradebook.find_submission(ASSIGNMENT, "bob").score == FULL, "nbgrader's own score is kept"
-    assert penalties == {"alice": 0, "bob": pytest.approx(PENALTY), "carol": 0}
+    assert penalties == {"alice": 0, "bob": pytest.approx(PENALTY), "carol": 0, "dave": 0}
 
 
 def test_the_report_and_the_lms_files_count_it(graded):
@@ -78,7 +79,11 @@ def test_the_report_and_the_lms_files_count_it(graded):
     assert float(scores["bob"]["score"]) == pytest.approx(FULL - PENALTY) and scores["bob"]["late"]
     _, _, students = parse_canvas(root / "reports" / f"{ASSIGNMENT}_canvas.csv")
     canvas = {s["SIS Login ID"]: s["grades"][ASSIGNMENT] for s in students}
-    assert canvas == {"alice": FULL, "bob": pytest.approx(round(FULL - PENALTY, 2)), "carol": FULL}
+    assert canvas == {"alice": FULL, "bob": pytest.approx(round(FULL - PENALTY, 2)), "carol": FULL}, (
+        "dave's extension is no hand-in"
+    )
+    with open(root / "reports" / f"{ASSIGNMENT}_items.csv") as handle:
+        assert {row["submissions"] for row in csv.DictReader(handle)} == {"3"}
     moodle = parse_moodle(root / "reports" / f"{ASSIGNMENT}_moodle.csv", "ID number", feedback=["late"])
     assert moodle["bob"][ASSIGNMENT] == pytest.approx(round(FULL - PENALTY, 2))
     assert moodle["bob"]["late"] == scores["bob"]["late"] and moodle["alice"]["late"] == ""

@@ -8,7 +8,7 @@ import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts
 
 # isort: split
 from autograder import bench, checktests, selfgrade, studentkit
-from autograder.course import cli
+from autograder.course import cli, deadlines
 from autograder.course.directory import name_assignments
 from autograder.grading import host
 from autograder.hub import bench as hub_bench
@@ -17,6 +17,7 @@ from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
 COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
+COMMAND_MODULES += (deadlines,)  # deadline, extension
 
 
 def course_version():

@@ -38,14 +38,24 @@ def student_id(text):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "student"
 
 
+def _one_of_a_tree(path, assignment, names):
+    """Whether ``path`` is one student's folder of a ``submitted/`` tree: named as the assignment,
+    holding its notebooks (a folder of ``<student>.ipynb`` files named so holds none of them)."""
+    return path.name == assignment and any((path / f"{name}.ipynb").is_file() for name in names)
+
+
 def _find_submissions(path, assignment, names):
     """Yield (student, {notebook name: file}, extra files, where) found in ``path``."""
     if path.is_file() and path.suffix == ".ipynb":
         if len(names) != 1:
             raise ValueError(f"{assignment} has {len(names)} notebooks: give a submitted/ folder")
         yield (student_id(path.parent.name if path.stem == names[0] else path.stem), {names[0]: path}, [], str(path))
-    elif path.is_dir() and any(p.is_dir() for p in path.glob(f"*/{assignment}")):
-        for folder in sorted(p for p in path.glob(f"*/{assignment}") if p.is_dir()):
+    elif path.is_dir() and (
+        _one_of_a_tree(path, assignment, names) or any(p.is_dir() for p in path.glob(f"*/{assignment}"))
+    ):
+        # a submitted/ tree, or one student's folder of it (submitted/<student>/<assignment>: a regrade)
+        one = _one_of_a_tree(path, assignment, names)
+        for folder in [path] if one else sorted(p for p in path.glob(f"*/{assignment}") if p.is_dir()):
             files = [p for p in sorted(folder.rglob("*")) if p.is_file()]
             notebooks = {p.stem: p for p in files if p.parent == folder and p.stem in names and p.suffix == ".ipynb"}
             yield (
@@ -99,7 +109,7 @@ def collect(root, assignment, names, paths, replace=False):
     * a notebook file: the student id is its file name (``alice.ipynb``), or its folder's name when
       the file keeps the assignment's notebook name;
     * an nbgrader ``submitted/`` tree: ``<student>/<assignment>/*.ipynb`` (any other files beside the
-      notebooks are kept as the student handed them in);
+      notebooks are kept as the student handed them in), or one ``<student>/<assignment>`` folder of it;
     * a folder of ``<student>.ipynb`` files;
     * a zip of either, as a learning-management system exports it.
 

@@ -11,6 +11,7 @@ from autograder.course.directory import COURSE_ID, KERNEL_LOG_LEVEL
 from autograder.course.exchange import OwnedCollect
 from autograder.course.gate import Refusing
 from autograder.outputs.feedback import HideHiddenTests
+from autograder.outputs.late import LateNote
 
 c = get_config()  # noqa: F821 (provided by nbgrader when it loads this file)
 
@@ -65,8 +66,8 @@ c.Execute.extra_arguments = [KERNEL_LOG_LEVEL]
 
 # Feedback goes to students: nbgrader's pipeline plus HideHiddenTests, which
 # leaves the visible tests, a pass/fail line for the hidden ones and the
-# failing assertion's message, never hidden code or tracebacks.
-c.GenerateFeedback.preprocessors = [GetGrades, HideHiddenTests, CSSHTMLHeaderPreprocessor]
+# failing assertion's message, never hidden code or tracebacks; LateNote says how late a hand-in was.
+c.GenerateFeedback.preprocessors = [GetGrades, LateNote, HideHiddenTests, CSSHTMLHeaderPreprocessor]
 
 # Graders open students' notebooks in formgrader, on the origin of the server it runs in: every page
 # rendered from a notebook (formgrader's, the feedback) shows no script of the student's, in markdown

@@ -16,6 +16,7 @@ from pathlib import Path
 from autograder.course.directory import REPO, check_assignment, generate_release
 from autograder.course.gradebook import default_url, scores
 from autograder.grading.host import format_table, grade
+from autograder.grading.limits import grading_slots
 from autograder.selfgrade import as_submission, hand_in, scratch_course
 
 
@@ -192,9 +193,14 @@ def add_parser(commands):
         type=int,
         default=0,
         metavar="N",
-        help="time N copies of the reference: plain serial `nbgrader autograde` against `grade`",
+        help="time N copies of the reference: plain serial nbgrader autograde against grade (default 0: one copy, no class)",
     )
-    bench.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    bench.add_argument(
+        "--workers",
+        type=int,
+        default=grading_slots(),
+        help="grade's workers for the class (default: grade's, %(default)s here)",
+    )
     bench.add_argument(
         "--compare",
         action="store_true",

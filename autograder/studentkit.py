@@ -18,7 +18,7 @@ import tomllib
 import zipfile
 from pathlib import Path
 
-from autograder.course.directory import REPO
+from autograder.course.directory import REPO, assignment_named
 
 KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
 # Copied as they are, relative to the course directory (folders: every file but caches).
@@ -221,27 +221,6 @@ def _write_zip(folder, zip_path):
             archive.writestr(info, (folder / name).read_bytes())
 
 
-def assignment_named(given, names):
-    """The one of ``names`` (assignment folders such as ``01_likelihoods``) that ``given`` means: the
-    name itself, its number (``01`` or ``1``), its topic (``likelihoods``) or its folder
-    (``release/01_likelihoods/``, as a shell completes it), in any case. ValueError naming them all
-    if none or several match."""
-    names = sorted(names)
-    spelled = str(given).strip().replace("\\", "/").rstrip("/").split("/")[-1].lower()
-
-    def means(name):
-        number, _, topic = name.lower().partition("_")
-        if spelled.isdigit() and number.isdigit():
-            return int(spelled) == int(number)
-        return spelled in (name.lower(), topic)
-
-    found = [name for name in names if means(name)]
-    if len(found) != 1:
-        which = f"no assignment {given!r}" if not found else f"{given!r} names {len(found)} assignments"
-        raise ValueError(f"{which}: give one of {', '.join(names)} (or its number)")
-    return found[0]
-
-
 def scheduled(root, through=None):
     """(release notebooks, companion notebooks) that the kit through ``through`` (an assignment's
     number or name, as ``assignment_named`` reads it; None: the whole course) holds, as paths under ``root``."""
@@ -338,7 +317,7 @@ def add_parser(commands):
         "data recipe, pinned install files, companions) to OUT and OUT.zip",
     )
     kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
-    kit.add_argument("--root", default=str(REPO), help="the course directory")
+    kit.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
     kit.add_argument(
         "--through",
         metavar="NN",

@@ -37,11 +37,11 @@ def add_parser(commands):
     )
     check.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
     check.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default %(default)d)")
-    check.add_argument("--root", default=str(REPO), help="the course directory")
+    check.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
     check.add_argument(
         "--mutants",
         default=str(MUTANTS_DIR),
-        help="the folder of <assignment>.py variant files (and blind/, the blind catalogue)",
+        help="the folder of <assignment>.py variant files (and blind/, the blind catalogue; default %(default)s)",
     )
     check.add_argument(
         "--blind-only",

@@ -7,7 +7,9 @@ from autograder.course.lint import lint_course
 
 def course_options(parser):
     parser.add_argument(
-        "--root", default=str(directory.REPO), help="the course directory holding source/ and the gradebook"
+        "--root",
+        default=str(directory.REPO),
+        help="the course directory holding source/ and the gradebook (default %(default)s)",
     )
     parser.add_argument(
         "--db",

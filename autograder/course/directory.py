@@ -58,10 +58,49 @@ def assignments(root=REPO):
     return sorted(p.name for p in (Path(root) / "source").iterdir() if p.is_dir() and any(p.glob("*.ipynb")))
 
 
+def assignment_named(given, names):
+    """The one of ``names`` (assignment folders such as ``01_likelihoods``) that ``given`` means: the
+    name itself, its number (``01`` or ``1``), its topic (``likelihoods``) or its folder
+    (``release/01_likelihoods/``, as a shell completes it), in any case. ValueError naming them all
+    if none or several match."""
+    names = sorted(names)
+    spelled = str(given).strip().replace("\\", "/").rstrip("/").split("/")[-1].lower()
+
+    def means(name):
+        number, _, topic = name.lower().partition("_")
+        if spelled.isdigit() and number.isdigit():
+            return int(spelled) == int(number)
+        return spelled in (name.lower(), topic)
+
+    found = [name for name in names if means(name)]
+    if len(found) != 1:
+        which = f"no assignment {given!r}" if not found else f"{given!r} names {len(found)} assignments"
+        raise ValueError(f"{which}: give one of {', '.join(names)} (or its number)")
+    return found[0]
+
+
 def check_assignment(assignment, root=REPO):
-    """Raise ValueError naming the known assignments if ``assignment`` is not one."""
-    if assignment not in assignments(root):
-        raise ValueError(f"unknown assignment {assignment!r}; known: {', '.join(assignments(root))}")
+    """Return the assignment id ``assignment`` names (the id itself, or as ``assignment_named`` reads it:
+    ``01``, ``likelihoods``); ValueError naming the known assignments if it names none."""
+    known = assignments(root)
+    if assignment in known:
+        return assignment
+    try:
+        return assignment_named(assignment, known)
+    except ValueError as error:
+        if not str(error).startswith("no assignment"):
+            raise  # it names several: that message says which
+        raise ValueError(f"unknown assignment {assignment!r}; known: {', '.join(known)} (or its number)") from None
+
+
+def name_assignments(args):
+    """A command's ASSIGNMENT (or ASSIGNMENTS) made the ids they name in ``--root``'s source/ (this course's
+    without one), so that every command takes ``01`` as ``student-kit --through`` does."""
+    root = getattr(args, "root", None) or REPO
+    if isinstance(getattr(args, "assignment", None), str):
+        args.assignment = check_assignment(args.assignment, root)
+    if getattr(args, "assignments", None):
+        args.assignments = [check_assignment(name, root) for name in args.assignments]
 
 
 def notebook_names(root, assignment):

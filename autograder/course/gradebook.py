@@ -9,6 +9,7 @@ Dask cluster needs a gradebook every worker reaches: ``check_shared`` refuses
 SQLite there.
 """
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -43,6 +44,7 @@ class ScoreRow(Points):
     assignment: str
     notebook: str
     student: str
+    late: str  # how late it was handed in, and the points that cost (``late_text``)
     status: str
 
 
@@ -105,13 +107,44 @@ def check_shared(url: str) -> None:
         )
 
 
+def check_graded(url: str, assignment: str) -> None:
+    """Raise ValueError if the gradebook at ``url`` has no ``assignment``: it is made by its first grade."""
+    with Gradebook(url) as gradebook:
+        try:
+            gradebook.find_assignment(assignment)
+        except MissingEntry:
+            raise ValueError(
+                f"{assignment} is not graded yet: grade it first (autograder grade {assignment} ...)"
+            ) from None
+
+
 def notebook_points(notebook: Any) -> Points:
-    """A submitted notebook's points (``notebook``: nbgrader's ``SubmittedNotebook``)."""
+    """A submitted notebook's points (``notebook``: nbgrader's ``SubmittedNotebook``), less its late
+    penalty (``autograder.course.deadlines``), as nbgrader's feedback and export count them."""
     return {
-        "score": float(notebook.score),
+        "score": max(0.0, float(notebook.score) - float(notebook.late_submission_penalty or 0)),
         "max_score": float(notebook.max_score),
         "manual": float(sum(grade.max_score for grade in notebook.grades if grade.needs_manual_grade)),
     }
+
+
+def how_late(seconds: float) -> str:
+    """``seconds`` in days, hours and minutes, the coarsest two that are not zero."""
+    minutes = math.ceil(seconds / 60)
+    parts = [(minutes // 1440, "day"), (minutes // 60 % 24, "h"), (minutes % 60, "min")]
+    named = [f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''}" for n, unit in parts if n]
+    return " ".join(named[:2])
+
+
+def late_text(submission: Any, notebook: Any = None) -> str:
+    """The ``late`` column: empty for a hand-in on time, else how late and the points it cost (of
+    ``notebook``, or of the whole submission)."""
+    seconds = submission.total_seconds_late
+    if not seconds:
+        return ""
+    penalty = (notebook or submission).late_submission_penalty or 0.0
+    cost = f"-{penalty:g} points" if penalty else "no penalty"
+    return f"{how_late(seconds)} late, {cost}"
 
 
 def scores(db_url: str, root: str | Path, assignment: str, student: str, status: str) -> list[ScoreRow]:
@@ -121,14 +154,18 @@ def scores(db_url: str, root: str | Path, assignment: str, student: str, status:
         for name in notebook_names(root, assignment):
             points: Points
             try:
-                points = notebook_points(gradebook.find_submission_notebook(name, assignment, student))
+                notebook = gradebook.find_submission_notebook(name, assignment, student)
+                points, late = notebook_points(notebook), late_text(notebook.assignment, notebook)
             except MissingEntry:
                 points = {
                     "score": 0.0,
                     "max_score": float(gradebook.find_notebook(name, assignment).max_score),
                     "manual": 0.0,
                 }
-            rows.append(ScoreRow(assignment=assignment, notebook=name, student=student, **points, status=status))
+                late = ""
+            rows.append(
+                ScoreRow(assignment=assignment, notebook=name, student=student, **points, late=late, status=status)
+            )
     return rows
 
 

@@ -11,6 +11,7 @@ clear it, a rubric in ``release/``. The rules about graded cells themselves live
                                                       # (checks ../release too when it exists)
 """
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -208,8 +209,12 @@ def lint_course(source_dir="source", release_dir=None):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    source_dir = argv[0] if argv else "source"
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.course.lint",
+        description="Lint nbgrader source notebooks (and ../release beside them); exit 1 if anything is wrong.",
+    )
+    parser.add_argument("source_dir", nargs="?", default="source", help="the source folder (default %(default)s)")
+    source_dir = parser.parse_args(argv).source_dir
     if not Path(source_dir).is_dir():
         print(f"no such directory: {source_dir}", file=sys.stderr)
         return 2

@@ -42,6 +42,12 @@ def student_id(text):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "student"
 
 
+def _one_of_a_tree(path, assignment, names):
+    """Whether ``path`` is one student's folder of a ``submitted/`` tree: named as the assignment,
+    holding its notebooks (a folder of ``<student>.ipynb`` files named so holds none of them)."""
+    return path.name == assignment and any((path / f"{name}.ipynb").is_file() for name in names)
+
+
 def _find_submissions(path, assignment, names, root):
     """Yield (student, {notebook name: file}, extra files, where, LmsHandin or None) found in ``path``."""
     if path.is_file() and path.suffix == ".ipynb":
@@ -49,8 +55,12 @@ def _find_submissions(path, assignment, names, root):
             raise ValueError(f"{assignment} has {len(names)} notebooks: give a submitted/ folder")
         student = student_id(path.parent.name if path.stem == names[0] else path.stem)
         yield (student, {names[0]: path}, [], str(path), None)
-    elif path.is_dir() and any(p.is_dir() for p in path.glob(f"*/{assignment}")):
-        for folder in sorted(p for p in path.glob(f"*/{assignment}") if p.is_dir()):
+    elif path.is_dir() and (
+        _one_of_a_tree(path, assignment, names) or any(p.is_dir() for p in path.glob(f"*/{assignment}"))
+    ):
+        # a submitted/ tree, or one student's folder of it (submitted/<student>/<assignment>: a regrade)
+        one = _one_of_a_tree(path, assignment, names)
+        for folder in [path] if one else sorted(p for p in path.glob(f"*/{assignment}") if p.is_dir()):
             files = [p for p in sorted(folder.rglob("*")) if p.is_file()]
             notebooks = {p.stem: p for p in files if p.parent == folder and p.stem in names and p.suffix == ".ipynb"}
             yield (
@@ -119,7 +129,7 @@ def collect(root, assignment, names, paths, replace=False):
     * a notebook file: the student id is its file name (``alice.ipynb``), or its folder's name when
       the file keeps the assignment's notebook name;
     * an nbgrader ``submitted/`` tree: ``<student>/<assignment>/*.ipynb`` (any other files beside the
-      notebooks are kept as the student handed them in);
+      notebooks are kept as the student handed them in), or one ``<student>/<assignment>`` folder of it;
     * a folder of ``<student>.ipynb`` files;
     * a zip of either, as a learning-management system exports it.
 

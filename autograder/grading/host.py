@@ -21,7 +21,7 @@ import nbformat
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
-from autograder.course import cells, table
+from autograder.course import cells, deadlines, table
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
@@ -35,7 +35,8 @@ from autograder.worker import bwrap
 from autograder.worker.examiner.pool import ExaminerPool
 
 # manual: points in answer cells (derivations, discussion) that await an instructor.
-COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "status")
+# late: how late it was handed in and what that cost (autograder.course.deadlines).
+COLUMNS = ("assignment", "notebook", "student", "score", "max_score", "manual", "late", "status")
 
 # On a Dask cluster: how often a task that raised is run again, and how long to wait for the
 # scheduler. (A task whose worker died is run again by the scheduler itself, up to its
@@ -251,6 +252,7 @@ def grade(
         raise ValueError(reason)
     limits = limits or Limits()
     db_url = gradebook_url(db_url, root)
+    policy = deadlines.read_policy(root, assignment)  # a bad policy file stops the run before it grades
     with _connect(scheduler) if scheduler else contextlib.nullcontext() as client:
         names = notebook_names(root, assignment)
         collected = collect(root, assignment, names, paths, replace=replace)
@@ -286,6 +288,7 @@ def grade(
             for task, outcome in _run(tasks, workers, client):
                 statuses[task.student] = _recorded(root, task, outcome)
                 bar.update()
+        deadlines.apply(db_url, root, assignment, policy)
     rows = []
     for item in collected:
         if item.error:
@@ -321,6 +324,7 @@ def _error_rows(assignment, names, student, status):
             "score": 0.0,
             "max_score": 0.0,
             "manual": 0.0,
+            "late": "",
             "status": printable(status),
         }
         for name in names[:1]
@@ -346,6 +350,7 @@ def format_table(rows):
                 f"{r['score']:g}",
                 f"{r['max_score']:g}",
                 f"{r['manual']:g}",
+                r["late"],
                 r["status"],
             )
             for r in rows
@@ -388,7 +393,7 @@ def add_parser(commands):
         help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, a Canvas or Moodle "
         "download (ids in ROOT/lms_students.csv), or a zip of them",
     )
-    grade.add_argument("--csv", default="grades.csv", help="where to write the scores")
+    grade.add_argument("--csv", default="grades.csv", help="where to write the scores (default %(default)s)")
     course_options(grade)
     grade.add_argument(
         "--workers",

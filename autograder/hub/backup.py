@@ -10,19 +10,26 @@ is opened relative to its folder without following a link, links are copied as l
 devices are left out and named, and a database is known by its place, never by its name.
 """
 
+import json
 import os
 import pwd
 import shutil
 import sqlite3
 import stat
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.hub.settings import HubError, stored_settings
+from autograder.hub.accounts import ensure_user
+from autograder.hub.private import private_file
+from autograder.hub.settings import HubError, people, stored_settings
 from autograder.hub.systemd_unit import UNIT_NAME, running
 
 # The hub's own files a backup keeps (its environment, proxy and data are made again by `hub`).
 HUB_FILES = ("settings.json", "jupyterhub.sqlite", "jupyterhub_cookie_secret", "instructor-password", "dummy-password")
+# The hub's accounts' uids and gids when it was backed up (hub/accounts.json): restore gives their files
+# to the accounts of the same names, whose numbers on a new machine may differ.
+ACCOUNTS = "accounts.json"
 # Databases by their place in the backup, never by name: a student may name a file gradebook.db.
 DATABASES = ("hub/jupyterhub.sqlite", "course/gradebook.db")
 # Root copies what students wrote (the exchange is everyone's): no entry is ever opened through a link.
@@ -37,6 +44,21 @@ class Skipped(Exception):
     """An entry left out of the copy; the message says why."""
 
 
+@dataclass(frozen=True)
+class Owners:
+    """{uid in the backup: uid here} and the same for gids; every other owner (root, a removed account)
+    is kept as it is."""
+
+    uids: dict = field(default_factory=dict)
+    gids: dict = field(default_factory=dict)
+
+    def of(self, status):
+        return self.uids.get(status.st_uid, status.st_uid), self.gids.get(status.st_gid, status.st_gid)
+
+
+KEEP = Owners()
+
+
 @contextmanager
 def _folder(path):
     """A folder the administrator named (its path may pass through links), open for the copy."""
@@ -47,18 +69,18 @@ def _folder(path):
         os.close(descriptor)
 
 
-def _copy(origin, name, copy, new_name, where, skipped, databases=()):
+def _copy(origin, name, copy, new_name, where, skipped, databases=(), owners=KEEP):
     """Copy the entry ``name`` of the open folder ``origin`` to ``new_name`` in the open folder ``copy``:
     links as links, folders and files with their owner and mode, the files at ``databases`` (places in
     the backup like ``where``) by SQLite's backup. What cannot be copied safely is named in ``skipped``."""
     try:
         mode = os.stat(name, dir_fd=origin, follow_symlinks=False).st_mode
         if stat.S_ISDIR(mode):
-            _copy_folder(origin, name, copy, new_name, where, skipped, databases)
+            _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners)
         elif stat.S_ISREG(mode):
-            _copy_file(origin, name, copy, new_name, where in databases)
+            _copy_file(origin, name, copy, new_name, where in databases, owners)
         elif stat.S_ISLNK(mode):
-            _copy_link(origin, name, copy, new_name)
+            _copy_link(origin, name, copy, new_name, owners)
         else:
             raise Skipped(_kind(mode))
     except Skipped as why:
@@ -90,7 +112,7 @@ def _open(origin, name, flags):
         raise Skipped(f"changed while it was copied, not opened ({error.strerror})") from None
 
 
-def _copy_folder(origin, name, copy, new_name, where, skipped, databases):
+def _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners):
     if where.count("/") >= MAX_DEPTH:
         raise Skipped(f"a folder more than {MAX_DEPTH} deep")
     source = _open(origin, name, os.O_DIRECTORY)
@@ -100,15 +122,15 @@ def _copy_folder(origin, name, copy, new_name, where, skipped, databases):
         target = os.open(new_name, READ | os.O_DIRECTORY, dir_fd=copy)
         try:
             for entry in sorted(os.listdir(source)):
-                _copy(source, entry, target, entry, f"{where}/{entry}", skipped, databases)
-            _keep_owner(target, status)
+                _copy(source, entry, target, entry, f"{where}/{entry}", skipped, databases, owners)
+            _keep_owner(target, status, owners)
         finally:
             os.close(target)
     finally:
         os.close(source)
 
 
-def _copy_file(origin, name, copy, new_name, database=False):
+def _copy_file(origin, name, copy, new_name, database=False, owners=KEEP):
     source = _open(origin, name, os.O_NONBLOCK)  # a FIFO put in its place cannot block the backup
     try:
         status = os.fstat(source)  # the owner and mode of the very file read, not of what is there now
@@ -121,7 +143,7 @@ def _copy_file(origin, name, copy, new_name, database=False):
             else:
                 with open(source, "rb", closefd=False) as reader, open(target, "wb", closefd=False) as writer:
                     shutil.copyfileobj(reader, writer)
-            _keep_owner(target, status)
+            _keep_owner(target, status, owners)
             os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
         finally:
             os.close(target)
@@ -138,7 +160,7 @@ def _copy_database(source, target):
     writer.close()
 
 
-def _copy_link(origin, name, copy, new_name):
+def _copy_link(origin, name, copy, new_name, owners=KEEP):
     link = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=origin)
     try:
         status = os.fstat(link)  # the owner of the very link read
@@ -148,12 +170,12 @@ def _copy_link(origin, name, copy, new_name):
     finally:
         os.close(link)
     if os.geteuid() == 0:
-        os.chown(new_name, status.st_uid, status.st_gid, dir_fd=copy, follow_symlinks=False)
+        os.chown(new_name, *owners.of(status), dir_fd=copy, follow_symlinks=False)
 
 
-def _keep_owner(descriptor, status):
+def _keep_owner(descriptor, status, owners=KEEP):
     if os.geteuid() == 0:
-        os.fchown(descriptor, status.st_uid, status.st_gid)
+        os.fchown(descriptor, *owners.of(status))
     os.fchmod(descriptor, status.st_mode & 0o7777)  # after the owner: a chown clears setuid bits
 
 
@@ -180,10 +202,21 @@ def backup(settings, destination, course):
         for name in HUB_FILES:
             if name in present:
                 _copy(hub, name, copy, name, f"hub/{name}", skipped, DATABASES)
+    private_file(destination / "hub" / ACCOUNTS, json.dumps(_account_ids(settings)))
     with _folder(destination) as saved:
         for name, folder in (("exchange", settings.exchange), ("course", course)):
             _copy_top(Path(folder), saved, name, skipped, DATABASES)
     return skipped
+
+
+def _account_ids(settings):
+    """{name: [uid, gid]} of the hub's accounts on this machine."""
+    ids = {}
+    for name in [settings.course_account, *people(settings)]:
+        with suppress(KeyError):
+            account = pwd.getpwnam(name)
+            ids[name] = [account.pw_uid, account.pw_gid]
+    return ids
 
 
 def _copy_top(folder, saved, name, skipped, databases=()):
@@ -194,14 +227,42 @@ def _copy_top(folder, saved, name, skipped, databases=()):
             _copy(parent, folder.name, saved, name, name, skipped, databases)
 
 
-def restore(settings, source, course):
-    """Put the backup ``source`` back in place of the hub's state; the hub must be stopped. Returns what
-    it left out, one line each."""
-    source = Path(source)
-    if not (source / "hub" / "settings.json").is_file():
+def check_backup(source):
+    if not (Path(source) / "hub" / "settings.json").is_file():
         raise HubError(f"{source} is not a backup of the hub (no hub/settings.json)")
+
+
+def check_stopped(settings):
     if running(settings.hub_dir):
         raise HubError(f"the hub of {settings.hub_dir} is running: stop it first (systemctl stop {UNIT_NAME})")
+
+
+def make_accounts(settings, source):
+    """The hub's accounts the backup ``source`` names, made where missing; return {backed-up uid or gid:
+    this machine's} (``Owners``) for the files of each."""
+    saved = Path(source) / "hub" / ACCOUNTS
+    ids = json.loads(saved.read_text()) if saved.is_file() else {}  # none in a backup made before it kept them
+    uids, gids = {}, {}
+    for name in [settings.course_account, *sorted(people(settings))]:
+        try:
+            account = pwd.getpwnam(name)
+        except KeyError:
+            if os.geteuid() != 0:
+                raise HubError(
+                    f"the account {name!r} is not on this machine: run `autograder hub restore` as root, which makes it"
+                ) from None
+            account = ensure_user(name, settings.home_root)
+        if name in ids:
+            uids[ids[name][0]], gids[ids[name][1]] = account.pw_uid, account.pw_gid
+    return Owners(uids, gids)
+
+
+def restore(settings, source, course, owners=None):
+    """Put the backup ``source`` back in place of the hub's state; the hub must be stopped. Returns what
+    it left out, one line each. ``owners`` maps the backup's uids and gids to this machine's."""
+    source = Path(source)
+    check_backup(source)
+    check_stopped(settings)
     Path(settings.hub_dir).mkdir(parents=True, exist_ok=True)
     skipped = []
     with _folder(source / "hub") as saved, _folder(settings.hub_dir) as hub:
@@ -210,20 +271,20 @@ def restore(settings, source, course):
             if name in present:
                 with suppress(FileNotFoundError):
                     os.unlink(name, dir_fd=hub)
-                _copy(saved, name, hub, name, f"hub/{name}", skipped)
+                _copy(saved, name, hub, name, f"hub/{name}", skipped, owners=owners or KEEP)
     for name, folder in (("exchange", settings.exchange), ("course", course)):
         if (source / name).is_dir():
             shutil.rmtree(folder, ignore_errors=True)
             Path(folder).parent.mkdir(parents=True, exist_ok=True)
             with _folder(source) as saved, _folder(Path(folder).parent) as parent:
-                _copy(saved, name, parent, Path(folder).name, name, skipped)
+                _copy(saved, name, parent, Path(folder).name, name, skipped, owners=owners or KEEP)
     return skipped
 
 
 def backup_command(args):
     settings = stored_settings(Path(args.dir).resolve())
-    if not args.path:
-        raise HubError("backup needs DEST: python -m autograder hub backup DEST")
+    if not (Path(settings.hub_dir) / "settings.json").exists():
+        raise HubError(f"{settings.hub_dir} holds no hub yet: nothing to back up")
     for line in backup(settings, args.path, course_folder(settings)):
         print(line)
     print(f"backed up the hub of {settings.hub_dir} to {args.path}")
@@ -231,11 +292,14 @@ def backup_command(args):
 
 
 def restore_command(args):
-    if not args.path:
-        raise HubError("restore needs SOURCE: python -m autograder hub restore SOURCE")
+    """On this machine or a fresh one: the backup checked, the hub's accounts made where they are missing
+    (root's step), and every file's owner the account of the same name, whatever its uid is here."""
+    check_backup(args.path)
     settings = stored_settings(Path(args.path, "hub"))  # the backup's own settings: its instructor, course
     settings.hub_dir = str(Path(args.dir).resolve())
-    for line in restore(settings, args.path, course_folder(settings)):
+    check_stopped(settings)
+    owners = make_accounts(settings, args.path)
+    for line in restore(settings, args.path, course_folder(settings), owners):
         print(line)
     print(f"restored {args.path} into {settings.hub_dir}; start the hub again")
     return 0

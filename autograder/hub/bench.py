@@ -370,7 +370,9 @@ def add_parser(commands):
         default=28000,
         help="the hub's port; PORT+1 and PORT+81 for the proxy's and the hub's APIs (default %(default)d)",
     )
-    bench.add_argument("--home-root", default="/srv/bdl-hub-bench/home", help="where the accounts' homes go")
+    bench.add_argument(
+        "--home-root", default="/srv/bdl-hub-bench/home", help="where the accounts' homes go (default %(default)s)"
+    )
     bench.add_argument("--keep-users", action="store_true", help="keep the accounts, homes and exchange afterwards")
     bench.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     bench.set_defaults(run=main)

@@ -127,7 +127,7 @@ def write_user_config(settings):
     folder = Path(settings.venv) / "etc" / "jupyter"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "nbgrader_config.py").write_text(
-        "# Written by python -m autograder hub: every user of the course's hub.\n"
+        "# Written by autograder hub: every user of the course's hub.\n"
         "c = get_config()  # noqa: F821\n"
         f"c.CourseDirectory.course_id = {settings.course_id!r}\n"
         f"c.Exchange.root = {settings.exchange!r}\n"

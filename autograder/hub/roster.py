@@ -110,11 +110,9 @@ def change_roster(settings, students, log=print):
 
 
 def roster_command(args):
-    if not args.path:
-        raise HubError("roster needs the roster's CSV: python -m autograder hub roster CSV")
     settings = stored_settings(Path(args.dir).resolve())
     if not (Path(settings.hub_dir) / "settings.json").exists():
-        raise HubError(f"{settings.hub_dir} holds no hub yet: set it up with `python -m autograder hub` first")
+        raise HubError(f"{settings.hub_dir} holds no hub yet: set it up with `autograder hub` first")
     added, removed = change_roster(settings, read_roster(args.path))
     print(
         f"roster of {settings.course_id}: added {', '.join(added) or 'no one'}; removed "

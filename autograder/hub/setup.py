@@ -78,7 +78,7 @@ def prepare_course(settings, owner, log=print):
         log(f"copied the course to {course}")
     jupyter.mkdir(exist_ok=True)
     config.write_text(
-        "# Written by python -m autograder hub: formgrader and nbgrader use the course folder.\n"
+        "# Written by autograder hub: formgrader and nbgrader use the course folder.\n"
         "c = get_config()  # noqa: F821\n"
         f"load_subconfig({str(course / 'nbgrader_config.py')!r})  # noqa: F821\n"
     )
@@ -190,13 +190,6 @@ def browser_host(ip):
     return f"[{ip}]" if ":" in ip else ip
 
 
-# What `hub ACTION` does besides start.
-ACTIONS = {
-    "install-service": systemd_unit.install_service,
-    "backup": backup.backup_command,
-    "restore": backup.restore_command,
-    "roster": roster.roster_command,
-}
 # The options that are settings, kept in HUB_DIR/settings.json: a start with none of them runs the hub as
 # it was set up (the service does), and one given changes that setting for good.
 KEPT_OPTIONS = (
@@ -232,8 +225,6 @@ def settings_from(args):
 
 
 def main(args):
-    if args.action != "start":
-        return ACTIONS[args.action](args)
     settings = settings_from(args)
     config = set_up(settings)
     scheme = "https" if settings.ssl_cert else "http"
@@ -273,17 +264,8 @@ def add_parser(commands):
         help="set up and run the course on a JupyterHub on this machine "
         "(as root): accounts, shared exchange, formgrader, the course's environment; "
         "or install it as a service, back it up, restore it",
+        description="Set up and run the hub (no ACTION), or one of the ACTIONs (autograder hub ACTION --help).",
     )
-    hub.add_argument(
-        "action",
-        nargs="?",
-        default="start",
-        choices=("start", *ACTIONS),
-        help="start (the default): set up and run the hub; install-service: write its systemd "
-        "unit; backup DEST: copy its state to the new folder DEST; restore SOURCE: put a backup "
-        "back (the hub stopped); roster CSV: make CSV the roster, on the running hub too",
-    )
-    hub.add_argument("path", nargs="?", help="backup's DEST, restore's SOURCE, roster's CSV")
     hub.add_argument(
         "--dir",
         default=DEFAULT_DIR,
@@ -373,5 +355,44 @@ def add_parser(commands):
         help="upgrade JupyterHub's database to this JupyterHub first, if needed (the service does at every start)",
     )
     hub.add_argument("--setup-only", action="store_true", help="set up, print how to log in, and do not start")
-    systemd_unit.add_arguments(hub)
     hub.set_defaults(run=main)
+    add_actions(hub)
+
+
+# What `hub ACTION` does instead of starting the hub: (name, what it does, its positional and that one's help).
+ACTIONS = (
+    ("install-service", systemd_unit.install_service, "write, enable and start the hub's systemd unit", None, None),
+    ("backup", backup.backup_command, "copy the hub's state to a new folder", "DEST", "the new folder"),
+    ("restore", backup.restore_command, "put a backup back, the hub stopped", "SOURCE", "a folder hub backup wrote"),
+    ("roster", roster.roster_command, "make CSV the roster, on the running hub too", "CSV", "the roster (--students')"),
+)
+
+
+def add_actions(hub):
+    """Each action a subcommand with its own help and options; the start's options are refused with one."""
+    start_options = {
+        action.dest: (action.option_strings[0], action.default) for action in hub._actions if action.option_strings
+    }
+    start_options.pop("help")
+    start_options.pop("dir")  # the one option they share: `hub --dir D backup X` and `hub backup X --dir D`
+    actions = hub.add_subparsers(dest="action", metavar="ACTION", title="actions (none: start the hub)")
+    for name, function, summary, metavar, path_help in ACTIONS:
+        action = actions.add_parser(name, help=summary, description=f"autograder hub {name}: {summary}.")
+        if metavar:
+            action.add_argument("path", metavar=metavar, help=path_help)
+        action.add_argument(
+            "--dir", default=argparse.SUPPRESS, help=f"the hub's folder (default {DEFAULT_DIR})"
+        )  # SUPPRESS: a --dir given before the action holds
+        if name == "install-service":
+            systemd_unit.add_arguments(action)
+        action.set_defaults(run=_refusing_start_options(function, start_options, name))
+
+
+def _refusing_start_options(function, start_options, name):
+    def run(args):
+        given = [option for dest, (option, default) in start_options.items() if getattr(args, dest) != default]
+        if given:
+            raise HubError(f"{given[0]} is an option of the hub's start, not of `autograder hub {name}`")
+        return function(args)
+
+    return run

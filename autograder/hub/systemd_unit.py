@@ -27,8 +27,8 @@ def _word(text):
 def unit(hub_dir, python=sys.executable, repository=REPO):
     """The text of the hub's systemd unit."""
     command = " ".join(map(_word, (python, "-m", "autograder", "hub", "--dir", hub_dir, "--upgrade-db")))
-    return f"""# Written by `python -m autograder hub install-service`: the course's JupyterHub, as {hub_dir}/settings.json
-# keeps it. Change a setting with `python -m autograder hub --dir {hub_dir} --setup-only --OPTION VALUE`,
+    return f"""# Written by `autograder hub install-service`: the course's JupyterHub, as {hub_dir}/settings.json
+# keeps it. Change a setting with `autograder hub --dir {hub_dir} --setup-only --OPTION VALUE`,
 # then `systemctl restart {UNIT_NAME}`.
 [Unit]
 Description=The course's JupyterHub ({hub_dir})
@@ -55,7 +55,7 @@ def install_service(args):
     hub_dir = Path(args.dir).resolve()
     if not (hub_dir / "settings.json").exists():
         raise HubError(
-            f"{hub_dir} holds no hub yet: run `python -m autograder hub --dir {hub_dir} --setup-only` "
+            f"{hub_dir} holds no hub yet: run `autograder hub --dir {hub_dir} --setup-only` "
             "with its options first (the service starts it as they are kept)"
         )
     for needed in (REPO, Path(sys.executable).absolute()):

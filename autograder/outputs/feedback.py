@@ -21,7 +21,9 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder.course import cells
 from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
+from autograder.course.deadlines import handed_in
 from autograder.course.directory import REPO, make_api
+from autograder.course.gradebook import check_graded
 from autograder.course.leaks import course_secrets
 from autograder.worker.examiner.verdict import STUDENTS_LINE
 from autograder.worker.guard import SKIPPED_MESSAGE
@@ -215,14 +217,21 @@ class FeedbackExporter(HTMLExporter):
         return environment
 
 
-def write_feedback(root, assignment, db_url):
-    """Generate the HTML feedback of every graded student; return (written, problems)."""
+def write_feedback(root, assignment, db_url, student=None):
+    """Generate the HTML feedback of every graded student, or of ``student`` alone (after a regrade);
+    return (written, problems)."""
     api = make_api(
         root, {"CourseDirectory": {"db_url": db_url}, "GenerateFeedback": {"exporter_class": FeedbackExporter}}
     )
     written, problems = [], []
     with Gradebook(db_url) as gradebook:
-        students = sorted(s.student_id for s in gradebook.assignment_submissions(assignment))
+        students = sorted(s.student_id for s in gradebook.assignment_submissions(assignment) if handed_in(s))
+    if student is not None:
+        if student not in students:
+            raise ValueError(
+                f"{student} has no graded submission of {assignment}; graded: {', '.join(students) or 'none'}"
+            )
+        students = [student]
     for student in students:
         if not (Path(root) / "autograded" / student / assignment).exists():
             problems.append(f"{student}: no autograded notebook (grade it first)")
@@ -236,14 +245,19 @@ def write_feedback(root, assignment, db_url):
 
 
 def _feedback(args):
-    written, problems = write_feedback(args.root, args.assignment, db_url(args))
+    url = db_url(args)
+    check_graded(url, args.assignment)
+    written, problems = write_feedback(args.root, args.assignment, url, args.student)
     print("\n".join(written + problems) or "no graded submissions")
     print(f"{len(written)} feedback files written")
     return 1 if problems else 0
 
 
 def add_parser(commands):
-    feedback_cmd = commands.add_parser("feedback", help="write nbgrader's HTML feedback for every student")
+    feedback_cmd = commands.add_parser(
+        "feedback", help="write nbgrader's HTML feedback for every graded student, or one"
+    )
     feedback_cmd.add_argument("assignment")
+    feedback_cmd.add_argument("--student", help="only this student's (default: every graded student's)")
     course_options(feedback_cmd)
     feedback_cmd.set_defaults(run=_feedback)

@@ -264,5 +264,5 @@ def add_parser(commands):
     )
     guide_cmd.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
     guide_cmd.add_argument("--out", help="the folder of the pages (default: ROOT/guides)")
-    guide_cmd.add_argument("--root", default=str(REPO), help="the course directory")
+    guide_cmd.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
     guide_cmd.set_defaults(run=_guide)

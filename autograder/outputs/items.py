@@ -18,6 +18,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import cells
+from autograder.course.deadlines import handed_in
 from autograder.course.table import format_table
 from autograder.outputs.feedback import ANSI
 
@@ -114,6 +115,8 @@ def item_rows(root, assignment, gradebook, statuses):
                 "mistakes": Counter(),
             }
     for submission in gradebook.assignment_submissions(assignment):
+        if not handed_in(submission):  # a row that only holds an extension
+            continue
         for notebook in submission.notebooks:
             path = Path(root) / "autograded" / submission.student_id / assignment / f"{notebook.name}.ipynb"
             messages, mistakes = _cell_messages(path) if path.exists() else (None, {})

@@ -8,8 +8,11 @@ as its system's import page reads it (``write_canvas``, ``write_moodle``).
 """
 
 import csv
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from autograder.course.deadlines import handed_in
+from autograder.course.gradebook import late_text
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS_POSSIBLE = "Points Possible"
@@ -75,19 +78,23 @@ def read_mapping(path):
 class Totals:
     assignment: str
     max_score: float
-    scores: dict  # {nbgrader id: total score}
+    scores: dict  # {nbgrader id: total score, less its late penalty}
     awaiting: dict  # {nbgrader id: points of hand-graded cells not graded yet}
     students: dict  # {nbgrader id: Student}, everyone with a submission or in the mapping
+    late: dict = field(default_factory=dict)  # {nbgrader id: how late, and what it cost}
 
 
 def totals(gradebook, assignment, mapping=None):
     """Read the assignment's totals and the students' records from an open ``Gradebook``; ``mapping``
     overrides the records."""
     mapping = mapping or {}
-    scores, awaiting, students = {}, {}, {}
+    scores, awaiting, students, late = {}, {}, {}, {}
     max_score = float(gradebook.find_assignment(assignment).max_score)
     for submission in gradebook.assignment_submissions(assignment):
-        scores[submission.student_id] = float(submission.score)
+        if not handed_in(submission):
+            continue
+        scores[submission.student_id] = max(0.0, float(submission.score) - float(submission.late_submission_penalty))
+        late[submission.student_id] = late_text(submission)
         awaiting[submission.student_id] = sum(
             float(grade.max_score)
             for notebook in submission.notebooks
@@ -106,7 +113,7 @@ def totals(gradebook, assignment, mapping=None):
     for student, values in mapping.items():
         base = students.get(student, Student(student))
         students[student] = replace(base, **{key: value for key, value in values.items() if key != "nbgrader_id"})
-    return Totals(assignment, max_score, scores, awaiting, students)
+    return Totals(assignment, max_score, scores, awaiting, students, late)
 
 
 def _score(value):
@@ -132,7 +139,8 @@ def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
     Canvas (Grades > Import) reads a header ``Student, ID, SIS User ID, SIS Login ID, Section`` and one
     column per assignment, ``<name> (<Canvas assignment id>)`` (without an id Canvas creates an
     assignment of that name), then an optional ``Points Possible`` row; it finds each student by ``ID``,
-    then ``SIS User ID``, ``SIS Login ID``, then the name."""
+    then ``SIS User ID``, ``SIS Login ID``, then the name. It has no ``late`` column: Canvas would
+    read one as an assignment; its totals are less their late penalties."""
     column = canvas_column(item_name or totals.assignment, canvas_assignment_id)
     rows = [
         {
@@ -159,7 +167,8 @@ def write_moodle(totals, path, item_name=None):
 
     Moodle (Grades > Import > CSV file) reads any header: its import page maps a column such as
     ``Email address`` (to ``useremail``) or ``ID number`` (to ``useridnumber``) to its users, and each
-    other column to a grade item; every row has as many fields as the header."""
+    other column to a grade item or its feedback (``late``: how late, and what it cost); every row has
+    as many fields as the header."""
     column = item_name or totals.assignment
     rows = [
         {
@@ -168,12 +177,13 @@ def write_moodle(totals, path, item_name=None):
             "ID number": s.id_number or s.nbgrader_id,
             "Email address": s.email,
             column: _score(totals.scores.get(s.nbgrader_id)),
+            "late": totals.late.get(s.nbgrader_id, ""),
         }
         for s in sorted(totals.students.values(), key=lambda s: s.nbgrader_id)
     ]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[*MOODLE_STUDENT_COLUMNS, column])
+        writer = csv.DictWriter(handle, fieldnames=[*MOODLE_STUDENT_COLUMNS, column, "late"])
         writer.writeheader()
         writer.writerows(rows)
     return rows

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from autograder.course import deadlines
 from autograder.course.cli import course_options, db_url
-from autograder.course.gradebook import notebook_points
+from autograder.course.gradebook import check_graded, late_text, notebook_points
 from autograder.course.statuses import load_statuses
 from autograder.outputs import items, lms
 
@@ -30,6 +31,8 @@ def gradebook_rows(gradebook, assignment, statuses):
             if f"{notebook.name}:{cell.name}" not in cells
         ]
     for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
+        if not deadlines.handed_in(submission):
+            continue
         for notebook in submission.notebooks:
             points = notebook_points(notebook)
             row = {
@@ -37,6 +40,7 @@ def gradebook_rows(gradebook, assignment, statuses):
                 "notebook": notebook.name,
                 "score": points["score"],
                 "max_score": points["max_score"],
+                "late": late_text(submission, notebook),
                 "status": statuses.get(
                     f"{submission.student_id}/{notebook.name}", "graded (before grading statuses were recorded)"
                 ),
@@ -84,6 +88,7 @@ def write_report(
         "Moodle": out / f"{assignment}_moodle.csv",
     }
     statuses = load_statuses(root, assignment)  # the statuses and the gradebook are read once
+    deadlines.apply(db_url, root, assignment)  # again: a hand grade since may change what it may cost
     with Gradebook(db_url) as gradebook:
         scores, cells = gradebook_rows(gradebook, assignment, statuses)
         rows = items.item_rows(root, assignment, gradebook, statuses)
@@ -113,7 +118,7 @@ def _write_scores(rows, cells, assignment, csv_path, png_path):
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as handle:
         writer = csv.DictWriter(
-            handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "status"], restval=""
+            handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "late", "status"], restval=""
         )
         writer.writeheader()
         writer.writerows(rows)
@@ -144,10 +149,12 @@ def _histogram(scores, max_score, assignment, path):
 
 
 def _report(args):
+    url = db_url(args)
+    check_graded(url, args.assignment)
     written = write_report(
         Path(args.root),
         args.assignment,
-        db_url(args),
+        url,
         args.out,
         args.csv,
         args.png,

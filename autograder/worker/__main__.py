@@ -9,6 +9,7 @@ started it has died, and it stops at once with all it started.
 
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -43,6 +44,11 @@ NBGRADER_LOG_ERRORS = (
     ("metadata may be corrupted", "the nbgrader metadata is corrupted beyond repair"),
     ("No notebooks found", "no notebook of this assignment in the submission"),
 )
+# Why nbformat did not read a file that is JSON (``{}``: "... missing a key: cells"), where nbgrader's own
+# line says only "There was an error processing assignment": the error its reader raised (a validation
+# error's message alone), read only where the traceback went through that reader.
+NOT_A_NOTEBOOK = re.compile(r"^\s+(?:[\w.]*\.)?(\w+(?:Error|Exception)): (.+)$", re.MULTILINE)
+NBFORMAT_READER = "nbformat/__init__.py"
 
 
 def _limit_processes():
@@ -66,6 +72,10 @@ def error_summary(text):
     for marker, reason in NBGRADER_LOG_ERRORS:
         if marker in (text or ""):
             return reason
+    invalid = NOT_A_NOTEBOOK.findall(text) if NBFORMAT_READER in (text or "") else []
+    if invalid:
+        kind, message = invalid[-1]
+        return f"not a notebook: {'' if kind == 'ValidationError' else kind + ': '}{message.strip()[:200]}"
     lines = [
         line
         for line in (text or "").strip().splitlines()

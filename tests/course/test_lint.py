@@ -187,6 +187,9 @@ def test_course_skips_checkpoints_and_cli_exit_code(tmp_path, capsys):
     assert main([str(tmp_path)]) == 1
     assert "nll_tests" in capsys.readouterr().out
     assert main([str(tmp_path / "missing")]) == 2
+    with pytest.raises(SystemExit) as usage:
+        main(["--help"])
+    assert usage.value.code == 0 and "source_dir" in capsys.readouterr().out
 
 
 def test_module_runs_as_script(tmp_path):

@@ -297,6 +297,8 @@ def _then(first, code):
 #        expected start of the status (@NOTEBOOK@: the course's notebook), words the status must contain)
 CASES = {
     "invalid_json": (lambda course: '{"cells": [ this is not json', 0, "error: not a notebook", []),
+    # JSON, but no notebook: nbformat's reason, not nbgrader's "There was an error processing assignment"
+    "json_not_a_notebook": (lambda course: "{}", 0, "error: not a notebook: ", ["missing a key: cells"]),
     "empty_notebook": (lambda course: nbformat.v4.new_notebook(), 0, "graded", ["missing graded cells"]),
     # Its cells are no graded cells of this assignment: nothing of it is graded.
     "other_assignment": (

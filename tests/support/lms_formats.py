@@ -75,9 +75,10 @@ def parse_canvas(path):
     return assignments, points, students
 
 
-def parse_moodle(path, identifier):
-    """Return {identifier value: {grade item: float or None}}; ``identifier`` is the column mapped
-    to Moodle's users (``Email address`` or ``ID number``)."""
+def parse_moodle(path, identifier, feedback=()):
+    """Return {identifier value: {grade item: float or None, feedback column: text}}; ``identifier`` is
+    the column mapped to Moodle's users (``Email address`` or ``ID number``), ``feedback`` the columns
+    mapped to a grade item's feedback (any text)."""
     with open(path, newline="", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
     header = rows[0]
@@ -91,6 +92,8 @@ def parse_moodle(path, identifier):
         user = record[identifier]
         assert user and user not in grades, f"line {number}: {identifier} {user!r} is empty or repeated"
         grades[user] = {
-            item: (_number(record[item], f"line {number}") if record[item].strip() else None) for item in items
-        }
+            item: (_number(record[item], f"line {number}") if record[item].strip() else None)
+            for item in items
+            if item not in feedback
+        } | {column: record[column] for column in feedback}
     return grades

@@ -108,6 +108,7 @@ def test_the_grades_are_what_make_course_expects(graded):
         "score",
         "max_score",
         "manual",
+        "late",
         "status",
     ]
     submissions = 2 * len(course.assignments(graded["sources"]))

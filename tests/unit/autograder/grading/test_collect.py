@@ -60,3 +60,20 @@ def test_collect_reads_every_input_form_and_never_overwrites_silently(tmp_path):
         root, "01_likelihoods", names, [incoming / "twice", incoming / "lms.zip", incoming / "twice" / "gus.ipynb"]
     )
     assert "a second submission for gus" in items[-1].error
+
+
+def test_one_students_folder_of_the_course_is_collected_in_place(tmp_path):
+    """A regrade of one student: submitted/<student>/<assignment> is theirs, graded where it is; a
+    folder of <student>.ipynb files named as the assignment is still a folder of students."""
+    root, names = tmp_path / "course", ["likelihoods"]
+    mine = root / "submitted" / "dan" / "01_likelihoods"
+    mine.mkdir(parents=True)
+    shutil.copyfile(SOURCE, mine / "likelihoods.ipynb")
+    (mine / "timestamp.txt").write_text("2026-03-01 22:00:00.000000 UTC")
+    (item,) = collect(root, "01_likelihoods", names, [mine])
+    assert (item.student, item.error, item.extra_files) == ("dan", "", [])
+    assert sorted(p.name for p in mine.iterdir()) == ["likelihoods.ipynb", "timestamp.txt"]
+    export = tmp_path / "export" / "01_likelihoods"
+    export.mkdir(parents=True)
+    shutil.copyfile(RELEASE, export / "eve.ipynb")
+    assert [item.student for item in collect(root, "01_likelihoods", names, [export])] == ["eve"]

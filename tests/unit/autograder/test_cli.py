@@ -1,0 +1,112 @@
+"""The command line as a user meets it: each command's help, and each mistake said in one line, exit 2."""
+
+import argparse
+
+import nbformat
+import pytest
+
+from autograder.__main__ import main, parser
+
+
+def run(capsys, *argv):
+    """(exit code, stdout, stderr) of ``autograder ARGV``, in this process."""
+    try:
+        code = main([str(arg) for arg in argv])
+    except SystemExit as exit:  # argparse's refusals and --help
+        code = exit.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def subparsers(command):
+    return [action for action in command._actions if isinstance(action, argparse._SubParsersAction)]
+
+
+def every_command(command=None, name="autograder"):
+    """(name, parser) of every command and subcommand, those added later too."""
+    command = command or parser()
+    yield name, command
+    for group in subparsers(command):
+        for sub_name, sub in group.choices.items():
+            yield from every_command(sub, f"{name} {sub_name}")
+
+
+def test_every_option_with_a_default_names_it_in_its_help():
+    unnamed = [
+        f"{name} {action.option_strings[0]}"
+        for name, command in every_command()
+        for action in command._actions
+        if action.option_strings
+        and not any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS))  # 0 is a default
+        and "default" not in (action.help or "")
+        and not isinstance(action, (argparse._HelpAction, argparse._VersionAction))
+    ]
+    assert not unnamed, f"options whose help does not name their default: {unnamed}"
+
+
+def test_the_walk_reaches_the_hubs_actions():
+    names = [name for name, _ in every_command()]
+    assert "autograder grade" in names and "autograder hub backup" in names and len(names) > 12
+
+
+def test_version_and_a_help_without_markup(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.startswith("autograder ") and out.split()[1][0].isdigit()
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "`" not in out
+
+
+def test_each_hub_action_has_its_own_help_and_options(capsys):
+    code, out, _ = run(capsys, "hub", "backup", "--help")
+    assert code == 0 and "DEST" in out and "--students" not in out and "--dummy" not in out
+    code, _, err = run(capsys, "hub", "backup", "dest", "--dummy", "--port", "5")
+    assert code == 2 and "--dummy --port 5" in err
+    for option in (["--port", "5"], ["--no-limits"]):
+        code, _, err = run(capsys, "hub", *option, "backup", "dest")
+        assert code == 2 and err.strip().splitlines() == [
+            f"autograder: error: {option[0].replace('no-', '')} is an option of the hub's start, "
+            "not of `autograder hub backup`"
+        ]
+
+
+def test_hub_actions_on_a_folder_without_a_hub_say_so(capsys, tmp_path):
+    code, _, err = run(capsys, "hub", "backup", tmp_path / "saved", "--dir", tmp_path)
+    assert (code, err) == (2, f"autograder: error: {tmp_path} holds no hub yet: nothing to back up\n")
+    assert not (tmp_path / "saved").exists()
+    code, _, err = run(capsys, "hub", "restore", tmp_path, "--dir", tmp_path / "new")
+    assert (code, err) == (2, f"autograder: error: {tmp_path} is not a backup of the hub (no hub/settings.json)\n")
+
+
+@pytest.mark.parametrize("action", ["backup", "restore", "roster"])
+def test_hub_actions_need_their_folder(capsys, action):
+    code, _, err = run(capsys, "hub", action)
+    assert code == 2 and "the following arguments are required" in err
+
+
+@pytest.fixture
+def course(tmp_path):
+    """A course folder of two assignments, neither graded yet."""
+    for assignment in ("00_tiny", "01_other"):
+        path = tmp_path / "source" / assignment / "notebook.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nbformat.v4.new_notebook(), path)
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["grade", "report", "feedback", "guide", "check-tests"])
+def test_an_unknown_assignment_is_named_with_the_known_ones(capsys, course, command):
+    code, out, err = run(capsys, command, "nosuch", *(["x"] if command == "grade" else []), "--root", course)
+    assert (code, out) == (2, "")
+    assert err == "autograder: error: unknown assignment 'nosuch'; known: 00_tiny, 01_other (or its number)\n"
+
+
+def test_an_assignment_is_its_number_or_topic_everywhere(capsys, course):
+    code, _, err = run(capsys, "grade", "1", course / "nothing-here", "--root", course)
+    assert code == 2 and err.startswith("autograder: error: no submission of 01_other found in")
+    code, _, err = run(capsys, "report", "tiny", "--root", course)
+    assert (code, err) == (
+        2,
+        "autograder: error: 00_tiny is not graded yet: grade it first (autograder grade 00_tiny ...)\n",
+    )
+    code, _, err = run(capsys, "feedback", "01", "--root", course)
+    assert code == 2 and "01_other is not graded yet" in err

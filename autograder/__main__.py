@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 import bdl  # noqa: F401  (first: quiet TensorFlow in any kernel nbgrader starts from here)
 
 # isort: split
-from autograder import bench, checktests, selfgrade, studentkit
+from autograder import bench, checktests, selfgrade, similar, studentkit
 from autograder.course import cli, deadlines
 from autograder.course.directory import name_assignments
 from autograder.grading import host
@@ -17,7 +17,7 @@ from autograder.outputs import feedback, guide, report
 
 # Each adds its commands to the parser, each command with the function that runs it (``run``).
 COMMAND_MODULES = (cli, host, checktests, report, feedback, guide, selfgrade, bench, studentkit, hub_setup, hub_bench)
-COMMAND_MODULES += (deadlines,)  # deadline, extension
+COMMAND_MODULES += (deadlines, similar)  # deadline, extension; similar
 
 
 def course_version():

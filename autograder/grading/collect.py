@@ -15,6 +15,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grading import lms_names
+
 # Larger notebooks are not submissions of this course (a zip bomb, a data dump).
 MAX_NOTEBOOK_BYTES = 100 * 2**20
 # nbgrader's own files beside a submission's notebooks (its submit and collect
@@ -30,6 +32,8 @@ class Collected:
     source: str
     error: str = ""
     extra_files: list = field(default_factory=list)
+    lms: str = ""  # "Canvas" or "Moodle" when the hand-in came in an LMS download (lms_names)
+    late: bool = False  # Canvas marked it LATE
 
 
 def student_id(text):
@@ -44,12 +48,13 @@ def _one_of_a_tree(path, assignment, names):
     return path.name == assignment and any((path / f"{name}.ipynb").is_file() for name in names)
 
 
-def _find_submissions(path, assignment, names):
-    """Yield (student, {notebook name: file}, extra files, where) found in ``path``."""
+def _find_submissions(path, assignment, names, root):
+    """Yield (student, {notebook name: file}, extra files, where, LmsHandin or None) found in ``path``."""
     if path.is_file() and path.suffix == ".ipynb":
         if len(names) != 1:
             raise ValueError(f"{assignment} has {len(names)} notebooks: give a submitted/ folder")
-        yield (student_id(path.parent.name if path.stem == names[0] else path.stem), {names[0]: path}, [], str(path))
+        student = student_id(path.parent.name if path.stem == names[0] else path.stem)
+        yield (student, {names[0]: path}, [], str(path), None)
     elif path.is_dir() and (
         _one_of_a_tree(path, assignment, names) or any(p.is_dir() for p in path.glob(f"*/{assignment}"))
     ):
@@ -63,16 +68,30 @@ def _find_submissions(path, assignment, names):
                 notebooks,
                 [p for p in files if p not in notebooks.values()],
                 str(folder),
+                None,
             )
+    elif path.is_dir() and (handins := lms_names.discover(path, root)):
+        yield from _lms_submissions(handins, names)
     elif path.is_dir() and any(path.glob("*.ipynb")):
         for notebook in sorted(path.glob("*.ipynb")):
-            yield from _find_submissions(notebook, assignment, names)
+            yield from _find_submissions(notebook, assignment, names, root)
     elif path.is_dir():
         raise ValueError(f"{path} holds neither <student>/{assignment}/ folders nor notebooks")
     elif path.is_file():
         raise ValueError(f"{path} is not a notebook (.ipynb), a folder or a zip")
     else:
         raise FileNotFoundError(f"no such submission: {path}")
+
+
+def _lms_submissions(handins, names):
+    """Yield what ``_find_submissions`` does for each hand-in of a Canvas or Moodle download."""
+    for handin in handins:
+        try:
+            notebooks, extra = lms_names.notebooks(handin, names)
+        except ValueError as error:
+            handin.error = str(error)
+            notebooks, extra = {}, []
+        yield (handin.student, notebooks, extra, str(handin.where), handin)
 
 
 def _unzip(path, target):
@@ -88,9 +107,10 @@ def _unzip(path, target):
             destination.parent.mkdir(parents=True, exist_ok=True)
             with archive.open(member) as source, open(destination, "wb") as sink:
                 shutil.copyfileobj(source, sink)
-    # An export often wraps everything in one folder.
+    # An export often wraps everything in one folder (not Moodle's: a folder of one student's own).
     entries = list(target.iterdir())
-    return entries[0] if len(entries) == 1 and entries[0].is_dir() else target
+    wrapped = len(entries) == 1 and entries[0].is_dir() and not lms_names.MOODLE_ENTRY.match(entries[0].name)
+    return entries[0] if wrapped else target
 
 
 def _same(folder, notebooks, extra, origin):
@@ -123,13 +143,15 @@ def collect(root, assignment, names, paths, replace=False):
             try:
                 if path.is_file() and path.suffix == ".zip":
                     path = _unzip(path, Path(unzip_dir) / str(number))
-                found = list(_find_submissions(path, assignment, names))
+                found = list(_find_submissions(path, assignment, names, root))
                 found_any |= bool(found)
             except (OSError, ValueError, zipfile.BadZipFile) as error:
                 collected.append(Collected(str(path), str(path), error=str(error)))
                 continue
-            for student, notebooks, extra, where in found:
-                collected.append(_collect_one(submitted, assignment, student, notebooks, extra, where, replace, seen))
+            for student, notebooks, extra, where, handin in found:
+                item = _collect_one(submitted, assignment, student, notebooks, extra, where, replace, seen, handin)
+                collected.append(item)
+            lms_names.record(root, [handin for *_, handin in found if handin])
     if not found_any:
         reasons = "; ".join(item.error for item in collected)
         raise ValueError(
@@ -139,8 +161,12 @@ def collect(root, assignment, names, paths, replace=False):
     return collected
 
 
-def _collect_one(submitted, assignment, student, notebooks, extra, where, replace, seen):
+def _collect_one(submitted, assignment, student, notebooks, extra, where, replace, seen, handin=None):
     item = Collected(student, where, extra_files=[p.name for p in extra if p.name not in NBGRADER_FILES])
+    if handin:
+        item.lms, item.late, item.error = handin.lms, handin.late, handin.error
+        if item.error:
+            return item
     if student in seen:
         item.error = f"a second submission for {student} in this run ({where})"
         return item

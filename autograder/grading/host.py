@@ -295,6 +295,7 @@ def grade(
             rows.extend(_error_rows(assignment, names, item.student, f"error: {item.error}"))
             continue
         extra = [f"ignored extra files: {', '.join(item.extra_files)}"] if item.extra_files else []
+        extra += [f"{item.lms} marked it LATE"] if item.late else []
         status = printable("; ".join([statuses[item.student]] + extra + inspected[item.student][1]))
         try:
             rows.extend(scores(db_url, root, assignment, item.student, status))
@@ -389,7 +390,8 @@ def add_parser(commands):
         "paths",
         nargs="+",
         metavar="INPUT",
-        help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, or a zip of them",
+        help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, a Canvas or Moodle "
+        "download (ids in ROOT/lms_students.csv), or a zip of them",
     )
     grade.add_argument("--csv", default="grades.csv", help="where to write the scores (default %(default)s)")
     course_options(grade)

@@ -54,22 +54,33 @@ def quartic_data():
     return x.astype("float32"), quartic(x).astype("float32")
 
 
-def two_blobs_data(num_points=50_000, centres=((-3.0, -5.0), (5.0, 5.0)), std=0.6, seed=0):
-    """Return ``(x_train, y_train), (x_test, y_test)``: two Gaussian blobs, split in half.
+def three_blobs_data(
+    num_points=50_000,
+    centres=((-3.0, -5.0), (0.0, 0.0), (5.0, 5.0)),
+    label_probability=(0.0, 0.5, 1.0),
+    std=0.6,
+    seed=0,
+):
+    """Return ``(x_train, y_train, blob_train), (x_test, y_test, blob_test)``: Gaussian blobs, split in half.
 
-    Class ``k`` has ``num_points // 2`` points drawn from N(centres[k], std**2 I)
-    in the plane; the points are shuffled and the first half is the training
-    set. ``x`` has shape ``(n, 2)`` (float32), labels are integers 0 or 1.
+    Blob ``k`` has ``num_points // len(centres)`` points drawn from
+    N(centres[k], std**2 I) in the plane, each labelled 1 with probability
+    ``label_probability[k]`` and 0 otherwise. By default the outer blobs are
+    pure (class 0 and class 1) and the middle one is **mixed**: labels 0 or 1
+    with probability 0.5 each, wherever the point lies, so a calibrated model
+    predicts about 0.5 there. The points are shuffled and the first half is
+    the training set. ``x`` has shape ``(n, 2)`` (float32); labels and blob
+    indices are integers.
     """
     rng = np.random.default_rng(seed)
     centres = np.asarray(centres, dtype=np.float64)
-    per_class = num_points // 2
-    labels = np.repeat(np.arange(len(centres)), per_class)
-    x = centres[labels] + rng.normal(0.0, std, size=(labels.size, centres.shape[1]))
-    order = rng.permutation(labels.size)
-    x, labels = x[order].astype("float32"), labels[order].astype("int64")
-    half = labels.size // 2
-    return (x[:half], labels[:half]), (x[half:], labels[half:])
+    blob = np.repeat(np.arange(len(centres)), num_points // len(centres))
+    x = centres[blob] + rng.normal(0.0, std, size=(blob.size, centres.shape[1]))
+    labels = rng.random(blob.size) < np.asarray(label_probability)[blob]
+    order = rng.permutation(blob.size)
+    x, labels, blob = x[order].astype("float32"), labels[order].astype("int64"), blob[order].astype("int64")
+    half = blob.size // 2
+    return (x[:half], labels[:half], blob[:half]), (x[half:], labels[half:], blob[half:])
 
 
 def linear_data(num_points=20, slope=2.0, intercept=-1.0, noise_std=3.0, low=-5.0, high=5.0, seed=0):

@@ -65,23 +65,43 @@ def test_quartic_data_is_the_six_points():
     assert y[[0, 2], 0].tolist() == pytest.approx([-3.0, 3.0])  # -16 + 12 + 1 and -1 + 3 + 1
 
 
-def test_two_blobs_are_seeded_balanced_and_split_in_half():
-    (x_train, y_train), (x_test, y_test) = toy.two_blobs_data(num_points=1000, seed=2)
-    assert x_train.shape == x_test.shape == (500, 2) and x_train.dtype == np.float32
-    assert y_train.dtype == np.int64 and set(np.unique(y_train)) == {0, 1}
-    assert np.bincount(np.concatenate([y_train, y_test])).tolist() == [500, 500]
-    again = toy.two_blobs_data(num_points=1000, seed=2)
+def test_three_blobs_are_seeded_balanced_and_split_in_half():
+    (x_train, y_train, blob_train), (x_test, y_test, blob_test) = toy.three_blobs_data(num_points=1500, seed=2)
+    assert x_train.shape == x_test.shape == (750, 2) and x_train.dtype == np.float32
+    assert y_train.dtype == blob_train.dtype == np.int64 and set(np.unique(y_train)) == {0, 1}
+    assert np.bincount(np.concatenate([blob_train, blob_test])).tolist() == [500, 500, 500]
+    again = toy.three_blobs_data(num_points=1500, seed=2)
     assert np.array_equal(x_train, again[0][0]) and np.array_equal(y_test, again[1][1])
-    assert not np.array_equal(x_train, toy.two_blobs_data(num_points=1000, seed=3)[0][0])
+    assert np.array_equal(blob_test, again[1][2])
+    assert not np.array_equal(x_train, toy.three_blobs_data(num_points=1500, seed=3)[0][0])
 
 
-def test_two_blobs_have_the_requested_centres_and_spread():
-    (x_train, y_train), (x_test, y_test) = toy.two_blobs_data(seed=0)
+def test_three_blobs_have_the_requested_centres_spread_and_pure_outer_labels():
+    (x_train, y_train, blob_train), (x_test, y_test, blob_test) = toy.three_blobs_data(seed=0)
+    x, y, blob = (np.concatenate(pair) for pair in [(x_train, x_test), (y_train, y_test), (blob_train, blob_test)])
+    assert x.shape == (49_998, 2)
+    for k, centre in enumerate([(-3.0, -5.0), (0.0, 0.0), (5.0, 5.0)]):
+        assert np.allclose(x[blob == k].mean(axis=0), centre, atol=0.02)
+        assert np.allclose(x[blob == k].std(axis=0), 0.6, atol=0.02)
+    assert np.all(y[blob == 0] == 0) and np.all(y[blob == 2] == 1)
+
+
+def test_the_mixed_blobs_labels_are_a_fair_coin_wherever_the_point_lies():
+    (x_train, y_train, blob_train), (x_test, y_test, blob_test) = toy.three_blobs_data(num_points=300_000, seed=1)
     x, y = np.concatenate([x_train, x_test]), np.concatenate([y_train, y_test])
-    assert x.shape == (50_000, 2)
-    for k, centre in enumerate([(-3.0, -5.0), (5.0, 5.0)]):
-        assert np.allclose(x[y == k].mean(axis=0), centre, atol=0.02)
-        assert np.allclose(x[y == k].std(axis=0), 0.6, atol=0.02)
+    mixed = np.concatenate([blob_train, blob_test]) == 1
+    assert abs(y[mixed].mean() - 0.5) < 0.01  # 100,000 points: the share's standard error is 0.0016
+    # The same share on either side of the centre, along each axis and along the line between the outer blobs.
+    for direction in ([1.0, 0.0], [0.0, 1.0], [8.0, 10.0]):
+        side = x[mixed] @ np.array(direction) > 0
+        assert abs(y[mixed][side].mean() - 0.5) < 0.015 and abs(y[mixed][~side].mean() - 0.5) < 0.015
+    assert abs(np.corrcoef(x[mixed][:, 0], y[mixed])[0, 1]) < 0.015
+
+
+def test_three_blobs_take_other_label_probabilities():
+    (_, y_train, blob_train), _ = toy.three_blobs_data(num_points=30_000, label_probability=(0.2, 0.9, 0.5), seed=4)
+    for k, share in enumerate([0.2, 0.9, 0.5]):
+        assert abs(y_train[blob_train == k].mean() - share) < 0.03
 
 
 def test_linear_data_is_seeded_and_in_range():

@@ -79,8 +79,8 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
     # The README's command, in a copy: an editable install leaves the data step's outputs in the kit's
-    # folder, which the other tests keep as built. --no-compile: byte-compiling TensorFlow's files is
-    # most of pip's time and tests nothing of the kit. --report: what pip installed, wheel by wheel.
+    # folder, which the other tests keep as built. --no-compile: byte-compiling is half a minute of CPU
+    # (docs/deploy/sizing.md) and tests nothing of the kit. --report: what pip installed, wheel by wheel.
     unpacked = shutil.copytree(kit, tmp_path / kit.name)
     report = tmp_path / "pip-report.json"
     install = subprocess.run(

@@ -116,9 +116,12 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 
 # After a change of pins: constraints.txt anew, from `pip freeze` of a fresh install of every group (not .venv,
 # which keeps packages that older pins brought). pip and setuptools are left out: each Python's venv brings its own.
+# With the oldest Python 3.11 at hand (the system's, Debian 12's 3.11.2, before a pyenv one): a later one may
+# choose versions an older cannot install (soupsieve 3 needs 3.11.5), which tests/unit/test_environment.py finds.
 CONSTRAINTS_VENV := build/constraints-venv
+CONSTRAINTS_PYTHON ?= $(firstword $(wildcard /usr/bin/python3.11) $(PYTHON))
 constraints:
-	rm -rf $(CONSTRAINTS_VENV) && $(PYTHON) -m venv $(CONSTRAINTS_VENV)
+	rm -rf $(CONSTRAINTS_VENV) && $(CONSTRAINTS_PYTHON) -m venv $(CONSTRAINTS_VENV)
 	$(CONSTRAINTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e ".[instructor,hub,test]"
 	{ echo "# Every package of the course's tested set at its version: pip freeze of a fresh install of pyproject.toml's"; \
 	  echo "# pins (make constraints). pip install -c constraints.txt installs these versions and no others."; \

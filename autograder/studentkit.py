@@ -4,12 +4,11 @@ Students get the course one assignment at a time: ``--through NN`` makes the kit
 to NN, handed out when NN is released (after NN-1's deadline), and no later release or lecture
 companion that computes what a later assignment grades (``COMPANIONS``).
 
-The kit holds the release notebooks, the helper package ``bdl`` they import, the data recipe
-(``python -m bdl.data prepare``, described in ``data/README.md``), the lecture companions, a student
-README and install files pinned with the course's ``pyproject.toml``'s dependencies (the one source of
-the pins) and its ``constraints.txt`` (every package's version in the instructor's tested set), and the
-Jupyter config that leaves nbgrader's instructor extensions off (``course.jupyter_extensions``). Nothing of ``source/``, ``tests/``, ``autograder``, the gradebook or the course's
-``nbgrader_config.py`` (it imports autograder).
+The kit holds the release notebooks, the helper package ``bdl``, the data recipe (``data/README.md``),
+the lecture companions, a student README, install files pinned with ``pyproject.toml``'s dependencies
+and ``constraints.txt`` (every other package's tested version), and Jupyter config that turns nbgrader's
+instructor extensions off (``course.jupyter_extensions``). Nothing of ``source/``, ``tests/``,
+``autograder``, the gradebook or the course's ``nbgrader_config.py`` (it imports autograder).
 """
 
 import json

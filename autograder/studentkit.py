@@ -150,9 +150,9 @@ you see.
 {"Later assignments come in later kits, each when it is released." + chr(10) + chr(10) if later else ""}\
 {companion_rows}## Set-up: two commands
 
-You need Python 3.11, 3.12 or 3.13 and about 3 GB of disk, on Linux, Windows or an
-Apple-silicon Mac (TensorFlow 2.20 has no wheels for Intel Macs). In this
-folder:
+You need Python 3.11, 3.12 or 3.13 (the course is tested on 3.11) and about
+3 GB of disk, on Linux, Windows or an Apple-silicon Mac (TensorFlow 2.20 has
+no wheels for Intel Macs). In this folder:
 
 ```bash
 # 1. install the tested packages and the course's helper package, and prepare the data

@@ -12,7 +12,7 @@ ALLOW_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root)
 # Where `make kit` writes the student kit (a folder and KIT.zip); THROUGH=NN: only up to assignment NN.
 KIT ?= build/student-kit
 
-.PHONY: course test test-fast lint format lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots clean
+.PHONY: course test test-fast lint format lab data release validate grade grade-arguments bench bench-arguments kit hub screenshots constraints clean
 
 # Each step says what it does; pip and selfgrade show their progress as they go.
 course: $(VENV)/.installed data release
@@ -106,12 +106,27 @@ screenshots: $(VENV)/.installed data
 # pip's own progress: a line per package, and a bar while it installs them, which pip 25.3 draws
 # (Python 3.11's venv comes with pip 23, silent there). Without the newer pip (offline), the older one installs.
 PIP ?= pip==25.3
-$(VENV)/.installed: pyproject.toml
+# constraints.txt holds every package's version of the tested set: .venv, the student kit and the hub install with it.
+$(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check "$(PIP)" || echo "make: $(PIP) not installed; the venv's own pip shows no bar while it installs"
 	@echo "make: installing the course's pinned packages into $(VENV): about 180 packages, 3 GB, a few minutes the first time"
-	$(PY) -m pip install --disable-pip-version-check -e ".[instructor,hub,test]"
+	$(PY) -m pip install --disable-pip-version-check -c constraints.txt -e ".[instructor,hub,test]"
 	touch $@
+
+# After a change of pins: constraints.txt anew, from `pip freeze` of a fresh install of every group (not .venv,
+# which keeps packages that older pins brought). pip and setuptools are left out: each Python's venv brings its own.
+# With the oldest Python 3.11 at hand (the system's, Debian 12's 3.11.2, before a pyenv one): a later one may
+# choose versions an older cannot install (soupsieve 3 needs 3.11.5), which tests/unit/test_environment.py finds.
+CONSTRAINTS_VENV := build/constraints-venv
+CONSTRAINTS_PYTHON ?= $(firstword $(wildcard /usr/bin/python3.11) $(PYTHON))
+constraints:
+	rm -rf $(CONSTRAINTS_VENV) && $(CONSTRAINTS_PYTHON) -m venv $(CONSTRAINTS_VENV)
+	$(CONSTRAINTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -e ".[instructor,hub,test]"
+	{ echo "# Every package of the course's tested set at its version: pip freeze of a fresh install of pyproject.toml's"; \
+	  echo "# pins (make constraints). pip install -c constraints.txt installs these versions and no others."; \
+	  $(CONSTRAINTS_VENV)/bin/python -m pip freeze --all --exclude-editable | grep -viE '^(pip|setuptools)=='; } > constraints.txt
+	rm -rf $(CONSTRAINTS_VENV)
 
 clean:
 	rm -rf $(VENV) .ruff_cache .mypy_cache gradebook.db exchange submitted submitted_replaced autograded feedback grades.csv grading_status reports guides $(KIT) $(KIT).zip test-artifacts

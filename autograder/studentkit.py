@@ -4,11 +4,11 @@ Students get the course one assignment at a time: ``--through NN`` makes the kit
 to NN, handed out when NN is released (after NN-1's deadline), and no later release or lecture
 companion that computes what a later assignment grades (``COMPANIONS``).
 
-The kit holds the release notebooks, the helper package ``bdl`` they import, the data recipe
-(``python -m bdl.data prepare``, described in ``data/README.md``), the lecture companions, a student
-README and install files pinned with the course's ``pyproject.toml``'s dependencies (the one source of
-the pins). Nothing of ``source/``, ``tests/``, ``autograder``, the gradebook or the course's
-``nbgrader_config.py`` (it imports autograder).
+The kit holds the release notebooks, the helper package ``bdl``, the data recipe (``data/README.md``),
+the lecture companions, a student README, install files pinned with ``pyproject.toml``'s dependencies
+and ``constraints.txt`` (every other package's tested version), and Jupyter config that turns nbgrader's
+instructor extensions off (``course.jupyter_extensions``). Nothing of ``source/``, ``tests/``,
+``autograder``, the gradebook or the course's ``nbgrader_config.py`` (it imports autograder).
 """
 
 import json
@@ -18,11 +18,14 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+from autograder.course import jupyter_extensions
 from autograder.course.directory import REPO, assignment_named
 
 KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
 # Copied as they are, relative to the course directory (folders: every file but caches).
-CONTENT = ("data/README.md",)
+CONTENT = ("data/README.md", "constraints.txt")
+# The kit's Jupyter config, installed into the environment's etc/jupyter (its pyproject's data-files)
+JUPYTER_CONFIG = "jupyter-config"
 # The first kit each lecture companion ships in: the one released after the deadline of the
 # last assignment whose graded answer it computes (a kit through NN holds no answer of NN or later).
 COMPANIONS = {
@@ -58,14 +61,16 @@ def _toml_list(items):
 
 
 def pyproject_text(pyproject, packages):
-    """The kit's ``pyproject.toml``: it installs only ``bdl`` (``packages``), with the students' pins."""
+    """The kit's ``pyproject.toml``: it installs only ``bdl`` (``packages``, the first its top), with the
+    students' pins, and the Jupyter config into the environment's etc/jupyter. Built by hatchling: its
+    editable installs (the README's) install that config too, where setuptools' leave data-files out."""
     project = pyproject["project"]
     return f"""\
 # Installs the course's helper package bdl with the tested, pinned packages.
 # Made from the course's pyproject.toml by `python -m autograder student-kit`.
 [build-system]
-requires = ["setuptools>=68"]
-build-backend = "setuptools.build_meta"
+requires = ["hatchling>=1.26"]
+build-backend = "hatchling.build"
 
 [project]
 name = "{KIT_NAME}"
@@ -75,13 +80,23 @@ readme = "README.md"
 requires-python = "{project["requires-python"]}"
 dependencies = {_toml_list(student_requirements(pyproject))}
 
-[tool.setuptools]
-packages = {_toml_list(packages)}
+[tool.hatch.build.targets.wheel]
+packages = {json.dumps(packages[:1])}
+
+# nbgrader's instructor extensions off, the student's on: into the environment's etc/jupyter
+[tool.hatch.build.targets.wheel.shared-data]
+{_shared_data()}
 """
 
 
+def _shared_data():
+    names = jupyter_extensions.config_files()
+    return "\n".join(f'"{JUPYTER_CONFIG}/{name}" = "etc/jupyter/{name}"' for name in names)
+
+
 def environment_text(pyproject):
-    """The kit's ``environment.yml``: the students' pins, for conda."""
+    """The kit's ``environment.yml``: the students' pins and the tested set's constraints, for conda (which
+    runs pip in this folder, from a requirements file it writes here)."""
     python = pyproject["project"]["requires-python"].split(",")[0].lstrip(">=~")
     pins = "".join(f"      - {json.dumps(dep)}\n" for dep in student_requirements(pyproject))
     return f"""\
@@ -97,6 +112,8 @@ dependencies:
   - python={python}
   - pip
   - pip:
+      # every other package at the version the course was tested with
+      - "-c constraints.txt"
 {pins}      # the course's helper package bdl, editable so that its data stays in ./data
       - "-e ."
 """
@@ -133,19 +150,19 @@ you see.
 {"Later assignments come in later kits, each when it is released." + chr(10) + chr(10) if later else ""}\
 {companion_rows}## Set-up: two commands
 
-You need Python 3.11 and about 2 GB of disk, on Linux, Windows or an
-Apple-silicon Mac (TensorFlow 2.20 has no wheels for Intel Macs). In this
-folder:
+You need Python 3.11, 3.12 or 3.13 (the course is tested on 3.11) and about
+3 GB of disk, on Linux, Windows or an Apple-silicon Mac (TensorFlow 2.20 has
+no wheels for Intel Macs). In this folder:
 
 ```bash
-# 1. install the pinned packages and the course's helper package, and prepare the data
-python3.11 -m venv .venv && .venv/bin/python -m pip install -e . && .venv/bin/python -m bdl.data prepare
+# 1. install the tested packages and the course's helper package, and prepare the data
+python3 -m venv .venv && .venv/bin/python -m pip install -c constraints.txt -e . && .venv/bin/python -m bdl.data prepare
 # 2. open JupyterLab
 .venv/bin/jupyter lab
 ```
 
 On Windows the same two commands are
-`py -3.11 -m venv .venv && .venv\\Scripts\\python -m pip install -e . && .venv\\Scripts\\python -m bdl.data prepare`
+`py -3 -m venv .venv && .venv\\Scripts\\python -m pip install -c constraints.txt -e . && .venv\\Scripts\\python -m bdl.data prepare`
 and `.venv\\Scripts\\jupyter lab`. With conda:
 `conda env create -f environment.yml && conda activate bdl-course && python -m bdl.data prepare`,
 then `jupyter lab`.
@@ -284,6 +301,9 @@ def build_kit(out, root=REPO, through=None):
         (staging / "pyproject.toml").write_text(pyproject_text(pyproject, packages))
         (staging / "environment.yml").write_text(environment_text(pyproject))
         (staging / ".gitignore").write_text(GITIGNORE)
+        for name, text in jupyter_extensions.config_files().items():
+            (staging / JUPYTER_CONFIG / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / JUPYTER_CONFIG / name).write_text(text)
         zip_staging = staging.parent / zip_path.name
         _write_zip(staging, zip_staging)
         if out.exists():

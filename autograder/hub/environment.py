@@ -13,11 +13,14 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
+from autograder.course import jupyter_extensions
 from autograder.course.directory import REPO
 from autograder.hub.command import run_command
 from autograder.hub.settings import HubError, course_config
 
 PROXY_PACKAGE = REPO / "deploy" / "proxy"
+# every package's version in the tested set (make constraints): the hub's environment installs these
+CONSTRAINTS = REPO / "constraints.txt"
 # pyproject's optional groups the hub's environment takes beside its dependencies (every student's server
 # and kernel, and the course's service, where the staff grade, and JupyterHub itself); not ``test``: pytest, nbval
 # and Playwright are the course repository's, never a student's.
@@ -76,9 +79,10 @@ def left_out(pyproject=None):
 
 
 def environment_key(pins):
-    """What the hub's environment's marker holds: a digest of its requirements (pins and groups) and of
-    ``bdl``. Another key, and install_environment installs again."""
-    return hashlib.sha256("\n".join(pins).encode() + b"\0" + _digest(REPO / "bdl").encode()).hexdigest()
+    """What the hub's environment's marker holds: a digest of its requirements (pins and groups), of the
+    constraints and of ``bdl``. Another key, and install_environment installs again."""
+    text = "\n".join(pins).encode() + b"\0" + CONSTRAINTS.read_bytes()
+    return hashlib.sha256(text + b"\0" + _digest(REPO / "bdl").encode()).hexdigest()
 
 
 def install_environment(settings, log=print):
@@ -100,7 +104,7 @@ def install_environment(settings, log=print):
         requirements.write("\n".join(pins) + "\n")
         requirements.flush()
         run_command(
-            [python, "-m", "pip", "install", "--quiet", "-r", requirements.name],
+            [python, "-m", "pip", "install", "--quiet", "-c", str(CONSTRAINTS), "-r", requirements.name],
             "installing the course's pinned packages in the hub's environment",
         )
     # an environment installed when the hub took every pin holds the tests' packages: they go (pip skips
@@ -133,11 +137,15 @@ def write_user_config(settings):
         f"c.Exchange.root = {settings.exchange!r}\n"
         "c.Authenticator.plugin_class = 'nbgrader.auth.JupyterHubAuthPlugin'\n"
     )
+    # nbgrader's instructor extensions off for everyone (the environment's own config folder), back on in
+    # the course's service, whose folder Jupyter reads first
+    jupyter_extensions.write_config(folder)
     # The course's service only: JupyterLab's Nbgrader > Formgrader shows formgrader in a frame of the same
     # server, which JupyterHub's default (frame-ancestors 'none', since 4.1) leaves blank. 'self' lets a page
     # of this hub frame it; students' servers keep 'none'.
     course = Path(course_config(settings))
     course.mkdir(mode=0o755, exist_ok=True)
+    jupyter_extensions.write_config(course, instructor=True)
     (course / "jupyter_server_config.json").write_text(
         json.dumps(
             {"ServerApp": {"tornado_settings": {"headers": {"Content-Security-Policy": "frame-ancestors 'self'"}}}}

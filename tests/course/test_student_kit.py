@@ -14,7 +14,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from autograder import studentkit
-from autograder.course import cells
+from autograder.course import cells, jupyter_extensions
 from autograder.course.directory import REPO, assignments
 from autograder.course.leaks import secrets_from, solution_lines, telling
 from tests.support.scan import course_secrets, scan_folder
@@ -22,7 +22,17 @@ from tests.support.scan import course_secrets, scan_folder
 RELEASES = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "release").glob("*/*.ipynb"))
 COMPANIONS = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "notebooks").glob("*.ipynb"))
 BDL = sorted(path.relative_to(REPO).as_posix() for path in (REPO / "bdl").rglob("*.py"))
-REQUIRED = ["README.md", "pyproject.toml", "environment.yml", "data/README.md", *BDL, *RELEASES, *COMPANIONS]
+REQUIRED = [
+    "README.md",
+    "pyproject.toml",
+    "environment.yml",
+    "constraints.txt",
+    "data/README.md",
+    *BDL,
+    *RELEASES,
+    *COMPANIONS,
+]
+REQUIRED += [f"{studentkit.JUPYTER_CONFIG}/{name}" for name in jupyter_extensions.config_files()]
 # The instructor's side of the course: never in a student's hands.
 ABSENT = [
     "source/",
@@ -92,7 +102,7 @@ def test_kit_holds_what_students_need_and_nothing_else(kit):
     assert [name for name in files if name.startswith("bdl/")] == BDL
     allowed = set(REQUIRED) | {".gitignore"}
     assert set(files) <= allowed, sorted(set(files) - allowed)
-    for name in RELEASES + COMPANIONS + BDL + ["data/README.md"]:
+    for name in RELEASES + COMPANIONS + BDL + ["data/README.md", "constraints.txt"]:
         assert (kit / name).read_bytes() == (REPO / name).read_bytes(), f"{name} differs from the course's"
 
 
@@ -272,13 +282,10 @@ def test_student_pins_are_the_course_dependencies_and_no_optional_group(kit):
     assert {"pytest", "playwright", "psutil", "jupyterhub"} <= dropped
     assert not dropped & {canonicalize_name(Requirement(dep).name) for dep in course["project"]["dependencies"]}
     assert student["project"]["requires-python"] == course["project"]["requires-python"]
-    packages = student["tool"]["setuptools"]["packages"]
-    assert packages == [
-        ".".join(path.parent.relative_to(REPO).parts) for path in sorted((REPO / "bdl").rglob("__init__.py"))
-    ]
+    assert student["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["bdl"]
     environment = yaml.safe_load((kit / "environment.yml").read_text())
     [pip] = [dep["pip"] for dep in environment["dependencies"] if isinstance(dep, dict)]
-    assert pip == student["project"]["dependencies"] + ["-e ."]
+    assert pip == ["-c constraints.txt"] + student["project"]["dependencies"] + ["-e ."]
     # Nothing students run imports a package of an optional group, and every kept one is imported or
     # is what the notebooks run in (JupyterLab, nbgrader's Validate, Keras 2 for TFP, the
     # Jupyter server's MathJax for the feedback pages, the version of TensorFlow's ml_dtypes that

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.hub.environment import PROXY_PACKAGE, hub_requirements, shared_python
+from autograder.hub.environment import CONSTRAINTS, PROXY_PACKAGE, hub_requirements, shared_python
 from tests.support.system_packages import require
 
 # Outside the temporary folder, which may be emptied at any boot and where any user may have made a
@@ -46,14 +46,16 @@ def _key(*parts):
 
 
 def cache_keys():
-    """{name in HUB_DIR: its cache key}: the environment's, from the pins and the Python it is made
-    with (``bdl``, copied in by ``hub`` whenever it changes, is no part of it); the proxy's, from
+    """{name in HUB_DIR: its cache key}: the environment's, from the pins, the constraints and the Python
+    it is made with (``bdl``, copied in by ``hub`` whenever it changes, is no part of it); the proxy's, from
     its package files."""
     pins = hub_requirements()
     python = shared_python()
     version = subprocess.run([python, "--version"], capture_output=True, text=True, check=True).stdout
     return {
-        "venv": _key(*pins, python, version, str(HUB_DIR)),  # its scripts name HUB_DIR/venv/bin/python
+        "venv": _key(
+            *pins, CONSTRAINTS.read_text(), python, version, str(HUB_DIR)
+        ),  # its scripts name HUB_DIR/venv/bin/python
         "proxy": _key(*((PROXY_PACKAGE / name).read_text() for name in ("package.json", "package-lock.json"))),
     }
 

@@ -42,8 +42,9 @@ from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
 from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.process import START_SECONDS, HubProcess
-from autograder.hub.settings import HubSettings
+from autograder.hub.settings import HubSettings, course_config, hub_environment
 from tests.support.hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
+from tests.support.jupyter_extensions import INSTRUCTORS, STUDENTS, enabled
 from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
 
 pytestmark = [
@@ -885,6 +886,16 @@ def test_the_course_service_has_the_staffs_limits(hub, instructor, students):
 
     assert memory(hub.course_account) == int(hub.settings.staff_memory_gib * 2**30)
     assert memory(hub.students["a"]) == memory(hub.instructor) == int(hub.settings.memory_gib * 2**30)
+
+
+def test_students_servers_have_nbgraders_student_extensions_and_the_course_service_all(hub):
+    """As the hub's environment loads them: a student's server, formgrader and the course list off; the
+    course's service, with its own config folder first (settings.course_environment), every one."""
+    python = f"{hub.settings.venv}/bin/python"
+    student = {**hub_environment(hub.settings), "HOME": str(HUB_DIR)}
+    assert enabled(python, student, cwd=HUB_DIR) == STUDENTS
+    service = {**student, "JUPYTER_CONFIG_PATH": course_config(hub.settings)}
+    assert enabled(python, service, cwd=HUB_DIR) == INSTRUCTORS
 
 
 def test_the_hubs_secrets_and_roster_are_roots_alone(hub):

@@ -1,4 +1,5 @@
-"""The student kit on a student's machine: a fresh venv, ``pip install`` of the kit, and a release
+"""The student kit on a student's machine: a fresh venv, the README's ``pip install`` of the kit (one
+TensorFlow, every package at the tested version, nbgrader's student extensions only), and a release
 notebook run in the kit's own kernel (blank: its first test fails; answered: every test passes)."""
 
 import json
@@ -16,6 +17,7 @@ import pytest
 from autograder import studentkit
 from autograder.course import cells
 from autograder.course.directory import REPO
+from tests.support.jupyter_extensions import STUDENTS, enabled
 
 
 @pytest.fixture(scope="module")
@@ -71,28 +73,43 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     env = {
         key: value
         for key, value in os.environ.items()
-        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "BDL_FAST", "NBGRADER_EXECUTION")
+        if key not in ("PYTHONPATH", "VIRTUAL_ENV", "BDL_FAST", "NBGRADER_EXECUTION", "JUPYTER_CONFIG_PATH")
     }
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, env=env, timeout=300)
-    # pip builds in the folder it installs from (build/, *.egg-info): a copy keeps the module's kit
-    # as built for the other tests. --no-compile: byte-compiling TensorFlow's files is most of
-    # pip's time and tests nothing of the kit.
+    # The README's command, in a copy: an editable install leaves the data step's outputs in the kit's
+    # folder, which the other tests keep as built. --no-compile: byte-compiling is half a minute of CPU
+    # (docs/deploy/sizing.md) and tests nothing of the kit. --report: what pip installed, wheel by wheel.
     unpacked = shutil.copytree(kit, tmp_path / kit.name)
+    report = tmp_path / "pip-report.json"
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(unpacked)],
+        [str(python), "-m", "pip", "install", "--quiet", "--no-compile", "--report", str(report)]
+        + ["-c", "constraints.txt", "-e", "."],
         capture_output=True,
         text=True,
         env=env,
         timeout=3600,
-        cwd=tmp_path,
+        cwd=unpacked,
     )
     seconds = time.perf_counter() - start
     print(f"\nfresh venv and pip install of the student kit: {seconds:.0f} s")
     assert install.returncode == 0, install.stderr[-3000:]
 
-    # installed, not editable: bdl comes from the venv; the instructor's packages are not there
+    # one TensorFlow (tf-keras requires `tensorflow`: a `tensorflow-cpu` beside it is a second copy)
+    wheels = [item["download_info"]["url"] for item in json.loads(report.read_text())["install"]]
+    assert len([url for url in wheels if Path(url).name.startswith(("tensorflow-", "tensorflow_cpu-"))]) == 1, wheels
+    # every package at the version of the instructor's tested set (constraints.txt, the course's .venv)
+    freeze = subprocess.run(
+        [str(python), "-m", "pip", "freeze", "--all", "--exclude-editable"], capture_output=True, text=True, env=env
+    ).stdout.splitlines()
+    tested = set((REPO / "constraints.txt").read_text().splitlines())
+    untested = [line for line in freeze if line not in tested and line.split("==")[0] not in ("pip", "setuptools")]
+    assert not untested, f"the kit installed versions the course did not test: {untested}"
+    # nbgrader's student extensions (the assignment list, Validate), none of the instructor's
+    assert enabled(python, env, cwd=tmp_path) == STUDENTS
+
+    # bdl comes from the kit's folder (editable); the instructor's packages are not there
     where = subprocess.run(
         [str(python), "-c", "import bdl, bdl.checks, bdl.data, bdl.figures.calibration; print(bdl.__file__)"],
         capture_output=True,
@@ -100,7 +117,7 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
         env=env,
         cwd=tmp_path,
     )
-    assert where.returncode == 0 and where.stdout.startswith(str(venv)), where.stdout + where.stderr[-2000:]
+    assert where.returncode == 0 and where.stdout.startswith(str(unpacked)), where.stdout + where.stderr[-2000:]
     for module in ("autograder", "pytest", "nbval"):
         missing = subprocess.run([str(python), "-c", f"import {module}"], capture_output=True, env=env, cwd=tmp_path)
         assert missing.returncode != 0, f"{module} is installed in the student's environment"

@@ -1,5 +1,6 @@
 """environment.yml (conda) and pyproject.toml (pip) pin the same tested set: the conda environment is the
-instructor's full set, pyproject's dependencies and every optional group (what `make` installs)."""
+instructor's full set, pyproject's dependencies and every optional group (what `make` installs).
+constraints.txt holds that set's every package at its version, and this environment is that set."""
 
 import subprocess
 import sys
@@ -17,6 +18,8 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 ENVIRONMENT = yaml.safe_load((ROOT / "environment.yml").read_text())
+# what each Python's venv brings itself, left out of constraints.txt (Makefile: constraints)
+INSTALLER = {"pip", "setuptools"}
 # every pin of pyproject.toml: the dependencies, then each optional group's
 ALL_PINS = PYPROJECT["dependencies"] + [dep for group in PYPROJECT["optional-dependencies"].values() for dep in group]
 
@@ -53,6 +56,7 @@ def test_environment_yml_header():
     conda, pip = conda_deps()
     assert "pip" in conda
     assert "-e ." in pip, "environment.yml must install the course's packages with '-e .'"
+    assert "-c constraints.txt" in pip, "environment.yml must install the tested set (-c constraints.txt)"
 
 
 def test_same_requirements_as_pyproject():
@@ -117,3 +121,57 @@ def test_the_autograder_script_is_python_m_autograder_and_exits_with_its_code(tm
     result = subprocess.run([str(script), "student-kit", str(tmp_path)], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2, result.stderr
     assert "exists and is not a student kit" in result.stderr
+
+
+def constraints():
+    """{canonical name: Version} of constraints.txt."""
+    lines = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if not line.startswith("#")]
+    found = {}
+    for line in lines:
+        req = Requirement(line)
+        assert canonicalize_name(req.name) not in found, f"{req.name} twice in constraints.txt"
+        found[canonicalize_name(req.name)] = pinned_version(req)
+    return found
+
+
+def test_constraints_hold_every_pin_at_its_version():
+    held = constraints()
+    wrong = [
+        f"{req.name}: pinned {req.specifier}, constraints.txt {held.get(canonicalize_name(req.name))}"
+        for req in pins()
+        if held.get(canonicalize_name(req.name)) != pinned_version(req)
+    ]
+    assert not wrong, "constraints.txt is not the pins' set; run `make constraints`:\n" + "\n".join(wrong)
+    assert not INSTALLER & set(held), "constraints.txt must leave pip and setuptools to each Python"
+
+
+def test_this_environment_is_the_constraints_set():
+    """The tested environment (what `make` installs with -c constraints.txt) holds every package of
+    constraints.txt at its version and nothing else: a pin changed or added without `make constraints`
+    (say an unpinned new dependency) fails here."""
+    installed = {canonicalize_name(dist.metadata["Name"]): Version(dist.version) for dist in metadata.distributions()}
+    installed = {name: version for name, version in installed.items() if name not in INSTALLER | {"bdl-course"}}
+    held = constraints()
+    wrong = [
+        f"{name}: installed {installed.get(name)}, constraints.txt {held.get(name)}"
+        for name in sorted(set(installed) | set(held))
+        if installed.get(name) != held.get(name)
+    ]
+    assert not wrong, (
+        "this environment is not constraints.txt's set: `make` installs it; after a change of pins, "
+        "`make constraints` first:\n" + "\n".join(wrong)
+    )
+
+
+def test_every_constrained_package_runs_on_the_oldest_python_the_course_takes():
+    """A package's newer release may need a later 3.11 than pyproject's floor (soupsieve 3 needs 3.11.5,
+    Debian 12 has 3.11.2): constraints.txt is made with the oldest Python at hand, and this checks it."""
+    [oldest] = [Version(spec.version) for spec in SpecifierSet(PYPROJECT["requires-python"]) if spec.operator == ">="]
+    held = constraints()
+    refused = []
+    for dist in metadata.distributions():
+        name = canonicalize_name(dist.metadata["Name"])
+        needs = dist.metadata["Requires-Python"]
+        if name in held and needs and oldest not in SpecifierSet(needs):
+            refused.append(f"{name} {dist.version}: Requires-Python {needs}")
+    assert not refused, f"not installable on Python {oldest}:\n" + "\n".join(refused)

@@ -49,8 +49,8 @@ LOG_JOINT = Function(
     (
         Mistake(
             "one_number",
-            "Your log joint is one number for the whole batch; the spec asks for one value per weight vector, "
-            "a tensor of shape [B].",
+            "Your log joint is one number for the whole batch; the spec asks for one value per weight vector "
+            "of the batch.",
             lambda f: np.shape(_joint(f)) != (2,),
         ),
         Mistake(
@@ -133,18 +133,20 @@ DROPOUT = Function(
         ),
         Mistake(
             "shape_kept",
-            "Your mean or variance keeps the model's output shape [N, 1]; the spec asks for arrays of shape [N].",
+            "Your mean or variance keeps the model's trailing axis of size one; the spec asks for flat arrays, "
+            "one value per input.",
             lambda f: any(np.shape(part) == (3, 1) for part in _moments(f)),
         ),
         Mistake(
             "dropout_off",
-            "Your mean seems to be the network's output with dropout off: call the model with training=True, so "
-            "that every pass draws a new dropout mask.",
+            "Your mean seems to be the network's output with dropout off: call the model in training mode, as "
+            "the spec says, so that every pass draws a new dropout mask.",
             lambda f: same(np.ravel(_moments(f)[0]), _DROP_PLAIN[:, 0]),
         ),
         Mistake(
             "ddof_one",
-            "Your variance over the passes seems to divide by T - 1; the spec divides by T.",
+            "Your variance over the passes seems to divide by one less than the number of passes; the spec "
+            "divides by the number of passes.",
             lambda f: _variance_is(f, _PASSES.var(axis=0, ddof=1) + _DROP_NOISE**2),
         ),
         Mistake(
@@ -281,34 +283,35 @@ CONFORMAL = Function(
     (
         Mistake(
             "sorts_in_place",
-            "Your quantile sorts the scores array it is given: leave it unchanged (np.sort makes a sorted copy).",
+            "Your quantile sorts the scores array it is given: leave it unchanged (sort a copy).",
             lambda f: changes_its_arguments(lambda scores: f(scores, 0.4), _FIVE),
         ),
         Mistake(
             "plain_quantile",
-            "Your quantile seems to be the plain empirical quantile of the scores at level 1 - alpha; the spec "
-            "takes a given rank of the sorted scores.",
+            "Your quantile seems to be the plain empirical quantile of the scores at level one minus alpha; the "
+            "spec takes a given rank of the sorted scores.",
             lambda f: same(_q(f, _FIVE, 0.4), 3.4) and same(_q(f, _TEN, 0.65), np.quantile(_TEN, 0.35)),
         ),
         Mistake(
             "floor",
-            "Your rank seems to round (n + 1)(1 - alpha) down; the spec rounds it up.",
+            "Your rank seems to be rounded down; the spec rounds it up.",
             lambda f: same(_q(f, _FIVE, 0.4), 3.0) and same(_q(f, _TEN, 0.65), 3.0),
         ),
         Mistake(
             "n_not_n_plus_one",
-            "Your rank seems to use n(1 - alpha); the spec's rank is (n + 1)(1 - alpha), rounded up.",
+            "Your rank seems to count the calibration scores alone; the spec counts the fresh point too, one "
+            "more than the scores.",
             lambda f: same(_q(f, _FIVE, 0.4), 3.0) and same(_q(f, _TEN, 0.65), 4.0),
         ),
         Mistake(
             "rank_too_high",
-            "Your quantile seems to be one rank too high: the k-th smallest score is at index k - 1 of the "
-            "sorted scores.",
+            "Your quantile seems to be one rank too high: counting from one, the k-th smallest score sits at "
+            "index k minus one of the sorted scores.",
             lambda f: same(_q(f, _FIVE, 0.4), 5.0),
         ),
         Mistake(
             "no_infinity",
-            "With too few scores your quantile returns a finite score; the spec asks for np.inf then.",
+            "With too few scores your quantile returns a finite score; the spec asks for infinity then.",
             # last: the other mistakes are finite here too
             lambda f: np.isfinite(_q(f, _FIVE, 0.1)),
         ),

@@ -65,6 +65,19 @@ LOG_JOINT = Function(
             _no_gradient,
         ),
         Mistake(
+            "targets_as_column",
+            "Your log-likelihood seems to compare each output with every target, not with its own: make the "
+            "targets a row, one entry per point, before comparing them with each weight vector's outputs.",
+            # B = N = 2 here, so the broadcast runs: each vector's value is N times one point's log density
+            lambda f: same(
+                _joint(f),
+                len(_Y) * (-(_Y[:, 0].astype(np.float64) ** 2) / (2 * _NOISE**2) - np.log(_NOISE * np.sqrt(2 * np.pi)))
+                + _PRIOR_CONSTANT,
+                rtol=1e-4,
+                atol=1e-3,
+            ),
+        ),
+        Mistake(
             "likelihood_constant",
             "Your log-likelihood seems to lack its normalising constant: every Gaussian density has one, and the "
             "spec asks for every constant.",

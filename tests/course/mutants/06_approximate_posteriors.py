@@ -47,6 +47,12 @@ MUTANTS = {
         ),
         ("variance for sd in the likelihood", "tfd.Normal(outputs, noise_std)", "tfd.Normal(outputs, noise_std ** 2)"),
         ("prior left out", "return log_likelihood + log_prior", "return log_likelihood"),
+        # Right in shape only when B equals N (as in the visible test), where each output meets every target.
+        (
+            "targets kept as a column",
+            "targets = tf.transpose(tf.convert_to_tensor(y, tf.float32))",
+            "targets = tf.convert_to_tensor(y, tf.float32)",
+        ),
         (
             "mean over the points, not the sum",
             "log_likelihood = tf.reduce_sum(",
@@ -314,6 +320,7 @@ DIAGNOSES = {
         "prior without its normalising constant": "prior_constant",
         "variance for sd in the likelihood": "variance_for_sd",
         "prior left out": "no_prior",
+        "targets kept as a column": "targets_as_column",
         "mean over the points, not the sum": "mean_not_sum",
         "summed over the batch too": "one_number",
         "float64 result": "not_float32",

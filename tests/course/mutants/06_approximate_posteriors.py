@@ -33,6 +33,11 @@ CONFORMAL_BODY = (
     "    return float(scores[k - 1]) if k <= len(scores) else float(np.inf)\n"
 )
 
+# Whole bodies without their last newline: a handed-in notebook (``cells.answered``) ends the cell there.
+LOG_JOINT_BODY, DROPOUT_BODY, LAPLACE_BODY, W2_BODY, CONFORMAL_BODY = (
+    body.rstrip("\n") for body in (LOG_JOINT_BODY, DROPOUT_BODY, LAPLACE_BODY, W2_BODY, CONFORMAL_BODY)
+)
+
 MUTANTS = {
     "log_joint": [
         (
@@ -70,8 +75,8 @@ MUTANTS = {
         ),
         (
             "through NumPy: no gradient",
-            "    return log_likelihood + log_prior\n",
-            "    return tf.constant((log_likelihood + log_prior).numpy())\n",
+            "    return log_likelihood + log_prior",
+            "    return tf.constant((log_likelihood + log_prior).numpy())",
         ),
     ],
     "mc_dropout_moments": [

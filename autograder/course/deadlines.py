@@ -89,10 +89,16 @@ def parse_due(text):
 def handed_in(submission):
     """Whether a gradebook submission was handed in (graded, or refused at zero), rather than made
     only to hold an extension before the student handed anything in."""
-    return submission.timestamp is not None or any(
-        grade.auto_score is not None or grade.manual_score is not None
-        for notebook in submission.notebooks
-        for grade in notebook.grades
+    # A refused hand-in (another assignment's notebook, an empty one) has neither a time nor a score, but
+    # no extension either: only a row with an extension and nothing else is a placeholder.
+    return (
+        submission.extension is None
+        or submission.timestamp is not None
+        or any(
+            grade.auto_score is not None or grade.manual_score is not None
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+        )
     )
 
 

@@ -43,6 +43,8 @@ STRINGS = {tokenize.STRING} | {
     getattr(tokenize, name) for name in ("FSTRING_START", "FSTRING_MIDDLE", "FSTRING_END") if hasattr(tokenize, name)
 }
 WORD = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\S")
+# Between cells; each cell is tokenized on its own, so one unfinished cell spoils no other's statements.
+CELL_BREAK = "\n\n# ----\n\n"
 
 
 @dataclass
@@ -61,7 +63,7 @@ def _code_cells(notebook, answer_ids=None):
 
 
 def _text(notebook_cells):
-    return "".join((cells.cell_text(cell) or "") + "\n\n" for cell in notebook_cells)
+    return "".join((cells.cell_text(cell) or "") + CELL_BREAK for cell in notebook_cells)
 
 
 def answer_code(root, assignment):
@@ -90,9 +92,22 @@ def answer_code(root, assignment):
 
 
 def statements(code):
-    """[[(token, start offset, end offset)]]: ``code``'s logical lines as normalised tokens. Code that
-    Python's tokenizer gives up on is read line by line, a word or a character a token."""
-    starts = list(itertools.accumulate((len(line) for line in code.splitlines(keepends=True)), initial=0))
+    """[[(token, start offset, end offset)]]: ``code``'s logical lines as normalised tokens, each cell
+    (``CELL_BREAK``) on its own. Every name is "V" but keywords, builtins and attributes, every string
+    "S"; a cell Python's tokenizer gives up on is read line by line, a word or a character a token."""
+    found, offset = [], 0
+    for cell in code.split(CELL_BREAK):
+        found += _cell_statements(cell, offset)
+        offset += len(cell) + len(CELL_BREAK)
+    return found
+
+
+def _name(text, previous):
+    return "V" if text not in KEPT_NAMES and previous != "." else text
+
+
+def _cell_statements(code, offset):
+    starts = list(itertools.accumulate((len(line) for line in code.splitlines(keepends=True)), initial=offset))
     found, line, previous = [], [], ""
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
@@ -102,20 +117,23 @@ def statements(code):
             if token.type in SKIPPED or token.type == tokenize.ENDMARKER:
                 continue
             text = token.string
-            if token.type == tokenize.NAME and text not in KEPT_NAMES and previous != ".":
-                text = "V"
+            if token.type == tokenize.NAME:
+                text = _name(text, previous)
             elif token.type in STRINGS:
                 text = "S"
             line.append((text, starts[token.start[0] - 1] + token.start[1], starts[token.end[0] - 1] + token.end[1]))
             previous = token.string
     except (tokenize.TokenError, SyntaxError):
-        return [
-            [
-                (word.group() if not word.group()[0].isalpha() else "V", start + word.start(), start + word.end())
-                for word in WORD.finditer(text)
+        found, line = [], []
+        for start, text in zip(starts, code.splitlines(keepends=True)):
+            words = [(word.group(), start + word.start(), start + word.end()) for word in WORD.finditer(text)]
+            line = [
+                (_name(w, words[i - 1][0] if i else "") if w[0].isalpha() or w[0] == "_" else w, a, b)
+                for i, (w, a, b) in enumerate(words)
             ]
-            for start, text in zip(starts, code.splitlines(keepends=True))
-        ]
+            if line:
+                found.append(line)
+        return found
     return found + ([line] if line else [])
 
 

@@ -6,14 +6,13 @@ counts from the time it recorded (the exchange's ``timestamp.txt``). The policy,
 notebook's points per started day late up to a cap, is kept in ``late_penalties.json`` in the course
 directory; none set, none lost. The penalty goes into nbgrader's ``late_submission_penalty``, which
 its feedback and export subtract, computed again whenever what it depends on changes (a grading run,
-a due date, policy or extension, a report after hand grading). nbgrader's ``LateSubmissionPlugin``
+a due date, policy or extension, a report or feedback after hand grading). nbgrader's ``LateSubmissionPlugin``
 runs only inside autograde, and sees the score alone.
 """
 
 import datetime
 import json
 import math
-import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -21,8 +20,8 @@ from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course.cli import course_options, db_url
-from autograder.course.directory import check_assignment, check_result, make_api
-from autograder.course.gradebook import how_late, late_text
+from autograder.course.directory import check_result, make_api, slug
+from autograder.course.gradebook import handed_in, how_late, late_text
 
 POLICY_FILE = "late_penalties.json"
 DAY = 86400.0
@@ -81,25 +80,11 @@ def parse_due(text):
     """A due date given as ISO 8601 (``2026-03-01T23:59+01:00``; without an offset, UTC), as the
     gradebook keeps it (naive UTC); ValueError in one line."""
     try:
+        if "T" not in text.upper() and " " not in text.strip():
+            raise ValueError  # a date alone would be midnight UTC, most likely a day early
         return utils.parse_utc(datetime.datetime.fromisoformat(text))
     except ValueError:
         raise ValueError(f"--due {text!r} is not an ISO 8601 date and time, e.g. 2026-03-01T23:59+01:00") from None
-
-
-def handed_in(submission):
-    """Whether a gradebook submission was handed in (graded, or refused at zero), rather than made
-    only to hold an extension before the student handed anything in."""
-    # A refused hand-in (another assignment's notebook, an empty one) has neither a time nor a score, but
-    # no extension either: only a row with an extension and nothing else is a placeholder.
-    return (
-        submission.extension is None
-        or submission.timestamp is not None
-        or any(
-            grade.auto_score is not None or grade.manual_score is not None
-            for notebook in submission.notebooks
-            for grade in notebook.grades
-        )
-    )
 
 
 def apply(db_url, root, assignment, policy=None):
@@ -154,8 +139,17 @@ def grant(db_url, root, assignment, student, days=0.0, hours=0.0):
         )
     with Gradebook(db_url) as gradebook:
         try:
-            gradebook.find_submission(assignment, student)
+            submission = gradebook.find_submission(assignment, student)
         except MissingEntry:
+            submission = None
+        if days == hours == 0:
+            if submission is not None and not handed_in(submission):
+                # the row held only the extension: without it, it would read as an empty hand-in
+                gradebook.remove_submission(assignment, student)
+            elif submission is not None:
+                gradebook.grant_extension(assignment, student, days=0, hours=0)
+            return apply(db_url, root, assignment)
+        if submission is None:
             gradebook.update_or_create_student(student)
             gradebook.add_submission(assignment, student)
         gradebook.grant_extension(assignment, student, days=days, hours=hours)
@@ -182,7 +176,6 @@ def summary(db_url, root, assignment):
 
 
 def _deadline(args):
-    check_assignment(args.assignment, args.root)
     url = db_url(args)
     due = parse_due(args.due) if args.due else None
     if due is not None or args.per_day is not None or args.cap is not None:
@@ -192,8 +185,7 @@ def _deadline(args):
 
 
 def _extension(args):
-    check_assignment(args.assignment, args.root)
-    if not re.fullmatch(r"[A-Za-z0-9_.-]+", args.student):  # as ``grade`` names students
+    if slug(args.student) != args.student:  # as ``grade`` names students
         raise ValueError(f"not a student id (letters, digits, '_', '.', '-'): {args.student!r}")
     url = db_url(args)
     grant(url, args.root, args.assignment, args.student, args.days, args.hours)

@@ -2,6 +2,7 @@
 
 import functools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -91,6 +92,12 @@ def check_assignment(assignment, root=REPO):
         if not str(error).startswith("no assignment"):
             raise  # it names several: that message says which
         raise ValueError(f"unknown assignment {assignment!r}; known: {', '.join(known)} (or its number)") from None
+
+
+def slug(text):
+    """``text`` in letters, digits, ``_``, ``.`` and ``-``, as nbgrader and file systems take an id, or ""
+    when none is left."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.")
 
 
 def name_assignments(args):

@@ -107,15 +107,32 @@ def check_shared(url: str) -> None:
         )
 
 
+def handed_in(submission: Any) -> bool:
+    """Whether a gradebook submission was handed in (graded, or refused at zero), rather than made
+    only to hold an extension (``autograder.course.deadlines``) before the student handed anything in."""
+    # A refused hand-in (another assignment's notebook, an empty one) has neither a time nor a score, but
+    # no extension either: only a row with an extension and nothing else is a placeholder.
+    return (
+        submission.extension is None
+        or submission.timestamp is not None
+        or any(
+            grade.auto_score is not None or grade.manual_score is not None
+            for notebook in submission.notebooks
+            for grade in notebook.grades
+        )
+    )
+
+
 def check_graded(url: str, assignment: str) -> None:
-    """Raise ValueError if the gradebook at ``url`` has no ``assignment``: it is made by its first grade."""
+    """Raise ValueError if the gradebook at ``url`` holds no hand-in of ``assignment`` (a due date or an
+    extension alone makes the assignment's row, not a hand-in)."""
     with Gradebook(url) as gradebook:
         try:
-            gradebook.find_assignment(assignment)
+            graded = any(handed_in(s) for s in gradebook.assignment_submissions(assignment))
         except MissingEntry:
-            raise ValueError(
-                f"{assignment} is not graded yet: grade it first (autograder grade {assignment} ...)"
-            ) from None
+            graded = False
+    if not graded:
+        raise ValueError(f"{assignment} is not graded yet: grade it first (autograder grade {assignment} ...)")
 
 
 def notebook_points(notebook: Any) -> Points:

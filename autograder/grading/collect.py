@@ -7,7 +7,6 @@ silently: the same files again are fine (it is graded again); different files ar
 """
 
 import filecmp
-import re
 import shutil
 import tempfile
 import time
@@ -15,6 +14,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course.directory import slug
 from autograder.grading import lms_names
 
 # Larger notebooks are not submissions of this course (a zip bomb, a data dump).
@@ -39,7 +39,7 @@ class Collected:
 def student_id(text):
     """Return ``text`` as an id nbgrader and file systems accept. A hub's user names (``hub.settings.USERNAME``)
     are kept as they are."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_.") or "student"
+    return slug(text) or "student"
 
 
 def _one_of_a_tree(path, assignment, names):

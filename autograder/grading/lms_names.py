@@ -16,6 +16,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course.directory import slug
+
 MAPPING_FILE = "lms_students.csv"
 MAPPING_COLUMNS = ("nbgrader_id", "name", "canvas_id")  # a subset of report's (autograder.outputs.lms)
 
@@ -54,8 +56,7 @@ class LmsHandin:
 
 def _slug(text):
     """``text`` in letters, digits, ``_``, ``.`` and ``-`` (accents dropped), or "" when none is left."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ascii_text).strip("_.")
+    return slug(unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode())
 
 
 def _entries(folder):
@@ -180,7 +181,7 @@ def record(root, handins):
     for handin in handins:
         row = rows.setdefault(handin.student, {"nbgrader_id": handin.student})
         # a spreadsheet would run a name that starts as a formula does ("=...")
-        row["name"] = row.get("name") or ("'" + handin.name if handin.name[:1] in "=+-@" else handin.name)
+        row["name"] = row.get("name") or ("'" + handin.name if handin.name[:1] in ("=", "+", "-", "@") else handin.name)
         if handin.lms == "Canvas" and not handin.lms_id.startswith("anon_"):
             row["canvas_id"] = handin.lms_id
     columns = list(MAPPING_COLUMNS) + sorted({key for row in rows.values() for key in row} - set(MAPPING_COLUMNS))

@@ -18,12 +18,11 @@ from nbformat.v4 import new_output
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from autograder.course import cells
+from autograder.course import cells, deadlines
 from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
-from autograder.course.deadlines import handed_in
 from autograder.course.directory import REPO, make_api
-from autograder.course.gradebook import check_graded
+from autograder.course.gradebook import check_graded, handed_in
 from autograder.course.leaks import course_secrets
 from autograder.worker.examiner.verdict import STUDENTS_LINE
 from autograder.worker.guard import SKIPPED_MESSAGE
@@ -224,6 +223,7 @@ def write_feedback(root, assignment, db_url, student=None):
         root, {"CourseDirectory": {"db_url": db_url}, "GenerateFeedback": {"exporter_class": FeedbackExporter}}
     )
     written, problems = [], []
+    deadlines.apply(db_url, root, assignment)  # a hand grade since the last run may change what lateness costs
     with Gradebook(db_url) as gradebook:
         students = sorted(s.student_id for s in gradebook.assignment_submissions(assignment) if handed_in(s))
     if student is not None:

@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import cells
-from autograder.course.deadlines import handed_in
+from autograder.course.gradebook import handed_in
 from autograder.course.table import format_table
 from autograder.outputs.feedback import ANSI
 

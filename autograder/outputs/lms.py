@@ -11,8 +11,7 @@ import csv
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from autograder.course.deadlines import handed_in
-from autograder.course.gradebook import late_text
+from autograder.course.gradebook import handed_in, late_text, notebook_points
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_POINTS_POSSIBLE = "Points Possible"
@@ -93,7 +92,7 @@ def totals(gradebook, assignment, mapping=None):
     for submission in gradebook.assignment_submissions(assignment):
         if not handed_in(submission):
             continue
-        scores[submission.student_id] = max(0.0, float(submission.score) - float(submission.late_submission_penalty))
+        scores[submission.student_id] = sum(notebook_points(notebook)["score"] for notebook in submission.notebooks)
         late[submission.student_id] = late_text(submission)
         awaiting[submission.student_id] = sum(
             float(grade.max_score)

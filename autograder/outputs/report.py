@@ -15,7 +15,7 @@ from nbgrader.api import Gradebook
 
 from autograder.course import deadlines
 from autograder.course.cli import course_options, db_url
-from autograder.course.gradebook import check_graded, late_text, notebook_points
+from autograder.course.gradebook import check_graded, handed_in, late_text, notebook_points
 from autograder.course.statuses import load_statuses
 from autograder.outputs import items, lms
 
@@ -31,7 +31,7 @@ def gradebook_rows(gradebook, assignment, statuses):
             if f"{notebook.name}:{cell.name}" not in cells
         ]
     for submission in sorted(gradebook.assignment_submissions(assignment), key=lambda s: s.student_id):
-        if not deadlines.handed_in(submission):
+        if not handed_in(submission):
             continue
         for notebook in submission.notebooks:
             points = notebook_points(notebook)

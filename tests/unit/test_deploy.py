@@ -62,7 +62,7 @@ INSTRUCTOR_SECRET = "bdl-instructor"
 # What the image may copy from the repository: what a student kit holds
 # (autograder/studentkit.py keeps source/, tests/, autograder/ and the course's
 # nbgrader_config.py out of students' hands, and every student runs this image).
-COPY_ALLOWED = {"pyproject.toml", "bdl", "notebooks", "release"}
+COPY_ALLOWED = {"pyproject.toml", "constraints.txt", "bdl", "notebooks", "release"}
 COPY_FORBIDDEN = ("source", "tests", ".git", "autograder", "nbgrader_config.py")
 # Pinned in the Dockerfile but not in pyproject.toml: the single-user server,
 # whose major version must match the chart's hub.
@@ -671,6 +671,8 @@ def dockerfile_problems(text, pins):
     runs = " ".join(args for word, args in steps if word == "RUN")
     if "pyproject.toml" not in copied or not re.search(r"pyproject\.toml.*pip install", runs):
         problems.append("does not install the pins from pyproject.toml")
+    if "constraints.txt" not in copied or not re.search(r"pip install [^&]*-c \S*constraints\.txt", runs):
+        problems.append("does not install with constraints.txt (the tested versions of everything else)")
     for name, version in re.findall(r"([A-Za-z0-9][A-Za-z0-9._\-\[\]]*)==([^\s\"';,]+)", runs):
         name = canonicalize_name(name.split("[")[0])
         expected = EXTRA_PINS.get(name, pins.get(name)) or (
@@ -726,6 +728,7 @@ def test_the_dockerfile_requirements_are_pyprojects_dependencies_and_instructor_
         (("COPY bdl ./bdl", "COPY .git .git"), "students must not get"),
         (("COPY bdl ./bdl", "COPY autograder ./autograder"), "students must not get"),
         (("COPY bdl ./bdl", "COPY Makefile ./"), "not one of"),
+        (("-c /tmp/constraints.txt", ""), "does not install with constraints.txt"),
         (("jupyterhub==5.5.0", "jupyterhub==5.5.0 numpy==1.26.4"), "numpy==1.26.4, but the pin is 2.4.6"),
         (("jupyterhub==5.5.0", "jupyterhub==6.1.1"), "jupyterhub==6.1.1, but the pin is 5.5.0"),
         (("jupyterhub==5.5.0", "jupyterhub==5.5.0 requests==2.0"), "add it to pyproject.toml"),

@@ -131,3 +131,13 @@ def test_the_command_writes_the_pairs_and_the_page_shows_code_as_text(tmp_path, 
     assert "<script" not in page and "&lt;/pre&gt;&lt;script&gt;alert(1)" in page and "<mark>" in page
     assert main(["similar", "99_nothing", "--root", str(tmp_path)]) == 2
     assert "unknown assignment '99_nothing'" in capsys.readouterr().err
+
+
+def test_one_unfinished_cell_spoils_no_other_cells_statements():
+    answer = "def f(x, y):\n    d = np.mean((x - y) ** 2)\n    return np.sqrt(d) + np.log(d)\n"
+    copy = answer.replace("x", "u").replace("d", "q")
+    fingerprints = lambda code: {hash_ for hash_, _, _ in similar.fingerprints(code)}
+    whole = fingerprints(answer + similar.CELL_BREAK)
+    assert whole and whole <= fingerprints(copy + similar.CELL_BREAK + "z = (1," + similar.CELL_BREAK)
+    # read line by line, an unfinished cell is normalised as tokenized code is
+    assert fingerprints("y = np.mean((x - y) ** 2) + (") == fingerprints("q = np.mean((u - q) ** 2) + (")

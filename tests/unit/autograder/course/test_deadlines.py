@@ -1,5 +1,5 @@
 """The late-penalty rule, the due date's reading and the words for lateness; a real gradebook in a
-temporary SQLite file for the penalty applied. No kernel (the graded hand-ins: tests/system/test_deadlines.py)."""
+temporary SQLite file for the penalty applied. No kernel (the graded hand-ins: tests/system/test_late_handins.py)."""
 
 import datetime
 
@@ -7,7 +7,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.course import deadlines
-from autograder.course.gradebook import how_late
+from autograder.course.gradebook import handed_in, how_late
 
 # nbgrader's add_submission trips this SQLAlchemy warning; it is harmless (grade filters it too).
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")
@@ -22,8 +22,9 @@ def test_a_started_day_costs_a_whole_days_percentage_up_to_the_cap():
 def test_the_due_date_is_read_as_iso_8601_and_kept_in_utc():
     assert deadlines.parse_due("2026-03-01T23:59+01:00") == datetime.datetime(2026, 3, 1, 22, 59)
     assert deadlines.parse_due("2026-03-01T23:59") == datetime.datetime(2026, 3, 1, 23, 59)
-    with pytest.raises(ValueError, match="not an ISO 8601"):
-        deadlines.parse_due("friday")
+    for text in ("friday", "2026-03-01"):  # a date alone would be midnight UTC, likely a day early
+        with pytest.raises(ValueError, match="not an ISO 8601 date and time"):
+            deadlines.parse_due(text)
 
 
 def test_lateness_in_its_two_largest_units():
@@ -71,6 +72,16 @@ def test_the_penalty_follows_the_due_date_and_the_extension(tmp_path):
             "late": 2,
             "excused": 0,
         }
-        assert not deadlines.handed_in(submissions["waiting"]), "a row that only holds an extension"
-        assert all(deadlines.handed_in(submissions[s]) for s in ("early", "late", "excused"))
+        assert not handed_in(submissions["waiting"]), "a row that only holds an extension"
+        assert all(handed_in(submissions[s]) for s in ("early", "late", "excused"))
     assert deadlines.set_deadline(url, tmp_path, "a1", due=datetime.datetime(2026, 3, 4)) == {}
+
+    # An extension taken back before anything was handed in leaves no row that would read as a hand-in;
+    # none given to a student with no row makes none.
+    deadlines.grant(url, tmp_path, "a1", "waiting")
+    deadlines.grant(url, tmp_path, "a1", "typo")
+    deadlines.grant(url, tmp_path, "a1", "excused")
+    with Gradebook(url) as gradebook:
+        submissions = {s.student_id: s for s in gradebook.assignment_submissions("a1")}
+        assert sorted(submissions) == ["early", "excused", "late"]
+        assert submissions["excused"].extension is None and handed_in(submissions["excused"])

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import cells
-from autograder.course.directory import REPO, assignments, generate_release
+from autograder.course.directory import REPO, assignments, generate_release, notebook_names
 from autograder.grading.host import format_table, grade
 from autograder.grading.task import NO_SANDBOX
 from autograder.worker import bwrap
@@ -78,6 +78,8 @@ def selfgrade(root=REPO, progress=True, lanes=None, keep=None):
     names = assignments(root)
     jobs = [(assignment, kind, student) for kind, student in KINDS for assignment in names]
     say = _printer(progress)
+    # one column for the notebooks' names, as wide as the longest
+    width = max(len(f"{a}/{n}") for a in names for n in notebook_names(root, a))
     say(
         f"selfgrade: grading {len(names)} reference solutions (full marks expected) and {len(names)} blank "
         f"releases (zero expected), {lanes} at a time; a line as each is done"
@@ -110,7 +112,7 @@ def selfgrade(root=REPO, progress=True, lanes=None, keep=None):
                     rows, seconds = future.result()
                     results[futures[future]] = rows
                     for row in rows:
-                        say(progress_line(row, seconds, done, len(jobs)))
+                        say(progress_line(row, seconds, done, len(jobs), width))
             except BaseException:
                 for future in futures:
                     future.cancel()
@@ -128,7 +130,7 @@ def _printer(progress):
     return say
 
 
-def progress_line(row, seconds, done, total):
+def progress_line(row, seconds, done, total, width=40):
     """One line of selfgrade's progress: the notebook, its points (and those left to an instructor),
     how long its submission took, and "ok" or what is wrong (``selfgrade_problems``)."""
     points = f"{row['score']:g} of {row['max_score']:g} points" + (
@@ -137,7 +139,7 @@ def progress_line(row, seconds, done, total):
     problems = selfgrade_problems([row])
     verdict = "ok" if not problems else "WRONG: " + problems[0].split(": ", 1)[1]
     return (
-        f"[{done:>{len(str(total))}}/{total}] {row['assignment'] + '/' + row['notebook']:<40} "
+        f"[{done:>{len(str(total))}}/{total}] {row['assignment'] + '/' + row['notebook']:<{width}} "
         f"{row['student']:<9} {points:<36} {seconds:6.1f} s  {verdict}"
     )
 

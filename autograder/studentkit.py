@@ -35,7 +35,9 @@ COMPANIONS = {
     "02_variational_inference.ipynb": "05",
     # predictive entropy and mutual information: 02's and 04's uncertainty decompositions
     "03_known_and_unknown_classes.ipynb": "05",
-    "04_markov_chain_monte_carlo.ipynb": "01",  # HMC and TFP's mean-field VI: nothing graded
+    # HMC and TFP's mean-field VI on a line: its log posterior is a line's Gaussian log-likelihood (01
+    # grades that NLL in its first task), not 06's log_joint of a network's batch of weight vectors
+    "04_markov_chain_monte_carlo.ipynb": "01",
 }
 NOT_COPIED = ("__pycache__", ".ipynb_checkpoints", ".pytest_cache")
 # Zip entries get this fixed time so that the same kit gives the same bytes.

@@ -120,16 +120,18 @@ _PASSES = _DROP_PASSES[:, :, 0].astype(np.float64)
 _DROP_NOISE = 0.5
 
 
-def _moments(function):
+def _dropout_model():
     from bdl.questions.approximate_posteriors import KnownOutputs
 
-    return call(function, KnownOutputs(_DROP_X, _DROP_PASSES, _DROP_PLAIN), _DROP_X, 3, _DROP_NOISE)
+    return KnownOutputs(_DROP_X, _DROP_PASSES, _DROP_PLAIN)
+
+
+def _moments(function):
+    return call(function, _dropout_model(), _DROP_X, 3, _DROP_NOISE)
 
 
 def _raw_moments(function):
-    from bdl.questions.approximate_posteriors import KnownOutputs
-
-    return function(KnownOutputs(_DROP_X, _DROP_PASSES, _DROP_PLAIN), _DROP_X.copy(), 3, _DROP_NOISE)
+    return function(_dropout_model(), _DROP_X.copy(), 3, _DROP_NOISE)
 
 
 def _variance_is(function, values):

@@ -14,6 +14,8 @@ FROZEN_SHA256 = {
     "03_bayes_by_backprop.py": "c50518375cb6f94c3cb2e992de310e17b3f9df9c3f90d16b73e984c9e8b18803",
     "04_bayesian_cnn.py": "fe7a579ebc68c67ae5a280aca78ba05d0b951654d159dd3794e9c93db94f99ad",
     "05_calibration.py": "3ac9aad2e0fcb3a57967d6edd83e72d9b54e0f3e69214b21dca666d930952847",
+    # 06's, frozen later (commit 3596d1f) and judged the same way before any hint was measured on it
+    "06_approximate_posteriors.py": "e74f51cd9ef14cc3d245ada83f16f2ad753a8ed9d99f4e79636556141c4b22a8",
 }
 
 RIGHT = {
@@ -175,6 +177,56 @@ RIGHT = {
             "norm not squared": {"divides_by_the_norm"},
             "psi without tanh derivative": {"log_det_mismatch"},  # "check the derivative of tanh"
             "numpy tanh": set(),
+        },
+    },
+    "06_approximate_posteriors": {
+        "log_joint": {
+            "normalising constants dropped": {"likelihood_constant", "prior_constant"},  # both are missing
+            "mean over the points": {"mean_not_sum"},
+            "variance as the scale": {"variance_for_sd"},
+            "targets not transposed": {"targets_as_column"},
+            "float64 result": {"not_float32"},
+            # one value per vector, but each depends on the whole batch: no sentence says so
+            "prior summed over the batch": set(),
+            "NumPy arithmetic": {"no_gradient"},  # float32 NumPy: only the gradient is lost
+        },
+        "mc_dropout_moments": {
+            "variance with T - 1": {"ddof_one"},
+            "noise variance forgotten": {"no_noise"},
+            "dropout off": {"dropout_off"},
+            "standard deviation returned": {"sd_not_variance"},
+            "tensors returned": {"not_numpy"},
+            "moments over the wrong axis": set(),
+            "num_passes ignored": set(),
+        },
+        "last_layer_laplace": {
+            "prior precision forgotten": {"no_prior"},
+            "noise std not squared": {"noise_not_squared"},
+            "prior std not squared": {"prior_not_squared"},
+            "noise left out of the predictive": {"no_noise"},
+            "Phi Phi^T": set(),
+            "full predictive covariance": {"matrix_not_diagonal"},
+            "precision in the predictive": {"variance_with_precision"},
+        },
+        "gaussian_w2": {
+            "variances for stds": {"variances"},
+            "squared distance": {"no_root"},
+            "sum of the stds": {"sum_of_sds"},
+            "L1 instead of L2": {"absolute_differences"},
+            "averaged over the points": {"one_number"},
+            "tensor returned": set(),
+            "loop over zip": set(),
+        },
+        "conformal_quantile": {
+            # it never returns infinity either, but only because of the rank: "no_infinity" would send the
+            # student to an infinity branch that is already there
+            "rank ceil(n(1 - alpha))": {"n_not_n_plus_one"},
+            "np.quantile": {"plain_quantile"},
+            "index off by one": {"rank_too_high"},
+            "sorted in place": {"sorts_in_place"},
+            "rank clipped to n": {"no_infinity"},
+            "inf already at k = n": set(),
+            "scores not sorted": set(),
         },
     },
 }

@@ -41,7 +41,7 @@ def _no_gradient(function):
     weights = tf.Variable(tf.zeros((2, _D), tf.float32))
     with tf.GradientTape() as tape:
         value = function(weights, _X, _Y, _NOISE, _PRIOR)
-    return tape.gradient(value, weights) is None
+    return not tf.is_tensor(value) or tape.gradient(value, weights) is None  # a NumPy result has none
 
 
 LOG_JOINT = Function(
@@ -81,7 +81,11 @@ LOG_JOINT = Function(
             "likelihood_constant",
             "Your log-likelihood seems to lack its normalising constant: every Gaussian density has one, and the "
             "spec asks for every constant.",
-            lambda f: _is_joint(f, _LIK_KERNEL + _PRIOR_CONSTANT),
+            # the prior's constant may be missing too (at zero weights such a prior is 0), if there is a prior
+            lambda f: (
+                _is_joint(f, _LIK_KERNEL + _PRIOR_CONSTANT)
+                or (_is_joint(f, _LIK_KERNEL) and _changes_with_input_weights(f))
+            ),
         ),
         Mistake(
             "prior_constant",
@@ -93,9 +97,10 @@ LOG_JOINT = Function(
             "variance_for_sd",
             "Your likelihood seems to use the noise variance where its standard deviation belongs: the Gaussian's "
             "scale is sigma.",
-            lambda f: _is_joint(
-                f,
-                -_SQUARES / (2 * _NOISE**4) - len(_Y) * np.log(_NOISE**2 * np.sqrt(2 * np.pi)) + _PRIOR_CONSTANT,
+            # the prior's scale may be its variance too
+            lambda f: any(
+                _is_joint(f, -_SQUARES / (2 * _NOISE**4) - len(_Y) * np.log(_NOISE**2 * np.sqrt(2 * np.pi)) + prior)
+                for prior in (_PRIOR_CONSTANT, -_D * np.log(_PRIOR**2 * np.sqrt(2 * np.pi)))
             ),
         ),
         Mistake(

@@ -2,6 +2,7 @@
 starts a command that runs a hub in a process group of its own, waits for its API and stops it (the
 hub benchmark and the hub's test use it)."""
 
+import http.client
 import os
 import signal
 import subprocess
@@ -72,7 +73,7 @@ class HubProcess:
             try:
                 with urllib.request.urlopen(f"{self.url}/hub/api/", timeout=5):
                     return self
-            except OSError:
+            except (OSError, http.client.HTTPException):  # not up yet, or another program had the port
                 time.sleep(0.5)  # polling interval; the deadline decides
         raise RuntimeError(f"the hub did not answer in {timeout} s:\n{self.log_tail()}")
 

@@ -124,7 +124,7 @@ def _cell_statements(code, offset):
             line.append((text, starts[token.start[0] - 1] + token.start[1], starts[token.end[0] - 1] + token.end[1]))
             previous = token.string
     except (tokenize.TokenError, SyntaxError):
-        found, line = [], []
+        found = []
         for start, text in zip(starts, code.splitlines(keepends=True)):
             words = [(word.group(), start + word.start(), start + word.end()) for word in WORD.finditer(text)]
             line = [

@@ -142,16 +142,15 @@ def grant(db_url, root, assignment, student, days=0.0, hours=0.0):
             submission = gradebook.find_submission(assignment, student)
         except MissingEntry:
             submission = None
-        if days == hours == 0:
-            if submission is not None and not handed_in(submission):
-                # the row held only the extension: without it, it would read as an empty hand-in
-                gradebook.remove_submission(assignment, student)
-            elif submission is not None:
-                gradebook.grant_extension(assignment, student, days=0, hours=0)
-            return apply(db_url, root, assignment)
         if submission is None:
+            if days == hours == 0:
+                return apply(db_url, root, assignment)  # no extension to hold
             gradebook.update_or_create_student(student)
             gradebook.add_submission(assignment, student)
+        elif days == hours == 0 and not handed_in(submission):
+            # the row held only the extension: without it, it would read as an empty hand-in
+            gradebook.remove_submission(assignment, student)
+            return apply(db_url, root, assignment)
         gradebook.grant_extension(assignment, student, days=days, hours=hours)
     return apply(db_url, root, assignment)
 

@@ -7,10 +7,8 @@ SQLite's own backup, which is consistent while the hub writes; every file keeps 
 
 Root copies what students wrote (the exchange is everyone's) and may swap while it is copied: every entry
 is opened relative to its folder without following a link, links are copied as links, FIFOs, sockets and
-devices are left out and named, and a database is known by its place, never by its name. What a student
-leaves there is bounded too: no file larger than nbgrader collects, no sparse file (12 KiB on disk can
-read as 2 GB), and at most ``MAX_OWNER_ENTRIES`` entries and ``MAX_OWNER_BYTES`` bytes of each student's.
-Each line of what was left out is printable, its names' escapes written out.
+devices are left out and named, and a database is known by its place, never by its name. No student fills
+the backup's disk (``Bounds``, ``MAX_FILE_BYTES``, no sparse file) or its terminal (lines ``printable``).
 """
 
 import json
@@ -61,8 +59,9 @@ class Unsaid(Exception):
 
 @dataclass
 class Bounds:
-    """How much of each student's files a backup has copied. ``course`` are the uids whose files are
-    the course's own (root's, the course account's), never bounded."""
+    """How much of each student's files a backup has copied, at most ``MAX_OWNER_ENTRIES`` entries and
+    ``MAX_OWNER_BYTES`` bytes. ``course`` are the uids whose files are the course's own (root's, the
+    course account's), never bounded."""
 
     course: frozenset = frozenset()
     copied: dict = field(default_factory=dict)  # {uid: (entries, bytes)}

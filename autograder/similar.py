@@ -12,7 +12,6 @@ escapes every character of them, holds no script and loads nothing.
 
 import argparse
 import builtins
-import csv
 import hashlib
 import html
 import io
@@ -24,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.course import cells
+from autograder.course import cells, spreadsheet
 from autograder.course.directory import REPO, check_assignment, notebook_names
 from autograder.course.table import format_table
 from autograder.grading.collect import MAX_NOTEBOOK_BYTES
@@ -201,7 +200,7 @@ def _percent(share):
 
 def write_csv(pairs, path):
     with open(path, "w", newline="") as handle:
-        writer = csv.writer(handle)
+        writer = spreadsheet.Writer(handle)
         writer.writerow(COLUMNS)
         for pair in pairs:
             writer.writerow(

@@ -17,6 +17,8 @@ import sys
 
 from nbgrader.exchange.default.collect import ExchangeCollect
 
+from autograder.course.statuses import printable
+
 if sys.platform != "win32":
     import pwd
 else:  # pragma: no cover
@@ -35,15 +37,23 @@ def owner_name(uid):
 
 
 def exchange_time(path):
-    """When the folder ``path`` last changed, as nbgrader keeps times (UTC, no time zone).
+    """When anything in the folder ``path`` last changed, as nbgrader keeps times (UTC, no time zone).
 
     A submission's time. nbgrader takes it from the folder's name and keeps the ``timestamp.txt``
-    inside, both the student's to write (an earlier time than the real one, once a deadline counts).
-    The folder's status-change time (``st_ctime``) its owner can move later, by changing the folder,
-    but never earlier; collect picks each student's latest folder by it and writes it into the
-    collected ``timestamp.txt``."""
-    changed = os.lstat(path).st_ctime
-    return datetime.datetime.fromtimestamp(changed, datetime.UTC).replace(tzinfo=None)
+    inside, both the student's to write (an earlier time than the real one, once a deadline counts);
+    so is every file's modification time (``touch -d``). The status-change time (``st_ctime``) of a
+    folder or file its owner can move later, by changing it, but never earlier. A notebook rewritten
+    in place changes its own, not its folder's: so the time is the latest of the folder's and of
+    every entry's below it, found without following a link. Collect picks each student's latest
+    folder by it and writes it into the collected ``timestamp.txt``."""
+    latest, folders = os.lstat(path).st_ctime, [path]
+    while folders:  # a list, not os.walk: it would skip a folder it cannot read, and recurse
+        with os.scandir(folders.pop()) as entries:
+            for entry in entries:
+                latest = max(latest, entry.stat(follow_symlinks=False).st_ctime)
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+    return datetime.datetime.fromtimestamp(latest, datetime.UTC).replace(tzinfo=None)
 
 
 class OwnedCollect(ExchangeCollect):
@@ -100,7 +110,7 @@ class OwnedCollect(ExchangeCollect):
             path = os.path.join(self.inbound_path, record["filename"])
             reason = self._belongs(record) or _not_plain(path)
             if reason:
-                self.log.error("not collected: %s %s", record["filename"], reason)
+                self.log.error("not collected: %s", printable(f"{record['filename']} {reason}"))
             else:
                 kept.append(record)
         self.src_records = kept
@@ -113,7 +123,7 @@ class OwnedCollect(ExchangeCollect):
         try:
             copy_tree(src, dest, self.coursedir.ignore, self.coursedir.max_file_size * 1000)
         except RefusedSubmission as refused:  # changed since it was checked
-            self.log.error("not collected: %s", refused)
+            self.log.error("not collected: %s", printable(str(refused)))
             shutil.rmtree(dest, ignore_errors=True)
             return
         with open(os.path.join(dest, "timestamp.txt"), "w") as handle:  # the exchange's, not the student's

@@ -8,7 +8,6 @@ here, before any of its code runs (``_inspect``). Rows go to ``grading_status/<a
 """
 
 import contextlib
-import csv
 import shutil
 import sys
 import traceback
@@ -21,7 +20,7 @@ import nbformat
 from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
-from autograder.course import cells, deadlines, table
+from autograder.course import cells, deadlines, spreadsheet, table
 from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
@@ -333,7 +332,7 @@ def _error_rows(assignment, names, student, status):
 
 def write_csv(rows, path):
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer = spreadsheet.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
         writer.writerows(rows)
 

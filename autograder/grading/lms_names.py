@@ -7,7 +7,6 @@ Canvas user id's nbgrader id, so a student keeps one id all term; it is the stud
 ``report --students`` reads.
 """
 
-import csv
 import hashlib
 import os
 import re
@@ -16,6 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import spreadsheet
 from autograder.course.directory import slug
 
 MAPPING_FILE = "lms_students.csv"
@@ -109,7 +109,7 @@ def _read(root):
     if not path.exists():
         return []
     with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
+        reader = spreadsheet.DictReader(handle)
         if "nbgrader_id" not in (reader.fieldnames or []):
             raise ValueError(f"{path}: no column 'nbgrader_id'; move the file away to have it written anew")
         return [row for row in reader if row.get("nbgrader_id")]
@@ -180,8 +180,7 @@ def record(root, handins):
     rows = {row["nbgrader_id"]: row for row in _read(root)}
     for handin in handins:
         row = rows.setdefault(handin.student, {"nbgrader_id": handin.student})
-        # a spreadsheet would run a name that starts as a formula does ("=...")
-        row["name"] = row.get("name") or ("'" + handin.name if handin.name[:1] in ("=", "+", "-", "@") else handin.name)
+        row["name"] = row.get("name") or handin.name
         if handin.lms == "Canvas" and not handin.lms_id.startswith("anon_"):
             row["canvas_id"] = handin.lms_id
     columns = list(MAPPING_COLUMNS) + sorted({key for row in rows.values() for key in row} - set(MAPPING_COLUMNS))
@@ -189,7 +188,7 @@ def record(root, handins):
     # Written whole, then moved into place: an interrupted run leaves the old file, never half of one.
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{MAPPING_FILE}.")
     with os.fdopen(handle, "w", newline="", encoding="utf-8") as sink:
-        writer = csv.DictWriter(sink, fieldnames=columns, restval="")
+        writer = spreadsheet.DictWriter(sink, fieldnames=columns, restval="")
         writer.writeheader()
         writer.writerows(sorted(rows.values(), key=lambda row: row["nbgrader_id"]))
     os.replace(temporary, path)

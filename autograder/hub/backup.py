@@ -7,7 +7,8 @@ SQLite's own backup, which is consistent while the hub writes; every file keeps 
 
 Root copies what students wrote (the exchange is everyone's) and may swap while it is copied: every entry
 is opened relative to its folder without following a link, links are copied as links, FIFOs, sockets and
-devices are left out and named, and a database is known by its place, never by its name.
+devices are left out and named, and a database is known by its place, never by its name. No student fills
+the backup's disk (``Bounds``, ``MAX_FILE_BYTES``, no sparse file) or its terminal (lines ``printable``).
 """
 
 import json
@@ -20,6 +21,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course.exchange import owner_name
+from autograder.course.statuses import printable
 from autograder.hub.accounts import ensure_user
 from autograder.hub.private import private_file
 from autograder.hub.settings import HubError, people, stored_settings
@@ -38,10 +41,56 @@ WRITE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 # Deeper folders are left out: each level holds two descriptors and two frames, and a student's
 # thousand nested folders must not end the backup.
 MAX_DEPTH = 100
+# Larger files are left out: nbgrader's collect takes none (its max_file_size, 100,000 kB).
+MAX_FILE_BYTES = 100 * 10**6
+# What a backup keeps of each student's files (an owner but root and the course account), past which
+# the rest of theirs is left out in one line: a hundred submissions of every assignment fit.
+MAX_OWNER_ENTRIES = 10_000
+MAX_OWNER_BYTES = 5 * 10**9
 
 
 class Skipped(Exception):
     """An entry left out of the copy; the message says why."""
+
+
+class Unsaid(Exception):
+    """An entry left out of the copy that a line said before (``Bounds``)."""
+
+
+@dataclass
+class Bounds:
+    """How much of each student's files a backup has copied, at most ``MAX_OWNER_ENTRIES`` entries and
+    ``MAX_OWNER_BYTES`` bytes. ``course`` are the uids whose files are the course's own (root's, the
+    course account's), never bounded."""
+
+    course: frozenset = frozenset()
+    copied: dict = field(default_factory=dict)  # {uid: (entries, bytes)}
+    left: dict = field(default_factory=dict)  # {uid: entries left out past the bounds}
+
+    def count(self, status):
+        """Count an entry of ``status``; raise ``Skipped`` at the first past its owner's bounds, then
+        ``Unsaid``."""
+        if status.st_uid in self.course:
+            return
+        entries, size = self.copied.get(status.st_uid, (0, 0))
+        entries, size = entries + 1, size + (status.st_size if stat.S_ISREG(status.st_mode) else 0)
+        if entries <= MAX_OWNER_ENTRIES and size <= MAX_OWNER_BYTES:
+            self.copied[status.st_uid] = (entries, size)
+            return
+        self.left[status.st_uid] = self.left.get(status.st_uid, 0) + 1
+        if self.left[status.st_uid] > 1:
+            raise Unsaid
+        raise Skipped(
+            f"over the {MAX_OWNER_ENTRIES} entries or {_size(MAX_OWNER_BYTES)} a backup keeps of one student's "
+            f"({owner_name(status.st_uid)}), as is the rest of theirs"
+        )
+
+    def lines(self):
+        return [
+            f"skipped {left - 1} more entries of {owner_name(uid)}'s (a folder counts as one)"
+            for uid, left in sorted(self.left.items())
+            if left > 1
+        ]
 
 
 @dataclass(frozen=True)
@@ -69,26 +118,32 @@ def _folder(path):
         os.close(descriptor)
 
 
-def _copy(origin, name, copy, new_name, where, skipped, databases=(), owners=KEEP):
+def _copy(origin, name, copy, new_name, where, skipped, databases=(), owners=KEEP, bounds=None):
     """Copy the entry ``name`` of the open folder ``origin`` to ``new_name`` in the open folder ``copy``:
     links as links, folders and files with their owner and mode, the files at ``databases`` (places in
-    the backup like ``where``) by SQLite's backup. What cannot be copied safely is named in ``skipped``."""
+    the backup like ``where``) by SQLite's backup, within ``bounds``. What cannot be copied safely is
+    named in ``skipped``, printable."""
     try:
-        mode = os.stat(name, dir_fd=origin, follow_symlinks=False).st_mode
+        status = os.stat(name, dir_fd=origin, follow_symlinks=False)
+        mode = status.st_mode
+        if bounds is not None and not stat.S_ISREG(mode):  # a file is counted once it is known to fit
+            bounds.count(status)
         if stat.S_ISDIR(mode):
-            _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners)
+            _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners, bounds)
         elif stat.S_ISREG(mode):
-            _copy_file(origin, name, copy, new_name, where in databases, owners)
+            _copy_file(origin, name, copy, new_name, where in databases, owners, bounds)
         elif stat.S_ISLNK(mode):
             _copy_link(origin, name, copy, new_name, owners)
         else:
             raise Skipped(_kind(mode))
+    except Unsaid:
+        pass
     except Skipped as why:
-        skipped.append(f"skipped {where}: {why}")
+        skipped.append(printable(f"skipped {where}: {why}"))
     except FileNotFoundError:  # its owner removed it during the backup
-        skipped.append(f"skipped {where}: removed while it was copied")
+        skipped.append(printable(f"skipped {where}: removed while it was copied"))
     except FileExistsError:  # restore: something was put in the emptied place
-        skipped.append(f"skipped {where}: something else is already in its place")
+        skipped.append(printable(f"skipped {where}: something else is already in its place"))
 
 
 def _kind(mode):
@@ -112,7 +167,7 @@ def _open(origin, name, flags):
         raise Skipped(f"changed while it was copied, not opened ({error.strerror})") from None
 
 
-def _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners):
+def _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners, bounds):
     if where.count("/") >= MAX_DEPTH:
         raise Skipped(f"a folder more than {MAX_DEPTH} deep")
     source = _open(origin, name, os.O_DIRECTORY)
@@ -122,7 +177,7 @@ def _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners
         target = os.open(new_name, READ | os.O_DIRECTORY, dir_fd=copy)
         try:
             for entry in sorted(os.listdir(source)):
-                _copy(source, entry, target, entry, f"{where}/{entry}", skipped, databases, owners)
+                _copy(source, entry, target, entry, f"{where}/{entry}", skipped, databases, owners, bounds)
             _keep_owner(target, status, owners)
         finally:
             os.close(target)
@@ -130,25 +185,49 @@ def _copy_folder(origin, name, copy, new_name, where, skipped, databases, owners
         os.close(source)
 
 
-def _copy_file(origin, name, copy, new_name, database=False, owners=KEEP):
+def _copy_file(origin, name, copy, new_name, database=False, owners=KEEP, bounds=None):
+    """Copy one file; within ``bounds`` (restore has none), none larger than ``MAX_FILE_BYTES`` nor
+    sparse, but a database."""
     source = _open(origin, name, os.O_NONBLOCK)  # a FIFO put in its place cannot block the backup
     try:
         status = os.fstat(source)  # the owner and mode of the very file read, not of what is there now
         if not stat.S_ISREG(status.st_mode):
             raise Skipped(_kind(status.st_mode))
+        if bounds is not None and not database:
+            _check_file(source, status)
+            bounds.count(status)
         target = os.open(new_name, WRITE, 0o600, dir_fd=copy)
         try:
             if database:
                 _copy_database(f"/proc/self/fd/{origin}/{name}", f"/proc/self/fd/{copy}/{new_name}")
             else:
                 with open(source, "rb", closefd=False) as reader, open(target, "wb", closefd=False) as writer:
-                    shutil.copyfileobj(reader, writer)
+                    left = status.st_size  # no more than it held when looked at: a file that grows meanwhile
+                    while left > 0 and (chunk := reader.read(min(left, 2**20))):
+                        writer.write(chunk)
+                        left -= len(chunk)
             _keep_owner(target, status, owners)
             os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
         finally:
             os.close(target)
     finally:
         os.close(source)
+
+
+def _check_file(source, status):
+    if status.st_size > MAX_FILE_BYTES:
+        raise Skipped(f"a file of {_size(status.st_size)}, larger than the {_size(MAX_FILE_BYTES)} nbgrader collects")
+    if os.lseek(source, 0, os.SEEK_HOLE) < status.st_size:  # a hole before its end: it reads as more than it holds
+        raise Skipped(f"a sparse file ({_size(status.st_size)}, {_size(status.st_blocks * 512)} on disk)")
+    os.lseek(source, 0, os.SEEK_SET)
+
+
+def _size(count):
+    """``count`` bytes in decimal units (``2.1 GB``)."""
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if count >= size:
+            return f"{count / size:.1f} {unit}"
+    return f"{count} bytes"
 
 
 def _copy_database(source, target):
@@ -189,7 +268,8 @@ def course_folder(settings):
 
 def backup(settings, destination, course):
     """Copy the hub's state into the new folder ``destination`` (root's alone): hub/, exchange/, course/.
-    Returns what it left out, one line each (a FIFO, a socket, a file removed while it was copied)."""
+    Returns what it left out, one line each (a FIFO, a socket, a sparse file, a file removed while it was
+    copied)."""
     destination = Path(destination)
     if destination.exists() and any(destination.iterdir()):
         raise HubError(f"{destination} is not empty: a backup goes to a new folder")
@@ -202,11 +282,13 @@ def backup(settings, destination, course):
         for name in HUB_FILES:
             if name in present:
                 _copy(hub, name, copy, name, f"hub/{name}", skipped, DATABASES)
-    private_file(destination / "hub" / ACCOUNTS, json.dumps(_account_ids(settings)))
+    accounts = _account_ids(settings)
+    private_file(destination / "hub" / ACCOUNTS, json.dumps(accounts))
+    bounds = Bounds(frozenset([0, *accounts.get(settings.course_account, [])[:1]]))
     with _folder(destination) as saved:
         for name, folder in (("exchange", settings.exchange), ("course", course)):
-            _copy_top(Path(folder), saved, name, skipped, DATABASES)
-    return skipped
+            _copy_top(Path(folder), saved, name, skipped, DATABASES, bounds)
+    return skipped + bounds.lines()
 
 
 def _account_ids(settings):
@@ -219,12 +301,12 @@ def _account_ids(settings):
     return ids
 
 
-def _copy_top(folder, saved, name, skipped, databases=()):
+def _copy_top(folder, saved, name, skipped, databases, bounds):
     if folder.is_symlink():  # copied as a link, the backup would silently hold none of it
         skipped.append(f"skipped {name}: {folder} is a link; name the folder it points to")
     elif folder.is_dir():
         with _folder(folder.parent) as parent:
-            _copy(parent, folder.name, saved, name, name, skipped, databases)
+            _copy(parent, folder.name, saved, name, name, skipped, databases, bounds=bounds)
 
 
 def check_backup(source):

@@ -10,14 +10,13 @@ Failures are also grouped by the mistake ``bdl.diagnoses`` noted under them ("31
 seem to use the scale as the variance"): the instructor's first lines, a CSV and a bar chart.
 """
 
-import csv
 import re
 from collections import Counter
 from pathlib import Path
 
 import nbformat
 
-from autograder.course import cells
+from autograder.course import cells, spreadsheet
 from autograder.course.gradebook import handed_in
 from autograder.course.table import format_table
 from autograder.outputs.feedback import ANSI
@@ -182,7 +181,7 @@ def format_mistakes(rows):
 def write_mistakes(rows, path):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["notebook", "cell", "mistake", "submissions"])
+        writer = spreadsheet.DictWriter(handle, fieldnames=["notebook", "cell", "mistake", "submissions"])
         writer.writeheader()
         writer.writerows(mistake_rows(rows))
 
@@ -190,7 +189,7 @@ def write_mistakes(rows, path):
 def write_items(rows, path):
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS, extrasaction="ignore")
+        writer = spreadsheet.DictWriter(handle, fieldnames=COLUMNS, extrasaction="ignore")
         writer.writeheader()
         for row in rows:
             writer.writerow({**row, "mean_score": "" if row["mean_score"] is None else row["mean_score"]})

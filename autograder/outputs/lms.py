@@ -7,10 +7,10 @@ knows students by other ids, from a student-id mapping file (``read_mapping``). 
 as its system's import page reads it (``write_canvas``, ``write_moodle``).
 """
 
-import csv
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from autograder.course import spreadsheet
 from autograder.course.gradebook import handed_in, late_text, notebook_points
 
 CANVAS_STUDENT_COLUMNS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
@@ -51,7 +51,7 @@ def read_mapping(path):
     column ``nbgrader_id`` and any of ``MAPPING_COLUMNS``); raise ValueError on a missing ``nbgrader_id``
     column, an unknown column or an id given twice."""
     with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
+        reader = spreadsheet.DictReader(handle)
         columns = [name.strip() for name in reader.fieldnames or []]
         if "nbgrader_id" not in columns:
             raise ValueError(
@@ -154,7 +154,7 @@ def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
     ]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[*CANVAS_STUDENT_COLUMNS, column])
+        writer = spreadsheet.DictWriter(handle, fieldnames=[*CANVAS_STUDENT_COLUMNS, column])
         writer.writeheader()
         writer.writerow({"Student": CANVAS_POINTS_POSSIBLE, column: _score(totals.max_score)})
         writer.writerows(rows)
@@ -182,7 +182,7 @@ def write_moodle(totals, path, item_name=None):
     ]
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=[*MOODLE_STUDENT_COLUMNS, column, "late"])
+        writer = spreadsheet.DictWriter(handle, fieldnames=[*MOODLE_STUDENT_COLUMNS, column, "late"])
         writer.writeheader()
         writer.writerows(rows)
     return rows

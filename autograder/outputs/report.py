@@ -7,13 +7,12 @@ formgrader), the statuses ``grade`` recorded in ``grading_status/<assignment>.js
 autograded notebooks.
 """
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from autograder.course import deadlines
+from autograder.course import deadlines, spreadsheet
 from autograder.course.cli import course_options, db_url
 from autograder.course.gradebook import check_graded, handed_in, late_text, notebook_points
 from autograder.course.statuses import load_statuses
@@ -117,7 +116,7 @@ def _write_scores(rows, cells, assignment, csv_path, png_path):
     """Write the CSV and the score histogram; return the number of submissions."""
     Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
     with open(csv_path, "w", newline="") as handle:
-        writer = csv.DictWriter(
+        writer = spreadsheet.DictWriter(
             handle, fieldnames=["student", "notebook", "score", "max_score", *cells, "late", "status"], restval=""
         )
         writer.writeheader()

@@ -107,3 +107,58 @@ def test_a_submission_is_timed_by_the_exchange_not_by_its_student(tmp_path):
     assert before - datetime.timedelta(seconds=1) <= stamp <= datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
     assert (root / "submitted" / "carol" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists(), "one bad name stops no one"
     assert "has a name that is not <student>+<assignment>+<time>+<random>" in result["log"]
+
+
+def test_a_hand_in_changed_after_the_deadline_is_collected_as_late(tmp_path):
+    """What a student changes in their folder after the deadline makes it late, however they change
+    it: alice rewrites her notebook in place and touches it back to its first time, bob adds a file
+    to a folder of his submission. Both rewrites leave the folder's own status-change time as it
+    was. carol's folder, made before the deadline and left alone, stays on time."""
+    import datetime
+    import time
+
+    from nbgrader.utils import parse_utc
+
+    root, exchange = tmp_path / "course", tmp_path / "exchange"
+    write_course(root)
+    inbound = exchange / "bdl" / "inbound"
+    inbound.mkdir(parents=True)
+    alice = _submission(inbound, "alice", "20", b'{"on time": 1}')
+    bob = _submission(inbound, "bob", "20", b'{"bob": 1}')
+    (bob / "extra").mkdir()
+    _submission(inbound, "carol", "20", b'{"carol": 1}')
+    time.sleep(0.05)  # file times step by the kernel's tick, at most 10 ms
+    deadline = datetime.datetime.now(datetime.UTC).replace(tzinfo=None)
+    time.sleep(0.05)
+    notebook = alice / f"{NOTEBOOK}.ipynb"
+    first = notebook.stat()
+    with open(notebook, "r+b") as handle:  # the same file, its bytes replaced
+        handle.write(b'{"late!": 1}')
+        handle.truncate()
+    os.utime(notebook, ns=(first.st_atime_ns, first.st_mtime_ns))
+    (bob / "extra" / "answers.py").write_text("late")
+
+    make_api(root, {"Exchange": {"root": str(exchange)}}).collect(ASSIGNMENT)
+    submitted = root / "submitted"
+    stamps = {
+        student: parse_utc((submitted / student / ASSIGNMENT / "timestamp.txt").read_text())
+        for student in ("alice", "bob", "carol")
+    }
+    assert (submitted / "alice" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").read_bytes() == b'{"late!": 1}'
+    assert stamps["alice"] > deadline and stamps["bob"] > deadline, (stamps, deadline)
+    assert stamps["carol"] < deadline, (stamps, deadline)
+
+
+def test_a_refusal_line_carries_no_terminal_escape(tmp_path):
+    """The names in a refusal line are the student's: a folder whose name's time part clears the
+    screen, a FIFO named to retitle the terminal. The line names them with their escapes written out."""
+    root, exchange = tmp_path / "course", tmp_path / "exchange"
+    write_course(root)
+    inbound = exchange / "bdl" / "inbound"
+    inbound.mkdir(parents=True)
+    (inbound / f"bob+{ASSIGNMENT}+\x1b[2J\x1b[H+abc").mkdir()
+    os.mkfifo(_submission(inbound, "carol", "20") / "\x1b]2;owned\x07.fifo")
+
+    log = make_api(root, {"Exchange": {"root": str(exchange)}}).collect(ASSIGNMENT)["log"]
+    assert "\x1b" not in log and "\x07" not in log
+    assert "\\x1b[2J" in log and "\\x1b]2;owned\\x07.fifo, a link or a special file" in log

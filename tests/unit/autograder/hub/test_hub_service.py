@@ -402,3 +402,52 @@ def test_grade_sizes_its_workers_to_its_cgroup(tmp_path, version):
     assert grading_slots(*cgroup_tree(tmp_path / "one core", version, cpu=100000, memory=8 * 2**30)) == 1
     assert grading_slots(*cgroup_tree(tmp_path / "small", version, cpu=800000, memory=2 * 2**30)) == 1
     assert grading_slots(*cgroup_tree(tmp_path / "tiny", version, memory=2**29)) == 1  # never none
+
+
+def on_disk(folder):
+    return sum(path.lstat().st_blocks * 512 for path in Path(folder).rglob("*"))
+
+
+def test_what_a_student_leaves_in_the_exchange_copies_no_larger_than_it_is(tmp_path):
+    """A sparse file of 2.1 GB holding 12 KiB, a sparse file under nbgrader's limit, and a FIFO whose
+    name would retitle the instructor's terminal: each left out in a line, printable, and the backup
+    takes no more disk than the exchange."""
+    settings, course, inbound, _ = hostile_exchange(tmp_path)
+    for name, size in (("huge.ipynb", 2_100_000_000), ("holes.ipynb", 50 * 10**6)):
+        with open(inbound / name, "wb") as handle:
+            handle.write(b"x" * 12 * 1024)
+            handle.truncate(size)
+        as_student(inbound / name)
+    os.mkfifo(inbound / "\x1b]2;owned\x07")
+    saved = tmp_path / "backup"
+    with within(30):
+        skipped = backup.backup(settings, saved, course)
+    where = "skipped exchange/bdl/inbound/ada+01+2026"
+    assert len(skipped) == 3 and skipped[0] == f"{where}/\\x1b]2;owned\\x07: a FIFO", skipped
+    assert skipped[1].startswith(f"{where}/holes.ipynb: a sparse file (50.0 MB, "), skipped
+    assert skipped[2] == f"{where}/huge.ipynb: a file of 2.1 GB, larger than the 100.0 MB nbgrader collects"
+    assert on_disk(saved) < 10**6  # the databases and ada's work
+    assert (saved / "exchange" / "bdl" / "inbound" / "ada+01+2026" / "answers.ipynb").read_text() == "ada's work"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="files of a student's uid need root")
+def test_past_a_students_bounds_the_rest_of_theirs_is_left_out_in_two_lines(tmp_path, monkeypatch):
+    """A tree of many entries: the backup copies a student's first ``MAX_OWNER_ENTRIES``, then names the
+    first it left out and counts the rest; the course's own files and other students' are all kept."""
+    monkeypatch.setattr(backup, "MAX_OWNER_ENTRIES", 5)
+    settings, course, inbound, _ = hostile_exchange(tmp_path)
+    (inbound / "many").mkdir()
+    as_student(inbound / "many")
+    for number in range(20):
+        (inbound / "many" / f"{number:02}").write_text("x")
+        as_student(inbound / "many" / f"{number:02}")
+    skipped = backup.backup(settings, tmp_path / "backup", course)
+    assert skipped == [
+        "skipped exchange/bdl/inbound/ada+01+2026/many/04: over the 5 entries or 5.0 GB a backup keeps of one "
+        f"student's (uid {STUDENT}), as is the rest of theirs",
+        f"skipped 15 more entries of uid {STUDENT}'s (a folder counts as one)",
+    ]
+    copy = tmp_path / "backup" / "exchange" / "bdl" / "inbound" / "ada+01+2026"
+    assert sorted(path.name for path in (copy / "many").iterdir()) == ["00", "01", "02", "03"]
+    assert (copy / "answers.ipynb").read_text() == "ada's work"  # nobody's (65534): within their own bounds
+    assert count(tmp_path / "backup" / "course" / "gradebook.db") == 3

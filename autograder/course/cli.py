@@ -31,7 +31,8 @@ count = _checked(int, lambda value: value >= 0, "a whole number, 0 or more")
 positive_number = _checked(float, lambda value: 0 < value < math.inf, "a number above 0")  # not NaN either
 non_negative_number = _checked(float, lambda value: 0 <= value < math.inf, "a number, 0 or more")
 percent = _checked(float, lambda value: 0 <= value <= 100, "a percentage from 0 to 100")
-# GiB: below this a submission's worker, kernel and examiner cannot start, and every hand-in is an error row
+# GiB: under it a submission's worker, kernel and examiner leave its answers no room (the NumPy-only
+# test assignment's reference lost points at 0.25; a TensorFlow kernel holds over 1), a loss for everyone
 LEAST_MEMORY_GIB = 0.5
 memory_gib = _checked(float, lambda value: LEAST_MEMORY_GIB <= value < math.inf, f"GiB, {LEAST_MEMORY_GIB:g} or more")
 

@@ -393,7 +393,9 @@ def add_parser(commands):
         help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, a Canvas or Moodle "
         "download (ids in ROOT/lms_students.csv), or a zip of them",
     )
-    grade.add_argument("--csv", type=output_file, default="grades.csv", help="where to write the scores (default %(default)s)")
+    grade.add_argument(
+        "--csv", type=output_file, default="grades.csv", help="where to write the scores (default %(default)s)"
+    )
     course_options(grade)
     grade.add_argument(
         "--workers",

@@ -140,7 +140,9 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("argv, argument", REFUSED, ids=[" ".join(argv[:1] + argv[-2:]) for argv, _ in REFUSED])
+@pytest.mark.parametrize(
+    "argv, argument", REFUSED, ids=[f"{argv[0]} {arg} {argv[argv.index(arg) + 1]}" for argv, arg in REFUSED]
+)
 def test_a_wrong_argument_is_one_line_before_any_work(capsys, monkeypatch, tmp_path_factory, course, argv, argument):
     """Refused as it is parsed: exit 2, one line naming the argument, nothing written (no gradebook under
     --root, nothing under the fake /srv, no file in the current folder)."""

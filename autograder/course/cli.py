@@ -41,9 +41,11 @@ def output_file(text):
     """An argparse type: a file to write, in a folder that exists and this process may write in, so
     that a command does not fail at its end, its work done."""
     folder = Path(text).parent
-    if Path(text).is_dir():
+    if not text:
+        raise argparse.ArgumentTypeError("a file name, not ''")
+    if os.path.isdir(text):  # os.path's, false where a folder cannot be read, never an error
         raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
-    if not folder.is_dir():
+    if not os.path.isdir(folder):
         raise argparse.ArgumentTypeError(f"{text}: there is no folder {folder}")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{text}: the folder {folder} is not writable")
@@ -52,7 +54,7 @@ def output_file(text):
 
 def course_root(text):
     """An argparse type: a course directory, whose ``source/`` holds an assignment (``directory.assignments``)."""
-    if not (Path(text) / "source").is_dir():
+    if not os.path.isdir(Path(text) / "source"):
         raise argparse.ArgumentTypeError(f"{text} is not a course directory: it holds no source/ folder")
     try:
         held = directory.assignments(text)

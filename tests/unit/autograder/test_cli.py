@@ -127,6 +127,7 @@ REFUSED = [
     (["grade", "00_tiny", "x.ipynb", "--root", "{course}", "--memory", "0"], "--memory"),
     (["grade", "00_tiny", "x.ipynb", "--root", "{course}", "--csv", "{tmp}/missing/grades.csv"], "--csv"),
     (["grade", "00_tiny", "x.ipynb", "--root", "{course}", "--csv", "{course}"], "--csv"),
+    (["grade", "00_tiny", "x.ipynb", "--root", "{course}", "--csv", ""], "--csv"),
     (["check-tests", "00_tiny", "--root", "{course}", "--seeds", "0"], "--seeds"),
     (["bench", "01", "--class-size", "-1"], "--class-size"),
     (["bench", "01", "--workers", "0"], "--workers"),

@@ -27,8 +27,16 @@ def course_version():
         return "(not installed)"
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser, whose refusal is its one line, "autograder grade: error: argument --workers:
+    ...", without the usage above it; each command's parser (and the hub's actions') is one too."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def parser():
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="autograder",
         description="autograder (or python -m autograder): the instructor's commands around nbgrader.",
     )

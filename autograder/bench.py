@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from autograder.course.cli import count, positive_int
 from autograder.course.directory import REPO, check_assignment, generate_release
 from autograder.course.gradebook import default_url, scores
 from autograder.grading.host import format_table, grade
@@ -190,14 +191,14 @@ def add_parser(commands):
     bench.add_argument("assignment")
     bench.add_argument(
         "--class-size",
-        type=int,
+        type=count,
         default=0,
         metavar="N",
         help="time N copies of the reference: plain serial nbgrader autograde against grade (default 0: one copy, no class)",
     )
     bench.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=grading_slots(),
         help="grade's workers for the class (default: grade's, %(default)s here)",
     )

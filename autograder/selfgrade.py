@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import cells
+from autograder.course.cli import root_option
 from autograder.course.directory import REPO, assignments, generate_release, notebook_names
 from autograder.grading.host import format_table, grade
 from autograder.grading.task import NO_SANDBOX
@@ -159,7 +160,7 @@ def selfgrade_problems(rows):
 
 
 def _selfgrade(args):
-    rows = selfgrade()
+    rows = selfgrade(args.root)
     print(format_table(rows))
     problems = selfgrade_problems(rows)
     for problem in problems:
@@ -169,4 +170,5 @@ def _selfgrade(args):
 
 def add_parser(commands):
     selfgrade_cmd = commands.add_parser("selfgrade", help="grade each reference solution and blank release")
+    root_option(selfgrade_cmd)
     selfgrade_cmd.set_defaults(run=_selfgrade)

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course import cells, spreadsheet
-from autograder.course.directory import REPO, check_assignment, notebook_names
+from autograder.course.cli import root_option
+from autograder.course.directory import check_assignment, notebook_names
 from autograder.course.table import format_table
 from autograder.grading.collect import MAX_NOTEBOOK_BYTES
 from autograder.grading.handin import Unreadable, read_handin
@@ -290,7 +291,5 @@ def add_parser(commands):
         "(default %(default)g)",
     )
     parser.add_argument("--out", help="the folder of the CSV and the page (default: ROOT/reports)")
-    parser.add_argument(
-        "--root", default=str(REPO), help="the course directory holding submitted/ (default: the repository)"
-    )
+    root_option(parser)
     parser.set_defaults(run=_similar)

@@ -19,6 +19,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.course import jupyter_extensions
+from autograder.course.cli import root_option
 from autograder.course.directory import REPO, assignment_named
 
 KIT_NAME = "bdl-course-kit"  # the kit's project name: how a folder is recognised as an earlier kit
@@ -339,7 +340,7 @@ def add_parser(commands):
         "data recipe, pinned install files, companions) to OUT and OUT.zip",
     )
     kit.add_argument("out", metavar="OUT", help="the kit's folder; replaced if it is an earlier kit")
-    kit.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
+    root_option(kit)
     kit.add_argument(
         "--through",
         metavar="NN",

@@ -4,7 +4,8 @@ from autograder.checktests.blind import target_problems
 from autograder.checktests.checks import check_tests
 from autograder.checktests.report import format_blind, format_check_table
 from autograder.checktests.variants import MUTANTS_DIR
-from autograder.course.directory import REPO, assignments, check_assignment
+from autograder.course.cli import positive_int, root_option
+from autograder.course.directory import assignments, check_assignment
 
 
 def _check_tests(args):
@@ -36,8 +37,8 @@ def add_parser(commands):
         help="run the graded tests against the reference under several seeds and against the kept mutants",
     )
     check.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
-    check.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default %(default)d)")
-    check.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
+    check.add_argument("--seeds", type=positive_int, default=5, help="seeds 0..N-1 (default %(default)d)")
+    root_option(check)
     check.add_argument(
         "--mutants",
         default=str(MUTANTS_DIR),

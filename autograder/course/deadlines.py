@@ -19,7 +19,7 @@ from pathlib import Path
 from nbgrader import utils
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course.cli import course_options, db_url
+from autograder.course.cli import course_options, db_url, non_negative_number, percent
 from autograder.course.directory import check_result, make_api, slug
 from autograder.course.gradebook import handed_in, how_late, late_text
 
@@ -205,19 +205,26 @@ def add_parser(commands):
     )
     deadline.add_argument(
         "--per-day",
-        type=float,
+        type=percent,
         metavar="PERCENT",
         help="percent of the points lost per started day late (default: as set before, at first 0)",
     )
     deadline.add_argument(
-        "--cap", type=float, metavar="PERCENT", help="at most this percent lost (default: as set before, at first 100)"
+        "--cap",
+        type=percent,
+        metavar="PERCENT",
+        help="at most this percent lost (default: as set before, at first 100)",
     )
     course_options(deadline)
     deadline.set_defaults(run=_deadline)
     extension = commands.add_parser("extension", help="give one student more time for an assignment")
     extension.add_argument("assignment")
     extension.add_argument("student", help="the student's id in the gradebook")
-    extension.add_argument("--days", type=float, default=0.0, help="days added to the due date (default 0)")
-    extension.add_argument("--hours", type=float, default=0.0, help="hours added (default 0; both 0: no extension)")
+    extension.add_argument(
+        "--days", type=non_negative_number, default=0.0, help="days added to the due date (default 0)"
+    )
+    extension.add_argument(
+        "--hours", type=non_negative_number, default=0.0, help="hours added (default 0; both 0: no extension)"
+    )
     course_options(extension)
     extension.set_defaults(run=_extension)

@@ -102,10 +102,9 @@ def slug(text):
 
 def name_assignments(args):
     """A command's ASSIGNMENT (or ASSIGNMENTS) made the ids they name in ``--root``'s source/ (this course's
-    without one), so that every command takes ``01`` as ``student-kit --through`` does."""
+    without one), so that every command takes ``01`` as ``student-kit --through`` does. ``--root`` is a
+    course, which holds source/ (``cli.course_root``)."""
     root = getattr(args, "root", None) or REPO
-    if not (Path(root) / "source").is_dir():
-        return  # a course kept without its source/ (a grading host's): names as given, the command says what is wrong
     if isinstance(getattr(args, "assignment", None), str):
         args.assignment = check_assignment(args.assignment, root)
     if getattr(args, "assignments", None):

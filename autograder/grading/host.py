@@ -21,7 +21,7 @@ from sqlalchemy.exc import SAWarning
 from tqdm import tqdm
 
 from autograder.course import cells, deadlines, spreadsheet, table
-from autograder.course.cli import course_options, db_url
+from autograder.course.cli import course_options, db_url, memory_gib, output_file, positive_int, positive_number
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import printable, save_statuses
@@ -392,11 +392,13 @@ def add_parser(commands):
         help="a notebook file, an nbgrader submitted/ tree, a folder of <student>.ipynb files, a Canvas or Moodle "
         "download (ids in ROOT/lms_students.csv), or a zip of them",
     )
-    grade.add_argument("--csv", default="grades.csv", help="where to write the scores (default %(default)s)")
+    grade.add_argument(
+        "--csv", type=output_file, default="grades.csv", help="where to write the scores (default %(default)s)"
+    )
     course_options(grade)
     grade.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=slots,
         help="submissions graded at once (default: one per core this process may use, no more "
         "than its cgroup's memory holds at 2 GiB each: %(default)s here)",
@@ -404,19 +406,19 @@ def add_parser(commands):
     grade.add_argument(
         "--submission-timeout",
         "--timeout",
-        type=float,
+        type=positive_number,
         default=limits.submission_timeout,
         help="wall-clock seconds one submission may take (default %(default)g; --timeout is the old name)",
     )
     grade.add_argument(
         "--cell-timeout",
-        type=int,
+        type=positive_int,
         default=limits.cell_timeout,
         help="seconds one cell may run before it is interrupted (default %(default)d)",
     )
     grade.add_argument(
         "--memory",
-        type=float,
+        type=memory_gib,
         default=limits.memory_bytes / 2**30,
         help="GiB one submission may use, kernel included (default %(default)g)",
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 import psutil
 import requests
 
+from autograder.course.cli import output_file, positive_int
 from autograder.course.table import format_table
 from autograder.hub.accounts import as_user, chown_tree, remove_accounts
 from autograder.hub.private import dummy_password
@@ -358,7 +359,7 @@ def add_parser(commands):
         help="N students at once on a hub of their own (as root): log in, "
         "start a server, fetch, submit, fetch feedback; latencies, errors, memory",
     )
-    bench.add_argument("--students", type=int, default=30, help="how many (default %(default)d)")
+    bench.add_argument("--students", type=positive_int, default=30, help="how many (default %(default)d)")
     bench.add_argument(
         "--dir",
         default="/srv/bdl-hub-bench/hub",
@@ -374,5 +375,5 @@ def add_parser(commands):
         "--home-root", default="/srv/bdl-hub-bench/home", help="where the accounts' homes go (default %(default)s)"
     )
     bench.add_argument("--keep-users", action="store_true", help="keep the accounts, homes and exchange afterwards")
-    bench.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    bench.add_argument("--json", type=output_file, metavar="PATH", help="also write the report as JSON")
     bench.set_defaults(run=main)

@@ -19,6 +19,7 @@ import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 from autograder.course import cells, citations, rubric
+from autograder.course.cli import root_option
 from autograder.course.directory import REPO, assignments, check_assignment
 from autograder.outputs import mathjax
 from bdl import requirements
@@ -264,5 +265,5 @@ def add_parser(commands):
     )
     guide_cmd.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="default: every assignment")
     guide_cmd.add_argument("--out", help="the folder of the pages (default: ROOT/guides)")
-    guide_cmd.add_argument("--root", default=str(REPO), help="the course directory (default %(default)s)")
+    root_option(guide_cmd)
     guide_cmd.set_defaults(run=_guide)

@@ -334,6 +334,7 @@ def test_refuses_a_folder_that_is_not_a_kit_and_a_course_without_release(tmp_pat
     course = tmp_path / "course"
     shutil.copytree(REPO / "bdl", course / "bdl")
     shutil.copy(REPO / "pyproject.toml", course)
+    shutil.copytree(REPO / "source" / "01_likelihoods", course / "source" / "01_likelihoods")  # a course, unreleased
     assert main(["student-kit", str(tmp_path / "kit"), "--root", str(course)]) == 2
     error = capsys.readouterr().err.strip()
     assert "no release notebooks" in error and len(error.splitlines()) == 1, error

@@ -165,7 +165,7 @@ def _checked(found, cut):
         item.error = next((cut[p] for p in files if p in cut), item.error)
         stamp = next((p for p in files if p.name == "timestamp.txt" and not item.handin), None)
         if stamp and not item.error:
-            item.error = _timestamp_error(stamp)
+            item.error = _timestamp_error(stamp, item.student)
     by_student = {}
     for item in found:
         if not item.error:
@@ -181,15 +181,15 @@ def _checked(found, cut):
     return found
 
 
-def _timestamp_error(path):
-    """Why nbgrader would not read ``path`` as a submission's time, in one line; "" when it would."""
+def _timestamp_error(path, student):
+    """Why nbgrader would not read ``path`` as ``student``'s time of submission, in one line; "" when it would."""
     text = path.read_bytes()[:200].decode(errors="replace").strip()
     try:
         if text:
             parse_utc(text)
         return ""
     except (ValueError, OverflowError):
-        return f"{path}: not a time nbgrader reads ({text[:40]!r}); correct or remove it"
+        return f"{student}'s {path.name} is not a time nbgrader reads ({text[:40]!r}): correct or remove {path}"
 
 
 def _same(folder, notebooks, extra, origin, ours=()):

@@ -166,7 +166,7 @@ def _first_last(student):
     or Moodle's own full name, ``First Last``, at its last space)."""
     if student.first_name or student.last_name:
         return student.first_name, student.last_name
-    name = student.name.removeprefix("'").strip()  # as lms_names writes a name that starts as a formula
+    name = student.name.strip()
     if "," in name:
         last, first = (part.strip() for part in name.split(",", 1))
     else:

@@ -82,7 +82,12 @@ def _find_submissions(path, assignment, names, root):
         for folder in [path] if one else sorted(p for p in path.glob(f"*/{assignment}") if p.is_dir()):
             files = [p for p in sorted(folder.rglob("*")) if p.is_file()]
             notebooks = {p.stem: p for p in files if p.parent == folder and p.stem in names and p.suffix == ".ipynb"}
-            yield Found(student_id(folder.parent.name), notebooks, [p for p in files if p not in notebooks.values()], str(folder))
+            yield Found(
+                student_id(folder.parent.name),
+                notebooks,
+                [p for p in files if p not in notebooks.values()],
+                str(folder),
+            )
     elif path.is_dir() and (handins := lms_names.discover(path, root)):
         yield from _lms_submissions(handins, names)
     elif path.is_dir() and any(path.glob("*.ipynb")):

@@ -1,10 +1,15 @@
 """Canvas and Moodle download names read into students, ids and files (no kernel)."""
 
+import datetime
 import zipfile
 
 import pytest
+from nbgrader.api import Gradebook
 
 from autograder.grading import lms_names
+from autograder.grading.collect import collect
+from autograder.outputs import lms
+from tests.support.lms_formats import parse_moodle
 
 
 def _download(folder, names):
@@ -89,8 +94,6 @@ def test_the_mapping_keeps_the_instructors_columns_and_each_canvas_users_id(tmp_
 
 
 def test_a_moodle_zip_of_one_student_is_not_taken_for_a_wrapping_folder(tmp_path):
-    from autograder.grading.collect import collect
-
     with zipfile.ZipFile(tmp_path / "moodle.zip", "w") as archive:
         archive.writestr("Ann Li_8_assignsubmission_file_/likelihoods.ipynb", "{}")
     (item,) = collect(tmp_path / "course", "01_likelihoods", ["likelihoods"], [tmp_path / "moodle.zip"])
@@ -118,13 +121,11 @@ def _zip(path, members, utf8_flag=True):
 
 
 def _collect(tmp_path, *zips, root=None, late_time=None):
-    from autograder.grading.collect import collect
-
     items = collect(root or tmp_path / "course", "01_likelihoods", ["likelihoods"], list(zips), late_time=late_time)
     return {item.student: item.error for item in items}
 
 
-def test_two_hand_ins_that_come_to_one_id_are_refused_naming_both(tmp_path):
+def test_a_canvas_name_of_underscores_and_digits_takes_no_other_users_id(tmp_path):
     course = tmp_path / "course"
     # A name of "_" and digits: evil_12345 (user 23456) reads as user 12345's, leealice's.
     canvas = {"leealice_12345_67890_likelihoods.ipynb": "{}", "evil_12345_23456_67891_likelihoods.ipynb": "{}"}
@@ -137,7 +138,10 @@ def test_two_hand_ins_that_come_to_one_id_are_refused_naming_both(tmp_path):
     assert "refused" in errors["leealice"] and "evil_12345_23456_67891" in errors["leealice"]
     errors = _collect(tmp_path, _zip(tmp_path / "sly.zip", {"leealice_12345_23456_67891_likelihoods.ipynb": "{}"}))
     assert "refused" in errors["leealice"] and "leealice of lms_students.csv" in errors["leealice"]
-    # Moodle: "Ann 5" comes to the id of the "Ann" of participant id 5 (two Anns); both refused, naming both.
+
+
+def test_moodle_names_that_come_to_one_id_are_refused_and_look_alikes_kept_apart(tmp_path):
+    # "Ann 5" comes to the id of the "Ann" of participant id 5 (two Anns); both refused, naming both.
     moodle = {f"{name}_assignsubmission_file_/likelihoods.ipynb": "{}" for name in ("Ann 5_881", "Ann_5", "Ann_6")}
     moodle |= {"Bo Yu_7_assignsubmission_file_/a.ipynb": "{}"}
     root = tmp_path / "moodle_course"
@@ -168,7 +172,10 @@ def test_one_hand_in_the_file_system_cannot_hold_is_that_students_row(tmp_path):
     }
     plain = {"alice.ipynb": "{}", "bob.ipynb/likelihoods.ipynb": "{}"}
     errors = _collect(
-        tmp_path, _zip(tmp_path / "canvas.zip", canvas), _zip(tmp_path / "moodle.zip", moodle), _zip(tmp_path / "p.zip", plain)
+        tmp_path,
+        _zip(tmp_path / "canvas.zip", canvas),
+        _zip(tmp_path / "moodle.zip", moodle),
+        _zip(tmp_path / "p.zip", plain),
     )
     assert errors["leealice"] == errors["Carol_Diaz"] == errors["alice"] == ""
     assert "is a folder" in errors["smithbob"] and "is a folder" in errors["bob"]
@@ -178,36 +185,73 @@ def test_one_hand_in_the_file_system_cannot_hold_is_that_students_row(tmp_path):
     assert "350 characters, past the 128 nbgrader keeps" in long
 
 
-def test_lms_edges_strays_names_without_the_utf8_flag_times_and_timestamps(tmp_path):
-    import datetime
-
-    course = tmp_path / "course"
+def test_one_stray_file_leaves_a_canvas_download_one(tmp_path):
     # One stray file leaves a Canvas download one: its students keep their ids, the file is its own row.
     canvas = {"leealice_12345_67890_likelihoods.ipynb": "{}", "smithbob_LATE_23456_1_likelihoods.ipynb": "{}"}
     errors = _collect(tmp_path, _zip(tmp_path / "canvas.zip", canvas | {"README.txt": "hi"}))
-    assert errors == {"leealice": "", "smithbob": "", "(README.txt)": "README.txt: not named as Canvas names a hand-in's file"}
-    # A zip without the UTF-8 flag holding UTF-8 names.
+    assert errors == {
+        "leealice": "",
+        "smithbob": "",
+        "(README.txt)": "README.txt: not named as Canvas names a hand-in's file",
+    }
+
+
+def test_a_zip_without_the_utf8_flag_keeps_its_utf8_names(tmp_path):
+    course = tmp_path / "course"
     moodle = {"Carol Díaz_881_assignsubmission_file_/likelihoods.ipynb": "{}"}
     assert _collect(tmp_path, _zip(tmp_path / "flagless.zip", moodle, utf8_flag=False)) == {"Carol_Diaz": ""}
     assert "Carol Díaz" in (course / lms_names.MAPPING_FILE).read_text()
-    # The time of an LMS hand-in is the LMS's: Canvas's LATE gets the time given; a student's own
-    # timestamp.txt is not nbgrader's.
+
+
+def test_an_lms_hand_ins_time_is_the_lms_s_never_the_students(tmp_path):
+    # Canvas's LATE gets the time given (a second past the due date); a student's own timestamp.txt
+    # is not nbgrader's.
+    canvas = {"leealice_12345_67890_likelihoods.ipynb": "{}", "smithbob_LATE_23456_1_likelihoods.ipynb": "{}"}
     due = datetime.datetime(2026, 3, 1, 23, 59, 1)
-    moodle = {"Dan Ek_882_assignsubmission_file_/likelihoods.ipynb": "{}", "Dan Ek_882_assignsubmission_file_/timestamp.txt": "2020-01-01"}
+    moodle = {
+        "Dan Ek_882_assignsubmission_file_/likelihoods.ipynb": "{}",
+        "Dan Ek_882_assignsubmission_file_/timestamp.txt": "2020-01-01",
+    }
     errors = _collect(
-        tmp_path, _zip(tmp_path / "late.zip", canvas), _zip(tmp_path / "own.zip", moodle), root=tmp_path / "c2", late_time=due
+        tmp_path,
+        _zip(tmp_path / "late.zip", canvas),
+        _zip(tmp_path / "own.zip", moodle),
+        root=tmp_path / "c2",
+        late_time=due,
     )
+    assert not any(errors.values())
     submitted = tmp_path / "c2" / "submitted"
     assert (submitted / "smithbob" / "01_likelihoods" / "timestamp.txt").read_text() == "2026-03-01 23:59:01.000000 UTC"
     assert not (submitted / "leealice" / "01_likelihoods" / "timestamp.txt").exists()
     assert not (submitted / "Dan_Ek" / "01_likelihoods" / "timestamp.txt").exists()
-    # A submitted/ tree's malformed timestamp.txt: one line naming the student and the file.
+
+
+def test_a_malformed_timestamp_is_one_line_naming_the_student_and_the_file(tmp_path):
     tree = tmp_path / "tree" / "eve" / "01_likelihoods"
     tree.mkdir(parents=True)
     (tree / "likelihoods.ipynb").write_text("{}")
     (tree / "timestamp.txt").write_text("yesterday, honest")
-    from autograder.grading.collect import collect
-
     (item,) = collect(tmp_path / "c3", "01_likelihoods", ["likelihoods"], [tmp_path / "tree"])
     assert item.student == "eve" and "eve's timestamp.txt is not a time nbgrader reads" in item.error
     assert str(tree / "timestamp.txt") in item.error and "\n" not in item.error
+
+
+def test_the_moodle_file_names_each_student_of_a_moodle_download(tmp_path):
+    course = tmp_path / "course"
+    moodle = {
+        f"{name}_assignsubmission_file_/likelihoods.ipynb": "{}" for name in ("Carol Díaz_881", "Ana María López_882")
+    }
+    _collect(tmp_path, _zip(tmp_path / "moodle.zip", moodle))
+    url = f"sqlite:///{tmp_path / 'gb.db'}"
+    with Gradebook(url) as gradebook:
+        gradebook.update_or_create_assignment("01_likelihoods")
+        totals = lms.totals(gradebook, "01_likelihoods", lms.read_mapping(course / lms_names.MAPPING_FILE))
+    lms.write_moodle(totals, tmp_path / "moodle.csv")
+    rows = {
+        student: row
+        for student, row in parse_moodle(tmp_path / "moodle.csv", "ID number", ["First name", "Last name"]).items()
+    }
+    assert {student: (row["First name"], row["Last name"]) for student, row in rows.items()} == {
+        "Carol_Diaz": ("Carol", "Díaz"),
+        "Ana_Maria_Lopez": ("Ana María", "López"),
+    }

@@ -180,16 +180,16 @@ def _name(handins, rows):
     for handin in students:
         if not handin.student:
             slugs.setdefault(_slug(handin.name), []).append(handin)
-    for slug, alike in slugs.items():
+    for flat, alike in slugs.items():
         for handin in alike:
-            if not slug and handin.lms == "Moodle":  # nothing of the name is left: a stable digest of it
+            if not flat and handin.lms == "Moodle":  # nothing of the name is left: a stable digest of it
                 handin.student = "moodle_" + _digest(handin.name)
-            elif slug and len(alike) == 1 and slug not in taken and handin.name != BLIND:
-                handin.student = slug
+            elif flat and len(alike) == 1 and flat not in taken and handin.name != BLIND:
+                handin.student = flat
             elif handin.lms == "Moodle" and handin.name != BLIND and [o.name for o in alike].count(handin.name) == 1:
-                handin.student = f"{slug}_{_digest(handin.name)}"  # look-alike names: stable, unlike the participant id
+                handin.student = f"{flat}_{_digest(handin.name)}"  # look-alike names: stable, unlike the participant id
             else:
-                handin.student = f"{slug or handin.lms.lower()}_{_slug(handin.lms_id)}"
+                handin.student = f"{flat or handin.lms.lower()}_{_slug(handin.lms_id)}"
     for handin in students:
         if len(handin.student) > MAX_ID:
             handin.error = handin.error or (

@@ -168,15 +168,15 @@ def _checked(found, cut):
     for item in found:
         files = [Path(item.where), *item.notebooks.values(), *item.extra]
         item.error = next((cut[p] for p in files if p in cut), item.error)
-        stamp = next((p for p in files if p.name == "timestamp.txt" and not item.handin), None)
-        if stamp and not item.error:
+        stamp = Path(item.where) / "timestamp.txt"  # nbgrader's, beside the notebooks (an LMS's hand-in has none)
+        if not (item.handin or item.error) and stamp.is_file():
             item.error = _timestamp_error(stamp, item.student)
     by_student = {}
     for item in found:
         if not item.error:
             by_student.setdefault(item.student, []).append(item)
     for student, same in by_student.items():
-        if len({item.where for item in same}) == 1:  # one file given twice: the first is graded
+        if len({(item.where, item.handin and item.handin.lms_id) for item in same}) == 1:  # one given twice
             for item in same[1:]:
                 item.error = f"a second submission for {student} in this run ({item.where})"
         elif len(same) > 1:  # two hand-ins: never merged, never one taken for the other

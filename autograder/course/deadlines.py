@@ -87,6 +87,17 @@ def parse_due(text):
         raise ValueError(f"--due {text!r} is not an ISO 8601 date and time, e.g. 2026-03-01T23:59+01:00") from None
 
 
+def marked_late_time(db_url, assignment):
+    """The time given a hand-in its LMS marks late without a time (Canvas's LATE): a second past the due
+    date, the least late it can be; None without a due date. Never a time the student wrote."""
+    with Gradebook(db_url) as gradebook:
+        try:
+            due = gradebook.find_assignment(assignment).duedate
+        except MissingEntry:
+            return None
+    return due + datetime.timedelta(seconds=1) if due else None
+
+
 def apply(db_url, root, assignment, policy=None):
     """Set every handed-in notebook's late penalty from the policy, its submission's time, the due
     date and the student's extension; return {student: late text} of the late ones."""

@@ -254,7 +254,8 @@ def grade(
     policy = deadlines.read_policy(root, assignment)  # a bad policy file stops the run before it grades
     with _connect(scheduler) if scheduler else contextlib.nullcontext() as client:
         names = notebook_names(root, assignment)
-        collected = collect(root, assignment, names, paths, replace=replace)
+        late_time = deadlines.marked_late_time(db_url, assignment)
+        collected = collect(root, assignment, names, paths, replace=replace, late_time=late_time)
         if generate:  # nbgrader grades against the gradebook's copy of the source notebook
             api = make_api(root, {"CourseDirectory": {"db_url": db_url}})
             check_result(

@@ -2,9 +2,12 @@
 
 A download's names (``CANVAS_FILE``, ``MOODLE_ENTRY``) give each student's name and the LMS's id. The
 nbgrader id is the name as a file system takes it (``leealice``, ``Alice_Lee``), with the LMS's id
-after it when two students of one download share a name. The course's ``lms_students.csv`` keeps each
-Canvas user id's nbgrader id, so a student keeps one id all term; it is the student-id mapping that
-``report --students`` reads.
+after it when two students of one download share a name (a digest of the name when only their accents
+differ). The course's ``lms_students.csv`` keeps each Canvas user id's and Moodle name's nbgrader id,
+so a student keeps one id all term; it is the student-id mapping that ``report --students`` reads.
+
+Names are the students' own: a name that reads as another user's id, or two hand-ins that come to one
+id, are refused, each naming the other; never merged, never swapped.
 """
 
 import hashlib
@@ -34,10 +37,17 @@ CANVAS_FILE = re.compile(
 # made spaces; "Participant" under blind marking), or files <that>_<the file's name> when "download as
 # folders" is off. The participant id is the assignment's own, new in each: the student's id is the name.
 MOODLE_ENTRY = re.compile(r"\A(?P<name>[^_/]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z]+)(?:_(?P<original>.*))?\Z")
+# After a Canvas name and user id, what makes the name read with "_<that id>" in it another user's file:
+# <user id>_<attachment id>_<file> or <user id>_text.html ("evil_12345_23456_1_a.ipynb": 12345's or 23456's).
+AMBIGUOUS = re.compile(r"\A(?:\d+_\d+_.|\d+_text\.html\Z)")
 # What Canvas and the student's own machine add to a name uploaded again: "likelihoods-1", "likelihoods (1)".
 AGAIN = re.compile(r"(?:-\d+| \(\d+\))\Z")
 # Entries of a download that are nobody's hand-in.
 SKIPPED = ("__MACOSX", ".DS_Store")
+# Moodle's name for every student under blind marking: no one's identity.
+BLIND = "Participant"
+# The longest id nbgrader's gradebook keeps (``nbgrader.api.Student.id``: String(128)).
+MAX_ID = 128
 
 
 @dataclass
@@ -52,6 +62,14 @@ class LmsHandin:
     late: bool = False  # Canvas's LATE
     student: str = ""  # the nbgrader id, once named
     error: str = ""  # why it cannot be collected
+    entries: list = field(default_factory=list)  # the download's entries named as this hand-in's
+    ambiguous: list = field(default_factory=list)  # entries that, a longer name read, are another user's
+
+
+def _stray(path, why):
+    """An entry of a download that is no one's hand-in: its own error row, under its name in brackets
+    (no student's id has them)."""
+    return LmsHandin("", "", path.name, where=path, student=f"({path.name})", error=f"{path.name}: {why}")
 
 
 def _slug(text):
@@ -63,31 +81,43 @@ def _entries(folder):
     return sorted(p for p in folder.iterdir() if p.name not in SKIPPED and not p.name.startswith("._"))
 
 
-def _canvas(folder):
-    """The hand-ins of a Canvas download, or None when ``folder`` is not one (every entry must be a
-    file named as Canvas names them)."""
-    entries = _entries(folder)
-    matches = [CANVAS_FILE.match(p.name) if p.is_file() else None for p in entries]
-    if not entries or not all(matches):
-        return None
-    handins = {}
-    for path, match in zip(entries, matches):
+def _canvas(entries, folder):
+    """The hand-ins of a Canvas download's ``entries``; each entry not named as Canvas names a file is an
+    error row of its own, and a user id that two names (or a name ending in it) claim is refused."""
+    handins, strays = {}, []
+    for path in entries:
+        match = CANVAS_FILE.match(path.name)
+        if not match:
+            strays.append(_stray(path, "not named as Canvas names a hand-in's file"))
+            continue
         lms_id = f"anon_{match['anon']}" if match["anon"] else match["user"]
         handin = handins.setdefault(lms_id, LmsHandin("Canvas", lms_id, match["name"] or lms_id, where=folder))
+        handin.entries.append(path.name)
+        if (match["name"] or lms_id) != handin.name:
+            handin.error = (
+                f"Canvas user {lms_id} has two names in this download ({handin.entries[0]}, {path.name}): "
+                "refused, both; a name holding '_' and digits reads as another user's id"
+            )
+        if match["user"] and AMBIGUOUS.match(path.name[match.end("user") + 1 :]):
+            handin.ambiguous.append(path.name)
+        if path.is_dir():
+            handin.error = handin.error or f"{path.name} is a folder where Canvas puts a file"
         handin.late |= bool(match["late"])
         handin.files[match["original"]] = path
-    return list(handins.values())
+    return list(handins.values()) + strays
 
 
-def _moodle(folder):
-    """The hand-ins of a Moodle download, or None when no entry of ``folder`` is named as Moodle names them.
-    Only the file plugin's entries hold files; the others (online text, comments) are not read."""
-    handins = {}
-    for path in _entries(folder):
+def _moodle(entries, folder):
+    """The hand-ins of a Moodle download's ``entries``; each entry not named as Moodle names them is an
+    error row of its own. Only the file plugin's entries hold files; the others (online text) are not read."""
+    handins, strays = {}, []
+    for path in entries:
         match = MOODLE_ENTRY.match(path.name)
         if not match:
+            strays.append(_stray(path, "not named as Moodle names a hand-in"))
             continue
         handin = handins.setdefault(match["id"], LmsHandin("Moodle", match["id"], match["name"].strip(), where=folder))
+        handin.entries.append(path.name)
         if match["plugin"] != "file":
             continue
         if path.is_dir():
@@ -96,12 +126,7 @@ def _moodle(folder):
                 handin.files[str(file.relative_to(path))] = file
         elif path.is_file() and match["original"]:
             handin.files[match["original"]] = path
-    return list(handins.values()) or None
-
-
-def known_ids(root):
-    """{Canvas user id: nbgrader id} of the course's ``lms_students.csv`` (empty when there is none)."""
-    return {row["canvas_id"]: row["nbgrader_id"] for row in _read(root) if row.get("canvas_id")}
+    return list(handins.values()) + strays
 
 
 def _read(root):
@@ -115,31 +140,82 @@ def _read(root):
         return [row for row in reader if row.get("nbgrader_id")]
 
 
-def _name(handins, known):
-    """Give each hand-in its nbgrader id: the one ``known`` keeps for its Canvas user id, else its name's
-    slug, with the LMS's id after it where two students (or a known id) share the slug."""
-    taken = set(known.values())
-    counts = {}
-    for handin in handins:
-        if not (handin.lms == "Canvas" and handin.lms_id in known):
-            counts[_slug(handin.name)] = counts.get(_slug(handin.name), 0) + 1
-    for handin in handins:
-        slug = _slug(handin.name)
-        if handin.lms == "Canvas" and handin.lms_id in known:
-            handin.student = known[handin.lms_id]
-        elif not slug and handin.lms == "Moodle":  # nothing of the name is left: a stable digest of it
-            handin.student = "moodle_" + hashlib.sha256(handin.name.encode()).hexdigest()[:10]
-        elif slug and counts[slug] == 1 and slug not in taken:
-            handin.student = slug
-        else:
-            handin.student = f"{slug or handin.lms.lower()}_{_slug(handin.lms_id)}"
+def _name(handins, rows):
+    """Give each hand-in its nbgrader id: the one ``rows`` (the mapping) keeps for its Canvas user id or
+    its exact Moodle name, else its name's slug; where the slug is taken (by the mapping or another
+    hand-in), the slug with the Canvas user id, the Moodle name's digest (a look-alike of another
+    name), or the participant id (one name twice) after it. Blind Moodle names are never matched."""
+    by_canvas = {row["canvas_id"]: row for row in rows if row.get("canvas_id")}
+    by_name = {}
+    for row in rows:
+        if not row.get("canvas_id") and row.get("name"):
+            by_name.setdefault(row["name"], []).append(row["nbgrader_id"])
+    taken = {row["nbgrader_id"] for row in rows}
+    students = [handin for handin in handins if handin.lms]
+    for handin in students:
+        row = by_canvas.get(handin.lms_id) if handin.lms == "Canvas" else None
+        known = by_name.get(handin.name, []) if handin.lms == "Moodle" and handin.name != BLIND else []
+        if row:
+            handin.student = row["nbgrader_id"]
+            if row.get("name") and _letters(row["name"]) != _letters(handin.name):
+                handin.error = handin.error or (
+                    f"Canvas user {handin.lms_id} is {row['name']} ({handin.student}) in {MAPPING_FILE}, but "
+                    f"{handin.entries[0]} names {handin.name}: refused; if it is one student, correct the name there"
+                )
+        elif len(known) == 1:
+            handin.student = known[0]
+        if handin.ambiguous and (row or len(handin.entries) > len(handin.ambiguous)):
+            others = [entry for entry in handin.entries if entry not in handin.ambiguous]
+            others += [f"{row['nbgrader_id']} of {MAPPING_FILE}"] if row else []
+            handin.error = handin.error or (
+                f"Canvas file {handin.ambiguous[0]} reads as user {handin.lms_id}'s, or as another's whose name "
+                f"ends in _{handin.lms_id}: refused, with {', '.join(others)}; rename it in the download if it is theirs"
+            )
+    slugs = {}
+    for handin in students:
+        if not handin.student:
+            slugs.setdefault(_slug(handin.name), []).append(handin)
+    for flat, alike in slugs.items():
+        for handin in alike:
+            if not flat and handin.lms == "Moodle":  # nothing of the name is left: a stable digest of it
+                handin.student = "moodle_" + _digest(handin.name)
+            elif flat and len(alike) == 1 and flat not in taken and handin.name != BLIND:
+                handin.student = flat
+            elif handin.lms == "Moodle" and handin.name != BLIND and [o.name for o in alike].count(handin.name) == 1:
+                handin.student = f"{flat}_{_digest(handin.name)}"  # look-alike names: stable, unlike the participant id
+            else:
+                handin.student = f"{flat or handin.lms.lower()}_{_slug(handin.lms_id)}"
+    for handin in students:
+        if len(handin.student) > MAX_ID:
+            handin.error = handin.error or (
+                f"{handin.lms} hand-in of {handin.name[:40]}...: its id would be {len(handin.student)} characters, "
+                f"past the {MAX_ID} nbgrader keeps: refused"
+            )
+            handin.student = handin.student[:40] + "..."
+
+
+def _digest(name):
+    return hashlib.sha256(name.encode()).hexdigest()[:10]
+
+
+def _letters(name):
+    """A name as Canvas's download writes it (``Lee, Alice``: ``leealice``), without its "_"."""
+    return re.sub(r"[\W_]+", "", name.lower())
 
 
 def discover(folder, root):
-    """The LMS hand-ins in ``folder`` with their nbgrader ids, or None when it is no Canvas or Moodle download."""
-    handins = _canvas(folder) or _moodle(folder)
-    if handins:
-        _name(handins, known_ids(root))
+    """The LMS hand-ins in ``folder`` with their nbgrader ids (and one hand-in with its error for each entry
+    that is none), or None when it is no Canvas or Moodle download."""
+    entries = _entries(folder)
+    moodle = sum(bool(MOODLE_ENTRY.match(path.name)) for path in entries)
+    canvas = sum(bool(CANVAS_FILE.match(path.name)) for path in entries)
+    if canvas * 2 > len(entries) and canvas > moodle:  # one stray entry makes no download another kind
+        handins = _canvas(entries, folder)
+    elif moodle:
+        handins = _moodle(entries, folder)
+    else:
+        return None
+    _name(handins, _read(root))
     return handins
 
 

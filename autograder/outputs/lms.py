@@ -161,6 +161,19 @@ def write_canvas(totals, path, canvas_assignment_id=None, item_name=None):
     return rows
 
 
+def _first_last(student):
+    """(first name, last name) for Moodle: the records', else the name split (Canvas's ``Last, First``,
+    or Moodle's own full name, ``First Last``, at its last space)."""
+    if student.first_name or student.last_name:
+        return student.first_name, student.last_name
+    name = student.name.strip()
+    if "," in name:
+        last, first = (part.strip() for part in name.split(",", 1))
+    else:
+        first, _, last = name.rpartition(" ")
+    return (first, last) if first else (last, "")
+
+
 def write_moodle(totals, path, item_name=None):
     """Write the Moodle grade import CSV; return its rows.
 
@@ -171,8 +184,8 @@ def write_moodle(totals, path, item_name=None):
     column = item_name or totals.assignment
     rows = [
         {
-            "First name": s.first_name,
-            "Last name": s.last_name,
+            "First name": _first_last(s)[0],
+            "Last name": _first_last(s)[1],
             "ID number": s.id_number or s.nbgrader_id,
             "Email address": s.email,
             column: _score(totals.scores.get(s.nbgrader_id)),

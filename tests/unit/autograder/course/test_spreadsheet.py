@@ -98,11 +98,11 @@ def test_a_number_stays_a_number_and_text_like_one_is_text(tmp_path):
 
 
 def test_the_student_id_mapping_reads_back_the_ids_it_wrote(tmp_path):
-    """lms_students.csv is read again next week (``known_ids``) and by ``report --students``: an id
+    """lms_students.csv is read again next week (by ``record`` itself) and by ``report --students``: an id
     written as text ("-1-1") is read as the same id, and a name keeps its own spelling."""
     handins = [lms_names.LmsHandin("Canvas", "7", "=1+1", student="-1-1")]
     path = lms_names.record(tmp_path, handins)
-    assert lms_names.known_ids(tmp_path) == {"7": "-1-1"}
     assert lms.read_mapping(path)["-1-1"]["name"] == "=1+1"
-    lms_names.record(tmp_path, handins)  # written again: the same file, no second mark
-    assert lms_names.known_ids(tmp_path) == {"7": "-1-1"} and "''" not in path.read_text()
+    assert lms.read_mapping(path)["-1-1"]["canvas_id"] == "7"
+    lms_names.record(tmp_path, handins)  # read and written again: the same rows, no second mark
+    assert list(lms.read_mapping(path)) == ["-1-1"] and "''" not in path.read_text()

@@ -42,8 +42,8 @@ FLOOR = 20  # the fewest fingerprints a share is of: a near-empty answer is not 
 THRESHOLD = 0.7
 # Of a student's code, at most this is compared (a cell: the review's ``MAX_CELL_CHARACTERS``): the answers
 # of an assignment of the course are under 5,000 characters, all the code of one of its notebooks under
-# 70,000. Tokenizing costs about 3 microseconds and 200 bytes a character, so a student's hand-in costs
-# at most about a second and 40 MB, however large.
+# 70,000. Reading code costs at most about 5 microseconds and 35 bytes a character, so a student costs at
+# most about a second and 10 MB beyond their notebooks' JSON, however large.
 MAX_STUDENT_CHARACTERS = 200_000
 COLUMNS = ("student_a", "student_b", "similarity", "share_of_a", "share_of_b")
 KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(dir(builtins))
@@ -71,7 +71,8 @@ def written_cells(notebook, given_ids):
     cell of their own, not the release's given and test cells (``given_ids``). nbgrader puts those back
     from the gradebook when it grades, so nothing put in one counts, and the release is the same for all."""
     for position, cell in enumerate(notebook.cells, 1):
-        if cell.get("cell_type") == "code" and cells.grade_id(cell) not in given_ids:
+        grade_id = cells.grade_id(cell)  # the student's too: any JSON value
+        if cell.get("cell_type") == "code" and not (isinstance(grade_id, str) and grade_id in given_ids):
             yield position, cells.cell_text(cell) or ""
 
 

@@ -5,8 +5,9 @@ the answers are only read."""
 
 import ast
 import shutil
-import time
+import signal
 import tracemalloc
+from contextlib import contextmanager
 
 import nbformat
 import pytest
@@ -147,6 +148,23 @@ def test_one_unfinished_cell_spoils_no_other_cells_statements():
     assert fingerprints("y = np.mean((x - y) ** 2) + (") == fingerprints("q = np.mean((u - q) ** 2) + (")
 
 
+@contextmanager
+def _within_cpu(seconds):
+    """Fail the test once the process has used ``seconds`` of CPU (the machine may be busy; before, some of
+    these ran for hours)."""
+
+    def late(signum, frame):
+        pytest.fail(f"over {seconds} CPU seconds")
+
+    previous = signal.signal(signal.SIGPROF, late)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
 def _lines(characters):
     """Distinct statements of code, ``characters`` of them."""
     return "".join(f"value_{i} = weights[{i}] * inputs.mean(axis={i % 3}) + {i}\n" for i in range(characters // 30))[
@@ -170,7 +188,8 @@ def test_an_8_mb_cell_costs_what_reading_it_does_and_the_cuts_are_noted(tmp_path
     _write(tmp_path, "submitted/eve", assignment, notebook)
     tracemalloc.start()
     try:
-        assert main(["similar", assignment, "--root", str(tmp_path)]) == 0
+        with _within_cpu(20):
+            assert main(["similar", assignment, "--root", str(tmp_path)]) == 0
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -196,9 +215,8 @@ def test_a_pair_sharing_a_long_statement_is_marked_in_one_pass():
     assert len(statement) > 400_000
     answers = {"eve": statement, "mallory": "import numpy\n" + statement}
     ranked, prints = similar.compare(answers, "")
-    started = time.process_time()
-    pair = similar.mark(ranked[0], answers, prints)
-    assert time.process_time() - started < 1
+    with _within_cpu(2):
+        pair = similar.mark(ranked[0], answers, prints)
     assert pair.marked == (
         [(statement[:-1], True), ("\n", False)],
         [("import numpy\n", False), (statement[:-1], True), ("\n", False)],
@@ -213,6 +231,7 @@ def test_a_copy_in_cells_of_its_own_is_found_and_given_cells_are_not_compared(tm
     # the release's blank answers left as they are; the copy in new cells, after the rest
     copied = [cell for cell in copier.cells if cells.is_answer(cell) and cell.cell_type == "code"]
     release.cells += [nbformat.v4.new_code_cell(cell.source) for cell in copied]
+    release.cells[-1].metadata.nbgrader = {"grade_id": ["not", "a", "name"]}  # the student's metadata too
     shutil.rmtree(tmp_path / "submitted" / "copier")
     _write(tmp_path, "submitted/copier", assignment, release)
     answers, given, notes = similar.answer_code(tmp_path, assignment)

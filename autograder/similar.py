@@ -1,17 +1,14 @@
 """``similar``: pairs of students whose code looks alike, in a CSV and an HTML page for a person to read.
 It decides nothing and takes no points: a short answer has few honest spellings.
 
-The code cells each student wrote (answers and cells of their own, ``written_cells``) are fingerprinted
-as MOSS does (winnowing: Schleimer, Wilkerson and Aiken 2003) but statement by statement
-(``fingerprints``), the release's own fingerprints dropped; a pair's similarity is the larger share of
-one's fingerprints found in the other's. copydetect, the maintained library of the method, was measured
-and not taken: its k-grams run across statements, so a copy with its statements reordered loses matches
-honest answers keep (03's planted copy 79%, below its alternatives' 95%; here 98% and 93%).
-
-The notebooks are the student's bytes (``read_handin``). At most ``MAX_CELL_CHARACTERS`` of a cell and
-``MAX_STUDENT_CHARACTERS`` of a student's code are compared, each cut noted, so a hand-in costs at most
-that bound's time and memory; marking a pair is one pass over its code. The page escapes every
-character of the code, holds no script and loads nothing.
+The code cells each student wrote (``written_cells``) are fingerprinted as MOSS does (winnowing:
+Schleimer, Wilkerson and Aiken 2003) but statement by statement (``fingerprints``), the release's own
+fingerprints dropped; a pair's similarity is the larger share of one's fingerprints found in the
+other's. copydetect, the maintained library of the method, was measured and not taken: its k-grams run
+across statements, so a copy with its statements reordered loses matches honest answers keep (03's
+planted copy 79%, below its alternatives' 95%; here 98% and 93%). The notebooks are the student's bytes
+(``read_handin``), read within ``MAX_STUDENT_CHARACTERS``; the page escapes every character of them,
+holds no script and loads nothing.
 """
 
 import argparse

@@ -65,11 +65,16 @@ class Pair:
 
 def written_cells(notebook, given_ids):
     """(position from 1, source) of each code cell of ``notebook`` the student wrote: the answers and any
-    cell of their own, not the release's given and test cells (``given_ids``). nbgrader puts those back
-    from the gradebook when it grades, so nothing put in one counts, and the release is the same for all."""
-    for position, cell in enumerate(notebook.cells, 1):
-        grade_id = cells.grade_id(cell)  # the student's too: any JSON value
-        if cell.get("cell_type") == "code" and not (isinstance(grade_id, str) and grade_id in given_ids):
+    cell of their own, not the release's given and test cells. Those are the first cell of each id of
+    ``given_ids``, as ``repair_notebook`` matches them: nbgrader puts their sources back before it grades,
+    and strips a forged grade_id from any other cell, so a cell's own metadata says nothing."""
+    notebook_cells = notebook.get("cells")
+    seen = set()
+    for position, cell in enumerate(notebook_cells if isinstance(notebook_cells, list) else [], 1):
+        cell_id = cell.get("id") if isinstance(cell, dict) else None
+        if isinstance(cell_id, str) and cell_id in given_ids and cell_id not in seen:
+            seen.add(cell_id)
+        elif isinstance(cell, dict) and cell.get("cell_type") == "code":
             yield position, cells.cell_text(cell) or ""
 
 
@@ -107,7 +112,7 @@ def answer_code(root, assignment):
     release = root / "release" / assignment
     names = notebook_names(root, assignment)
     released = [read_handin((release / f"{name}.ipynb").read_bytes()) for name in names]
-    given_ids = {cells.grade_id(c) for nb in released for c in nb.cells if not cells.is_answer(c)} - {None}
+    given_ids = {c.get("id") for nb in released for c in nb.cells if (cells.nbgrader_metadata(c) or {}).get("locked")}
     given = "".join(
         (cells.cell_text(c) or "") + CELL_BREAK for nb in released for c in nb.cells if c.get("cell_type") == "code"
     )

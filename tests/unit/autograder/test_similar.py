@@ -228,14 +228,18 @@ def test_a_copy_in_cells_of_its_own_is_found_and_given_cells_are_not_compared(tm
     _class(tmp_path, assignment, *_course(assignment))
     release = tiny_course.blank()
     copier = nbformat.read(tmp_path / "submitted" / "copier" / assignment / f"{NOTEBOOK}.ipynb", 4)
-    # the release's blank answers left as they are; the copy in new cells, after the rest
-    copied = [cell for cell in copier.cells if cells.is_answer(cell) and cell.cell_type == "code"]
-    release.cells += [nbformat.v4.new_code_cell(cell.source) for cell in copied]
-    release.cells[-1].metadata.nbgrader = {"grade_id": ["not", "a", "name"]}  # the student's metadata too
+    # the release's blank answers left as they are; the copy in a new cell after the rest, under a test
+    # cell's metadata (nbgrader strips it and runs the cell), and a cell whose grade_id is no name at all
+    copied = [cell.source for cell in copier.cells if cells.is_answer(cell) and cell.cell_type == "code"]
+    forged = {"grade_id": "brier_score_tests", "grade": True, "locked": True, "solution": False, "points": 1}
+    release.cells += [
+        nbformat.v4.new_code_cell("print(num_samples)", metadata={"nbgrader": {"grade_id": ["a", "list"]}}),
+        nbformat.v4.new_code_cell("\n\n".join(copied), metadata={"nbgrader": forged}),
+    ]
     shutil.rmtree(tmp_path / "submitted" / "copier")
     _write(tmp_path, "submitted/copier", assignment, release)
     answers, given, notes = similar.answer_code(tmp_path, assignment)
     ranked, _ = similar.compare(answers, given)
     assert {ranked[0].a, ranked[0].b} == {"copier", "honest0"} and ranked[0].similarity >= 0.9, ranked[:3]
-    tests = [cell.source for cell in release.cells if cells.is_test(cell)]
+    tests = [cell.source for cell in tiny_course.blank().cells if cells.is_test(cell)]
     assert tests and not any(test in code for test in tests for code in answers.values())

@@ -4,6 +4,7 @@ assignment and on every assignment of the course; the page shows the students' t
 the answers are only read."""
 
 import ast
+import json
 import shutil
 import signal
 import tracemalloc
@@ -126,6 +127,10 @@ def test_the_command_writes_the_pairs_and_the_page_shows_code_as_text(tmp_path, 
         _write(tmp_path, f"submitted/{student}", assignment, notebook)
     (tmp_path / "submitted" / "zed" / assignment).mkdir(parents=True)
     (tmp_path / "submitted" / "zed" / assignment / f"{NOTEBOOK}.ipynb").write_bytes(b"\xff{")
+    # and a notebook whose cells are no cells
+    odd = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": ["x", 3, {"cell_type": "code", "id": []}]}
+    (tmp_path / "submitted" / "trudy" / assignment).mkdir(parents=True)
+    (tmp_path / "submitted" / "trudy" / assignment / f"{NOTEBOOK}.ipynb").write_text(json.dumps(odd))
     shutil.rmtree(tmp_path / "submitted" / "honest1")
     assert main(["similar", assignment, "--root", str(tmp_path), "--threshold", "0.9"]) == 0
     printed = capsys.readouterr().out

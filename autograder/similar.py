@@ -1,13 +1,14 @@
-"""``similar``: pairs of students whose answers look alike, in a CSV and an HTML page for a person to
-read. It decides nothing and takes no points: a short answer has few honest spellings.
+"""``similar``: pairs of students whose code looks alike, in a CSV and an HTML page for a person to read.
+It decides nothing and takes no points: a short answer has few honest spellings.
 
-Each student's answer cells are fingerprinted as MOSS does (winnowing: Schleimer, Wilkerson and Aiken
-2003) but statement by statement (``fingerprints``), the release's own fingerprints dropped; a pair's
-similarity is the larger share of one's fingerprints found in the other's. copydetect, the maintained
-library of the method, was measured and not taken: its k-grams run across statements, so a copy with
-its statements reordered loses matches honest answers keep (03's planted copy 79%, below its
-alternatives' 95%; here 98% and 93%). The notebooks are the student's bytes (``read_handin``); the page
-escapes every character of them, holds no script and loads nothing.
+The code cells each student wrote (``written_cells``) are fingerprinted as MOSS does (winnowing:
+Schleimer, Wilkerson and Aiken 2003) but statement by statement (``fingerprints``), the release's own
+fingerprints dropped; a pair's similarity is the larger share of one's fingerprints found in the
+other's. copydetect, the maintained library of the method, was measured and not taken: its k-grams run
+across statements, so a copy with its statements reordered loses matches honest answers keep (03's
+planted copy 79%, below its alternatives' 95%; here 98% and 93%). The notebooks are the student's bytes
+(``read_handin``), read within ``MAX_STUDENT_CHARACTERS``; the page escapes every character of them,
+holds no script and loads nothing.
 """
 
 import argparse
@@ -29,12 +30,18 @@ from autograder.course.directory import check_assignment, notebook_names
 from autograder.course.table import format_table
 from autograder.grading.collect import MAX_NOTEBOOK_BYTES
 from autograder.grading.handin import Unreadable, read_handin
+from autograder.grading.review import MAX_CELL_CHARACTERS
 
 K = 5  # tokens in a k-gram: "V = V . mean"
 WINDOW = 4  # k-grams of which winnowing keeps the least: any match of K + WINDOW - 1 tokens is found
 MIN_TOKENS = 3  # a shorter statement ("return V") says nothing of who wrote it
 FLOOR = 20  # the fewest fingerprints a share is of: a near-empty answer is not "all found"
 THRESHOLD = 0.7
+# Of a student's code, at most this is compared (a cell: the review's ``MAX_CELL_CHARACTERS``): the answers
+# of an assignment of the course are under 5,000 characters, all the code of one of its notebooks under
+# 70,000. Reading code costs at most about 5 microseconds and 35 bytes a character, so a student costs at
+# most about a second and 10 MB beyond their notebooks' JSON, however large.
+MAX_STUDENT_CHARACTERS = 200_000
 COLUMNS = ("student_a", "student_b", "similarity", "share_of_a", "share_of_b")
 KEPT_NAMES = frozenset(keyword.kwlist) | frozenset(dir(builtins))
 SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING}
@@ -56,50 +63,75 @@ class Pair:
     marked: tuple = ((), ())  # (a's code, b's code), each as [(text, found in the other's)]
 
 
-def _code_cells(notebook, answer_ids=None):
-    code = [cell for cell in notebook.cells if cell.get("cell_type") == "code"]
-    chosen = [cell for cell in code if cells.grade_id(cell) in answer_ids] if answer_ids else []
-    return chosen or code
+def written_cells(notebook, given_ids):
+    """(position from 1, source) of each code cell of ``notebook`` the student wrote: the answers and any
+    cell of their own, not the release's given and test cells. Those are the first cell of each id of
+    ``given_ids``, as ``repair_notebook`` matches them: nbgrader puts their sources back before it grades,
+    and strips a forged grade_id from any other cell, so a cell's own metadata says nothing."""
+    notebook_cells = notebook.get("cells")
+    seen = set()
+    for position, cell in enumerate(notebook_cells if isinstance(notebook_cells, list) else [], 1):
+        cell_id = cell.get("id") if isinstance(cell, dict) else None
+        if isinstance(cell_id, str) and cell_id in given_ids and cell_id not in seen:
+            seen.add(cell_id)
+        elif isinstance(cell, dict) and cell.get("cell_type") == "code":
+            yield position, cells.cell_text(cell) or ""
 
 
-def _text(notebook_cells):
-    return "".join((cells.cell_text(cell) or "") + CELL_BREAK for cell in notebook_cells)
+def _student_code(student, folder, names, given_ids, notes):
+    """The code ``student`` wrote in the notebooks ``names`` of ``folder``, cells split by ``CELL_BREAK``,
+    cut to ``MAX_CELL_CHARACTERS`` a cell and ``MAX_STUDENT_CHARACTERS`` in all; a note in ``notes`` for
+    each notebook not read and each cut."""
+    parts, left = [], MAX_STUDENT_CHARACTERS
+    for name in names:
+        path = folder / f"{name}.ipynb"
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+                raise Unreadable(f"larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
+            notebook = read_handin(path.read_bytes())
+        except Unreadable as error:
+            notes.append(f"{student}'s {name}.ipynb not compared: {error}")
+            continue
+        for position, text in written_cells(notebook, given_ids):
+            where = f"{student}'s {name}.ipynb cell {position}"
+            if text and not left:
+                notes.append(f"{where} and all after not compared: past {MAX_STUDENT_CHARACTERS:,} characters of code")
+                return "".join(parts)
+            kept = text[: min(MAX_CELL_CHARACTERS, left)]
+            if len(kept) < len(text):
+                notes.append(f"{where}: only its first {len(kept):,} of {len(text):,} characters compared")
+            left -= len(kept)
+            parts.append(kept + CELL_BREAK)
+    return "".join(parts)
 
 
 def answer_code(root, assignment):
-    """({student: their answer code}, the release's code, [notes on notebooks not read])."""
+    """({student: the code they wrote}, the release's code, [notes on notebooks not read and code cut])."""
     release = root / "release" / assignment
     names = notebook_names(root, assignment)
-    released = {name: read_handin((release / f"{name}.ipynb").read_bytes()) for name in names}
-    answer_ids = {cells.grade_id(c) for nb in released.values() for c in nb.cells if cells.is_answer(c)} - {None}
-    given = "".join(_text(_code_cells(nb)) for nb in released.values())
+    released = [read_handin((release / f"{name}.ipynb").read_bytes()) for name in names]
+    given_ids = {c.get("id") for nb in released for c in nb.cells if (cells.nbgrader_metadata(c) or {}).get("locked")}
+    given = "".join(
+        (cells.cell_text(c) or "") + CELL_BREAK for nb in released for c in nb.cells if c.get("cell_type") == "code"
+    )
     answers, notes = {}, []
     for folder in sorted((root / "submitted").glob(f"*/{assignment}")):
-        parts = []
-        for name in names:
-            path = folder / f"{name}.ipynb"
-            if not path.is_file() or path.is_symlink():
-                continue
-            try:
-                if path.stat().st_size > MAX_NOTEBOOK_BYTES:
-                    raise Unreadable(f"larger than {MAX_NOTEBOOK_BYTES // 2**20} MB")
-                parts.append(_text(_code_cells(read_handin(path.read_bytes()), answer_ids)))
-            except Unreadable as error:
-                notes.append(f"{folder.parent.name}'s {name}.ipynb not compared: {error}")
-        if parts:
-            answers[folder.parent.name] = "".join(parts)
+        code = _student_code(folder.parent.name, folder, names, given_ids, notes)
+        if code:
+            answers[folder.parent.name] = code
     return answers, given, notes
 
 
 def statements(code):
-    """[[(token, start offset, end offset)]]: ``code``'s logical lines as normalised tokens, each cell
+    """[(tokens, start offset, end offset)]: ``code``'s logical lines as normalised tokens, each cell
     (``CELL_BREAK``) on its own. Every name is "V" but keywords, builtins and attributes, every string
     "S"; a cell Python's tokenizer gives up on is read line by line, a word or a character a token."""
-    found, offset = [], 0
+    offset = 0
     for cell in code.split(CELL_BREAK):
-        found += _cell_statements(cell, offset)
+        yield from _cell_statements(cell, offset)
         offset += len(cell) + len(CELL_BREAK)
-    return found
 
 
 def _name(text, previous):
@@ -107,12 +139,13 @@ def _name(text, previous):
 
 
 def _cell_statements(code, offset):
+    # Only each statement's place is kept, not each token's: a token costs a pointer and its text.
     starts = list(itertools.accumulate((len(line) for line in code.splitlines(keepends=True)), initial=offset))
-    found, line, previous = [], [], ""
+    found, line, start, end, previous = [], [], 0, 0, ""
     try:
         for token in tokenize.generate_tokens(io.StringIO(code).readline):
             if token.type == tokenize.NEWLINE and line:
-                found.append(line)
+                found.append((line, start, end))
                 line = []
             if token.type in SKIPPED or token.type == tokenize.ENDMARKER:
                 continue
@@ -121,20 +154,27 @@ def _cell_statements(code, offset):
                 text = _name(text, previous)
             elif token.type in STRINGS:
                 text = "S"
-            line.append((text, starts[token.start[0] - 1] + token.start[1], starts[token.end[0] - 1] + token.end[1]))
+            if not line:
+                start = starts[token.start[0] - 1] + token.start[1]
+            line.append(text)
+            end = starts[token.end[0] - 1] + token.end[1]
             previous = token.string
     except (tokenize.TokenError, SyntaxError):
-        found = []
-        for start, text in zip(starts, code.splitlines(keepends=True)):
-            words = [(word.group(), start + word.start(), start + word.end()) for word in WORD.finditer(text)]
-            line = [
-                (_name(w, words[i - 1][0] if i else "") if w[0].isalpha() or w[0] == "_" else w, a, b)
-                for i, (w, a, b) in enumerate(words)
-            ]
-            if line:
-                found.append(line)
-        return found
-    return found + ([line] if line else [])
+        return list(_words(code, starts))
+    return found + ([(line, start, end)] if line else [])
+
+
+def _words(code, starts):
+    """``code``'s lines as statements of words: a name, a number or any other character a token."""
+    for start, text in zip(starts, code.splitlines(keepends=True)):
+        line, previous, first, last = [], "", None, None
+        for word in WORD.finditer(text):
+            w = word.group()
+            line.append(_name(w, previous) if w[0].isalpha() or w[0] == "_" else w)
+            first = word.start() if first is None else first
+            last, previous = word.end(), w
+        if line:
+            yield line, start + first, start + last
 
 
 def _hash(tokens):
@@ -147,26 +187,36 @@ def fingerprints(code):
     k-grams of ``K`` tokens hashed and winnowed (the least hash of each ``WINDOW``), a statement shorter
     than ``K`` hashed whole. No k-gram spans two statements: renaming and reordering change nothing."""
     found = []
-    for line in statements(code):
+    for line, start, end in statements(code):
         if len(line) < MIN_TOKENS:
             continue
-        hashes = [_hash([text for text, _, _ in line[i : i + K]]) for i in range(max(1, len(line) - K + 1))]
+        hashes = [_hash(line[i : i + K]) for i in range(max(1, len(line) - K + 1))]
         chosen = {min(hashes[i : i + WINDOW]) for i in range(max(1, len(hashes) - WINDOW + 1))}
         # each with its statement's place: the page marks whole statements, not winnowing's scattered k-grams
-        found.extend((hash_, line[0][1], line[-1][2]) for hash_ in sorted(chosen))
+        found.extend((hash_, start, end) for hash_ in sorted(chosen))
     return found
 
 
 def _marked(code, spans):
-    """``code`` as [(text, found)], found where a span of ``spans`` covers it."""
-    found = [False] * len(code)
-    for start, end in spans:
-        found[start:end] = [True] * (end - start)
-    return [("".join(c for c, _ in group), flag) for flag, group in _runs(zip(code, found))]
+    """``code`` as [(text, found)], found where a span of ``spans`` covers it: one pass over the spans,
+    each statement once, however many of its fingerprints were found."""
+    merged = []
+    for start, end in sorted(set(spans)):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    marked, done = [], 0
+    for start, end in merged:
+        marked += [(code[done:start], False), (code[start:end], True)]
+        done = end
+    return [(text, found) for text, found in [*marked, (code[done:], False)] if text]
 
 
-def _runs(pairs):
-    return ((flag, list(group)) for flag, group in itertools.groupby(pairs, key=lambda pair: pair[1]))
+def _common(one, other):
+    """How many fingerprints two Counters share, repeats counted, in the time of the smaller one."""
+    small, large = sorted((one, other), key=len)
+    return sum(min(count, large[hash_]) for hash_, count in small.items())
 
 
 def compare(answers, given):
@@ -179,7 +229,7 @@ def compare(answers, given):
     counts = {student: Counter(hash_ for hash_, _, _ in grams) for student, grams in prints.items()}
     pairs = []
     for a, b in itertools.combinations(sorted(prints), 2):
-        common = sum((counts[a] & counts[b]).values())
+        common = _common(counts[a], counts[b])
         shares = (common / max(len(prints[a]), FLOOR), common / max(len(prints[b]), FLOOR))
         pairs.append(Pair(a, b, max(shares), shares))
     return sorted(pairs, key=lambda pair: (-pair.similarity, pair.a, pair.b)), prints
@@ -213,7 +263,7 @@ def _code_html(marked):
     return "".join(f"<mark>{html.escape(text)}</mark>" if copied else html.escape(text) for text, copied in marked)
 
 
-def write_html(pairs, assignment, threshold, path):
+def write_html(pairs, assignment, threshold, path, notes=()):
     sections = "".join(
         f"<h2>{html.escape(pair.a)} and {html.escape(pair.b)}: {_percent(pair.similarity)}</h2>"
         f"<table><tr><th>{html.escape(pair.a)} ({_percent(pair.shares[0])} found in the other's)</th>"
@@ -228,8 +278,11 @@ def write_html(pairs, assignment, threshold, path):
         f"<title>{html.escape(assignment)}: alike answers</title><style>"
         "td{vertical-align:top;width:50%}pre{white-space:pre-wrap;font-size:12px}mark{background:#fd8}</style>"
         f"</head><body><h1>{html.escape(assignment)}: pairs of answers at least {_percent(threshold)} alike</h1>"
-        "<p>Highlighted: statements found in both answers (names aside), the release's own code left out. This is for a person "
-        "to read; it decides nothing.</p>" + (sections or "<p>No pair.</p>") + "</body></html>",
+        "<p>Highlighted: statements found in both students' code (names aside), the release's own code left out. This is for a person "
+        "to read; it decides nothing.</p>"
+        + "".join(f"<p>Note: {html.escape(note)}</p>" for note in notes)
+        + (sections or "<p>No pair.</p>")
+        + "</body></html>",
         encoding="utf-8",
     )
 
@@ -250,7 +303,7 @@ def similar(root, assignment, threshold=THRESHOLD, out=None):
     out.mkdir(parents=True, exist_ok=True)
     files = {"CSV": out / f"{assignment}_similar.csv", "page": out / f"{assignment}_similar.html"}
     write_csv(pairs, files["CSV"])
-    write_html(pairs, assignment, threshold, files["page"])
+    write_html(pairs, assignment, threshold, files["page"], notes)
     return pairs, files, notes
 
 
@@ -279,7 +332,7 @@ def _fraction(text):
 def add_parser(commands):
     parser = commands.add_parser(
         "similar",
-        help="pairs of students whose answer cells look alike (token winnowing), in a CSV and an HTML page to read; "
+        help="pairs of students whose code cells look alike (token winnowing), in a CSV and an HTML page to read; "
         "never a penalty",
     )
     parser.add_argument("assignment")
@@ -287,7 +340,7 @@ def add_parser(commands):
         "--threshold",
         type=_fraction,
         default=THRESHOLD,
-        help="the least similarity of a pair listed: the share of one's answer code found in the other's "
+        help="the least similarity of a pair listed: the share of one's code found in the other's "
         "(default %(default)g)",
     )
     parser.add_argument("--out", help="the folder of the CSV and the page (default: ROOT/reports)")

@@ -17,6 +17,8 @@ import re
 import sys
 import traceback
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +41,52 @@ class WireError(Exception):
 
 
 class AnswerError(Exception):
-    """The kernel gave no answer to a question (in the examiner): ``AnswerError(message, name)``, the
-    message the examiner's own words and ``name`` the error's type as a message may name it."""
+    """A question the kernel did not answer, or the student's code raised on, in the examiner's words:
+    its ``message``, ``name`` the error's type as a message may name it, and on lines of their own what
+    the error ``said`` (as the examiner wrote it anew) and the student's ``line`` it was raised in, each
+    "" if none."""
+
+    def __init__(self, message: str, name: str = "Exception", said: str = "", line: str = "") -> None:
+        super().__init__(message)
+        self.message, self.name, self.said, self.line = message, name, said, line
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The kernel's answer to one question, as ``respond`` writes it and the examiner reads it back
+    (``read``): the value, as ``encode`` wrote it, or (``error`` not None) the class names of the
+    error the student's code raised and what the kernel tells of it (``_told``)."""
+
+    value: Any = None
+    error: list[str] | None = None
+    message: str = ""
+    line: str = ""
+
+    def text(self) -> str:
+        """The reply as JSON text."""
+        if self.error is None:
+            return json.dumps({"value": self.value})
+        return json.dumps({"error": self.error, "message": self.message, "line": self.line})
+
+    @classmethod
+    def read(cls, text: str) -> "Reply":
+        """The reply ``text`` holds, exactly of the form ``text`` writes; else ``WireError``."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise WireError("an answer that is not JSON") from None
+        if type(data) is dict and set(data) == {"value"}:
+            return cls(value=data["value"])
+        if (
+            type(data) is dict
+            and set(data) == {"error", "message", "line"}
+            and type(data["error"]) is list
+            and all(type(name) is str for name in data["error"])
+            and type(data["message"]) is str
+            and type(data["line"]) is str
+        ):
+            return cls(error=data["error"], message=data["message"], line=data["line"])
+        raise WireError("an answer that is not of the agreed form")
 
 
 # {"module:name": function} of every question (``bdl.questions.question`` registers them); the
@@ -129,7 +175,7 @@ def _array(text):
     return array
 
 
-def _library_name(value):
+def library_name(value):
     """``"module:qualname"`` of a library function or class, or None."""
     module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
     if (
@@ -199,11 +245,11 @@ def _class_names(value):
 
 def _named(value):
     """An examiner's argument that is not data, as the kernel can make it anew."""
-    if isinstance(value, StandIn) and _library_name(type(value)):
+    if isinstance(value, StandIn) and library_name(type(value)):
         return {
             "t": "standin",
             "id": id(value),
-            "class": _library_name(type(value)),
+            "class": library_name(type(value)),
             "v": encode(list(value.given_args)),
             "kwargs": encode(dict(value.given_kwargs)),
         }
@@ -221,7 +267,7 @@ def _named(value):
         }
     if tf is not None and isinstance(value, tf.keras.initializers.Initializer):
         return {"t": "initializer", "v": json.loads(json.dumps(tf.keras.initializers.serialize(value)))}
-    name = _library_name(value)
+    name = library_name(value)
     if name is not None:
         return {"t": "library", "v": name}
     raise WireError(f"a {type(value).__name__} cannot be put to the kernel")
@@ -353,7 +399,7 @@ def decode(data, lookup=None, made=None):
 # The kernel's side
 
 
-class _Handles:
+class Handles:
     """The kernel's objects the examiner holds handles to: one number per object, kept alive."""
 
     def __init__(self):
@@ -367,7 +413,7 @@ class _Handles:
         return self.numbers[key]
 
 
-_handles = _Handles()
+handles = Handles()
 
 
 def _lookup(ref, namespace):
@@ -378,7 +424,7 @@ def _lookup(ref, namespace):
         if name not in namespace:
             raise NameError(f"name '{name}' is not defined")
         return namespace[name]
-    return _handles.objects[int(ref["handle"])]
+    return handles.objects[int(ref["handle"])]
 
 
 class Answer:
@@ -412,10 +458,10 @@ def respond(request, namespace=None):
         made = {}
         args = decode(request["args"], lambda ref: _lookup(ref, namespace), made)
         kwargs = decode(request["kwargs"], lambda ref: _lookup(ref, namespace), made)
-        answer = {"value": encode(question(*args, **kwargs), _handles.number)}
+        reply = Reply(value=encode(question(*args, **kwargs), handles.number))
     except Exception as error:  # the student's code failed: the examiner says so in its words
-        answer = {"error": _class_names(error), **_told(error)}
-    return Answer(json.dumps(answer))
+        reply = Reply(error=_class_names(error), **_told(error))
+    return Answer(reply.text())
 
 
 def _cell_files():

@@ -199,7 +199,7 @@ def main():
     """Grade the job on stdin (``autograder.worker.launcher`` runs this in a fork, as a fresh process would)."""
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    job = GradingJob(**json.loads(sys.stdin.readline()))
+    job = GradingJob.from_json(sys.stdin.readline())
     os.set_inheritable(job.result_fd, False)  # the kernel never holds it
     if job.kernel_output_fd >= 0:
         _own_output(job.kernel_output_fd)

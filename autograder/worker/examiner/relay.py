@@ -18,13 +18,14 @@ import nbformat
 from jupyter_core.utils import ensure_async, run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, List, Unicode
 
 from autograder.course import cells
 from autograder.worker.examiner.pool import Examiner, LentExaminer
 from autograder.worker.examiner.protocol import MAX_CODE, Answer, Ask, Cell, Failed, Verdict, receive, send
-from autograder.worker.examiner.verdict import error_output
+from autograder.worker.examiner.verdict import outputs
 from autograder.worker.guard import SKIPPED_MESSAGE, cell_key
 from bdl.wire import MAX_ANSWER
 
@@ -49,16 +50,14 @@ class ExaminesTests:
                 ran.pop(cell.source, None)
                 ran[cell.source] = None
             return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        self._examined = getattr(self, "_examined", 0) + 1
-        count = 10_000 + self._examined  # no kernel count: the feedback only matches it within the cell
-        cell.outputs, cell.execution_count = [], count
+        count = execution_count or self.code_cells_executed + 1  # nbclient's count: the kernel runs no test cell
+        cell.execution_count = count
         if cell_key(cell.source) in self.skip:
-            cell.outputs = [nbformat.from_dict(error_output(RuntimeError(SKIPPED_MESSAGE), cell.source, count))]
+            found = outputs(RuntimeError(SKIPPED_MESSAGE), cell.source, count)
         else:
             loop = asyncio.get_running_loop()
-            output = await loop.run_in_executor(None, self._relay, cell, count, loop)
-            if output is not None:
-                cell.outputs = [output]
+            found = await loop.run_in_executor(None, self._relay, cell, count, loop)
+        cell.outputs = [nbformat.from_dict(output) for output in found]
         if cell.outputs and not (self.allow_errors or "raises-exception" in cell.metadata.get("tags", [])):
             raise CellExecutionError.from_cell_and_msg(cell, cell.outputs[0])
         return cell
@@ -72,8 +71,8 @@ class ExaminesTests:
     # nbclient's own ``execute_cell`` wraps *its* coroutine, not this one, and nbconvert calls it.
     execute_cell = run_sync(async_execute_cell)
 
-    def _relay(self, cell, count, loop):
-        """Hand the examiner ``cell``; relay its questions to the kernel; return its verdict. The examiner
+    def _relay(self, cell: NotebookNode, count: int, loop: asyncio.AbstractEventLoop) -> list[dict]:
+        """Hand the examiner ``cell``; relay its questions to the kernel; return its outputs. The examiner
         has the cell's timeout for each of its messages (the kernel has it for each answer): past it, the
         cell fails and the examiner, mid-test, is stopped."""
         examiner = self._start_examiner()
@@ -86,10 +85,10 @@ class ExaminesTests:
                 if timeout and not select.select([examiner.stdout], [], [], timeout)[0]:
                     self._stop_examiner()
                     late = TimeoutError(f"the tests of this cell took longer than {timeout} seconds")
-                    return nbformat.from_dict(error_output(late, cell.source, count))
+                    return outputs(late, cell.source, count)
                 message = receive(examiner.stdout, Ask, Verdict)
                 if isinstance(message, Verdict):
-                    return nbformat.from_dict(message.output) if message.output else None
+                    return message.outputs
                 reply = asyncio.run_coroutine_threadsafe(self._ask(message, cell), loop).result()
                 send(examiner.stdin, reply)
         except (DeadKernelError, CellTimeoutError):

@@ -4,8 +4,9 @@ nbgrader renders feedback from the autograded notebook, where every test cell is
 from the gradebook (hidden tests, their markers, any reference code they hold), and every cell keeps
 what it printed, which a submission may have filled with what it read of the tests. So
 ``HideHiddenTests``, a preprocessor in nbgrader's feedback pipeline (set in ``nbgrader_config.py``,
-so ``nbgrader generate_feedback`` by hand is safe too), leaves visible tests, verdicts and vetted
-messages only. The instructor's autograded notebooks keep everything.
+so ``nbgrader generate_feedback`` by hand is safe too), leaves visible tests, verdicts and the
+messages the examiner decided, which it reads as data (``autograder.course.decision``), never from a
+traceback's text. The instructor's autograded notebooks keep everything.
 """
 
 import functools
@@ -42,7 +43,7 @@ def _verdict(error, found, hidden):
     return "not run (a visible test above failed)" if found.line < min(hidden) else "passed"
 
 
-def shown(found: Decision, secrets) -> str:
+def _shown(found: Decision, secrets) -> str:
     """The examiner's decision as the one message a student reads: its name and lines, each line
     that holds a secret (a hidden test, model answer or rubric line) redacted, the student's own line
     dropped instead (it is theirs), each cut to ``MAX_MESSAGE``."""
@@ -59,13 +60,13 @@ def shown(found: Decision, secrets) -> str:
 
 def shown_lines(outputs, secrets) -> list[str]:
     """The lines a student reads of a failed test cell whose ``outputs`` hold an error: the message
-    (``shown``) and the notes under it, as the examiner decided them; for an error it decided nothing
+    (``_shown``) and the notes under it, as the examiner decided them; for an error it decided nothing
     of, only the error's type and ``UNUSABLE``."""
     found = decision(outputs)
     if found is None:
         error = next(output for output in outputs if output.get("output_type") == "error")
         return [f"{identifier(error.get('ename', ''), 'Exception')}: {UNUSABLE}"]
-    return [shown(found, secrets), *found.notes]
+    return [_shown(found, secrets), *found.notes]
 
 
 @functools.lru_cache(maxsize=8)

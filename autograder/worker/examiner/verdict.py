@@ -1,5 +1,5 @@
-"""The examiner's words: the error output a failed test cell gets, and what it says of a question
-the kernel did not answer. Nothing the kernel says reaches them as text: an error of the student's
+"""The examiner's words: the error output a failed test cell gets, with the ``Decision`` of what a
+student reads beside it, and what it says of a question the kernel did not answer. Nothing the kernel says reaches them as text: an error of the student's
 code is named by its type (Python's or TensorFlow's), its message only as ``catalogue`` writes it
 anew and its line only if the student wrote it; an error of the tests' own code on an answer it
 could not use says a fixed sentence, since its message may quote that answer."""
@@ -130,10 +130,10 @@ def _notes(error: BaseException) -> tuple[list[str], list[str]]:
     return written, cited[:1] + mistakes[:1]
 
 
-def decide(error: BaseException, own: bool = True) -> Decision:
+def _decided(error: BaseException, own: bool, notes: list[str]) -> Decision:
     """What a student reads of ``error``, raised by a test cell: the test's message (unless ``own`` is
-    False: then ``UNUSABLE``), or an ``AnswerError``'s sentences and the student's line; its notes; and
-    the cell's line it was raised from."""
+    False: then ``UNUSABLE``), or an ``AnswerError``'s sentences and the student's line; the ``notes``
+    as shown; and the cell's line it was raised from."""
     name = identifier(type(error).__name__, "Exception")
     if isinstance(error, AnswerError):
         name, lines = error.name, [error.message] + ([f"the error says: {error.said}"] if error.said else [])
@@ -141,7 +141,7 @@ def decide(error: BaseException, own: bool = True) -> Decision:
         lines = str(error).split("\n") if own else [UNUSABLE]
     in_cell = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == FILENAME]
     yours = f"{STUDENTS_LINE}{error.line}" if isinstance(error, AnswerError) and error.line else ""
-    return Decision(name, lines, yours, _notes(error)[1], in_cell[0] if in_cell else None)
+    return Decision(name, lines, yours, notes, in_cell[0] if in_cell else None)
 
 
 def outputs(error: BaseException, source: str, execution_count: int, own: bool = True) -> list[dict]:
@@ -157,9 +157,11 @@ def outputs(error: BaseException, source: str, execution_count: int, own: bool =
             frames.append(f"Cell In[{execution_count}], line {lineno}\n{code}")
         elif speaks(frame.filename):  # bdl's helpers, as IPython would show them
             frames.append(f"File {frame.filename}:{lineno}, in {frame.name}")
-    decision = decide(error, own)
-    name, (message, *details) = decision.name, decision.lines + ([decision.yours] if decision.yours else [])
-    notes = _notes(error)[0]
+    notes, shown = _notes(error)
+    decision = _decided(error, own, shown)
+    name, message, details = decision.name, "\n".join(decision.lines), []
+    if isinstance(error, AnswerError):  # its sentence, then the details on lines of their own
+        message, details = decision.lines[0], decision.lines[1:] + ([decision.yours] if decision.yours else [])
     # The details go before the error's own line, as a traceback's code does: that line stays the last.
     error_output = {
         "output_type": "error",

@@ -47,7 +47,7 @@ def _plain(value):
     )
 
 
-def _numbers(value, what):
+def as_numbers(value, what):
     """``value`` as a NumPy array, from plain values only (see the module's docstring)."""
     kind = type(value)
     tf = loaded_tensorflow()
@@ -56,7 +56,7 @@ def _numbers(value, what):
     if kind is np.ndarray or kind in NUMPY_SCALARS or kind in (int, float, bool):
         return np.array(value)
     if kind in (list, tuple):
-        return np.array([_numbers(item, what) for item in value])
+        return np.array([as_numbers(item, what) for item in value])
     if tf is not None and kind is tf.TensorShape:
         return np.array(value.as_list())
     if tf is not None and tf.is_tensor(value) and kind.__module__.startswith(("tensorflow", "tf_keras")):
@@ -109,7 +109,7 @@ def assert_close(actual, expected, what, rtol=1e-5, atol=1e-6, start=None, other
     ``start``: where the expected values are a step from (an input the answer moves), so that a failure
     can say how the step differs. ``others``: {name: expected values} of quantities the answer may have
     given in this one's place (another part of the same result), so that a failure can say which."""
-    actual = _numbers(actual, what)
+    actual = as_numbers(actual, what)
     expected = np.asarray(expected)
     assert actual.shape == expected.shape, _with(
         f"{what} should have shape {expected.shape}, found {shape_text(actual.shape)}",
@@ -138,7 +138,7 @@ def assert_mean_close(function, arguments, each, what, rtol=1e-5, atol=1e-6):
     more call of it per example, made only then): right for each but wrong for the batch (the sum of
     theirs, say), or how its values differ from ``each`` (``bdl.difference``)."""
     each = np.asarray(each, dtype="float64")
-    actual = _numbers(function(*arguments), what)
+    actual = as_numbers(function(*arguments), what)
     expected = np.asarray(each.mean())
     assert actual.shape == expected.shape, f"{what} should have shape (), found {shape_text(actual.shape)}"
     assert np.all(np.isfinite(actual)), f"{what} should be finite (found nan or inf)"
@@ -156,7 +156,7 @@ def _each_alone(function, arguments, batch, each, rtol, atol):
     alone = None
     try:
         alone = np.array(
-            [_numbers(function(*(argument[i : i + 1] for argument in arguments)), "") for i in range(len(each))],
+            [as_numbers(function(*(argument[i : i + 1] for argument in arguments)), "") for i in range(len(each))],
             dtype="float64",
         )
     except Exception:  # an answer that cannot take one example: only the mean is described
@@ -186,12 +186,12 @@ def _with(message, describe, *arguments):
 _ACTIVATION_PROBE = np.array([[-2.0, -0.5, 0.0, 0.5, 3.0], [1.0, 1.0, -1.0, 4.0, 0.25]], "float32")
 
 
-def _softmax(x):
+def softmax(x):
     exp = np.exp(x - x.max(axis=-1, keepdims=True))
     return exp / exp.sum(axis=-1, keepdims=True)
 
 
-_ACTIVATIONS = {"linear": lambda x: x, "relu": lambda x: np.maximum(x, 0.0), "softmax": _softmax}
+_ACTIVATIONS = {"linear": lambda x: x, "relu": lambda x: np.maximum(x, 0.0), "softmax": softmax}
 
 
 def assert_activation(activation, expected, what):
@@ -208,7 +208,7 @@ def assert_activation(activation, expected, what):
         raise AssertionError(f"{what} should be {expected}; calling it failed: {error.args[0]}") from None
     except Exception as error:  # an activation that cannot be called is simply not the one asked for
         raise AssertionError(f"{what} should be {expected}; calling it failed ({type_name(error)})") from None
-    actual = _numbers(output, what)
+    actual = as_numbers(output, what)
     expected_values = _ACTIVATIONS[expected](_ACTIVATION_PROBE)
     assert actual.shape == expected_values.shape and np.allclose(actual, expected_values, atol=1e-5), (
         f"{what} should be {expected}: its outputs on test inputs differ from {expected}'s"

@@ -16,7 +16,9 @@ import json
 import re
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -34,18 +36,66 @@ MAX_TOLD = 2000
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
+# What the kernel's side looks a ref or handle up with (``decode``).
+Lookup = Callable[[Any], Any]
+
+
 class WireError(Exception):
     """A request or answer that is not of the agreed form."""
 
 
 class AnswerError(Exception):
-    """The kernel gave no answer to a question (in the examiner): ``AnswerError(message, name)``, the
-    message the examiner's own words and ``name`` the error's type as a message may name it."""
+    """A question the kernel did not answer, or the student's code raised on, in the examiner's words:
+    its ``message``, ``name`` the error's type as a message may name it, and on lines of their own what
+    the error ``said`` (as the examiner wrote it anew) and the student's ``line`` it was raised in, each
+    "" if none."""
+
+    def __init__(self, message: str, name: str = "Exception", said: str = "", line: str = "") -> None:
+        super().__init__(message)
+        self.message, self.name, self.said, self.line = message, name, said, line
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The kernel's answer to one question, as ``respond`` writes it and the examiner reads it back
+    (``read``): the value, as ``encode`` wrote it, or (``error`` not None) the class names of the
+    error the student's code raised and what the kernel tells of it (``_told``)."""
+
+    value: Any = None
+    error: list[str] | None = None
+    message: str = ""
+    line: str = ""
+
+    def text(self) -> str:
+        """The reply as JSON text."""
+        if self.error is None:
+            return json.dumps({"value": self.value})
+        return json.dumps({"error": self.error, "message": self.message, "line": self.line})
+
+    @classmethod
+    def read(cls, text: str) -> "Reply":
+        """The reply ``text`` holds, exactly of the form ``text`` writes; else ``WireError``."""
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise WireError("an answer that is not JSON") from None
+        if type(data) is dict and set(data) == {"value"}:
+            return cls(value=data["value"])
+        if (
+            type(data) is dict
+            and set(data) == {"error", "message", "line"}
+            and type(data["error"]) is list
+            and all(type(name) is str for name in data["error"])
+            and type(data["message"]) is str
+            and type(data["line"]) is str
+        ):
+            return cls(error=data["error"], message=data["message"], line=data["line"])
+        raise WireError("an answer that is not of the agreed form")
 
 
 # {"module:name": function} of every question (``bdl.questions.question`` registers them); the
 # kernel imports a question's module (one of ``bdl``'s) before it looks the question up.
-QUESTIONS = {}
+QUESTIONS: dict[str, Callable[..., Any]] = {}
 # The examiner's way to the kernel while it runs a test cell, and only then (``examine`` sets it for
 # the cell): a function (question, args, kwargs) -> the kernel's answer, decoded. Unset in the kernel
 # and on a student's machine, where a question is a plain call.
@@ -54,7 +104,7 @@ ask_kernel: contextvars.ContextVar[Callable[[str, tuple, dict], object] | None] 
 )
 
 
-def ask(name, /, *args, **kwargs):
+def ask(name: str, /, *args: Any, **kwargs: Any) -> Any:
     """Put question ``name`` ("module:function") to the kernel (in the examiner only)."""
     channel = ask_kernel.get()
     if channel is None:
@@ -66,7 +116,7 @@ class StandIn:
     """What a test hands the student's code in place of a loss, a layer, another graded function:
     made from its arguments alone (data, or other stand-ins), on either side (``bdl.questions``)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.given_args, self.given_kwargs = args, kwargs
 
 
@@ -83,32 +133,32 @@ class Remote:
 
     __slots__ = ("_ref", "_kind")
 
-    def __init__(self, ref, kind=()):
+    def __init__(self, ref: dict, kind: Iterable[str] = ()) -> None:
         object.__setattr__(self, "_ref", ref)
         object.__setattr__(self, "_kind", tuple(kind))
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return ask("bdl.questions:call", self, *args, **kwargs)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # a kernel object is never a tensor: tf.is_tensor would take the kernel's word for it
         if name.startswith("__") or name in NOT_ASKED:
             raise AttributeError(name)
         return ask("bdl.questions:attribute", self, name)
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         return ask("bdl.questions:item", self, key)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         ask("bdl.questions:set_attribute", self, name, value)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<kernel object {self._ref}>"
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         return type(other) is Remote and other._ref == self._ref
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(json.dumps(self._ref, sort_keys=True))
 
 
@@ -116,20 +166,20 @@ class Remote:
 # Values to JSON and back
 
 
-def _array_bytes(array):
+def _array_bytes(array: np.ndarray) -> str:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _array(text):
-    array = np.load(io.BytesIO(base64.b64decode(text, validate=True)), allow_pickle=False)
+def _array(text: str) -> np.ndarray:
+    array: np.ndarray = np.load(io.BytesIO(base64.b64decode(text, validate=True)), allow_pickle=False)
     if array.dtype.kind not in ARRAY_KINDS:
         raise WireError(f"an array of {array.dtype} is not data")
     return array
 
 
-def _library_name(value):
+def library_name(value: object) -> str | None:
     """``"module:qualname"`` of a library function or class, or None."""
     module, name = getattr(value, "__module__", None), getattr(value, "__qualname__", None)
     if (
@@ -143,7 +193,7 @@ def _library_name(value):
     return None
 
 
-def resolve(reference):
+def resolve(reference: str) -> Any:
     """The library function or class ``"module:qualname"`` names (imported, never run)."""
     module_name, _, name = reference.partition(":")
     if (
@@ -158,7 +208,7 @@ def resolve(reference):
     return value
 
 
-def encode(value, handle=None):
+def encode(value: Any, handle: Callable[[Any], dict] | None = None) -> dict:
     """``value`` as JSON-ready data. ``handle(obj)`` gives a non-data object's handle (the kernel);
     without it, such an object is named as a library value or refused (the examiner)."""
     tf = loaded_tensorflow()  # no value is a tensor before TensorFlow is loaded
@@ -193,17 +243,17 @@ def encode(value, handle=None):
     return _named(value)
 
 
-def _class_names(value):
+def _class_names(value: object) -> list[str]:
     return [f"{cls.__module__}.{cls.__qualname__}" for cls in type(value).__mro__][:20]
 
 
-def _named(value):
+def _named(value: Any) -> dict:
     """An examiner's argument that is not data, as the kernel can make it anew."""
-    if isinstance(value, StandIn) and _library_name(type(value)):
+    if isinstance(value, StandIn) and library_name(type(value)):
         return {
             "t": "standin",
             "id": id(value),
-            "class": _library_name(type(value)),
+            "class": library_name(type(value)),
             "v": encode(list(value.given_args)),
             "kwargs": encode(dict(value.given_kwargs)),
         }
@@ -221,13 +271,13 @@ def _named(value):
         }
     if tf is not None and isinstance(value, tf.keras.initializers.Initializer):
         return {"t": "initializer", "v": json.loads(json.dumps(tf.keras.initializers.serialize(value)))}
-    name = _library_name(value)
+    name = library_name(value)
     if name is not None:
         return {"t": "library", "v": name}
     raise WireError(f"a {type(value).__name__} cannot be put to the kernel")
 
 
-def _handle_number(value):
+def _handle_number(value: Any) -> bool:
     """Whether ``value`` is what the kernel's handles are: ``{"handle": n}``, and nothing else (a
     notebook name, ``{"name": ...}``, is the examiner's to give)."""
     return (
@@ -243,22 +293,22 @@ def _handle_number(value):
 on_standin = None
 
 
-def _plain(data, value, lookup, made):
+def _plain(data: dict, value: Any, lookup: Lookup | None, made: dict) -> Any:
     if value is None or type(value) in (bool, int, float, str):
         return value
     raise WireError("not a plain value")
 
 
-def _sequence(data, value, lookup, made):
+def _sequence(data: dict, value: Any, lookup: Lookup | None, made: dict) -> tuple | list:
     items = [decode(item, lookup, made) for item in value]
     return tuple(items) if data["t"] == "tuple" else items
 
 
-def _dict(data, value, lookup, made):
+def _dict(data: dict, value: Any, lookup: Lookup | None, made: dict) -> dict:
     return {str(key): decode(item, lookup, made) for key, item in value.items()}
 
 
-def _tensorflow(data, value, lookup, made):
+def _tensorflow(data: dict, value: Any, lookup: Lookup | None, made: dict) -> Any:
     import tensorflow as tf  # here only: a NumPy-only notebook's answers never need it
 
     kind = data["t"]
@@ -271,16 +321,16 @@ def _tensorflow(data, value, lookup, made):
     return tf.TensorShape(value)
 
 
-def _reference(data, value, lookup, made):
+def _reference(data: dict, value: Any, lookup: Lookup | None, made: dict) -> Any:
     if lookup is not None:
         return lookup(value)
     if data["t"] == "handle" and _handle_number(value):
-        kinds = data.get("kind") if type(data.get("kind")) is list else []
+        kinds = data["kind"] if type(data.get("kind")) is list else []
         return Remote(value, [str(name)[:200] for name in kinds[:20]])
     raise WireError("a reference the examiner cannot hold")
 
 
-def _distribution(data, value, lookup, made):
+def _distribution(data: dict, value: Any, lookup: Lookup | None, made: dict) -> Any:
     import tensorflow_probability as tfp
 
     if not _IDENTIFIER.fullmatch(str(data.get("class"))):
@@ -288,13 +338,13 @@ def _distribution(data, value, lookup, made):
     return getattr(tfp.distributions, data["class"])(**decode(value, lookup, made))
 
 
-def _initializer(data, value, lookup, made):
+def _initializer(data: dict, value: Any, lookup: Lookup | None, made: dict) -> Any:
     import tensorflow as tf
 
     return tf.keras.initializers.deserialize(value)
 
 
-def _standin(data, value, lookup, made):
+def _standin(data: dict, value: Any, lookup: Lookup | None, made: dict) -> Any:
     cls = resolve(str(data.get("class")))
     if not (isinstance(cls, type) and issubclass(cls, StandIn)):
         raise WireError("not a stand-in")
@@ -330,7 +380,7 @@ KERNEL_DECODERS = {
 }
 
 
-def decode(data, lookup=None, made=None):
+def decode(data: Any, lookup: Lookup | None = None, made: dict | None = None) -> Any:
     """What ``encode`` made, back as values. ``lookup(ref)`` gives the object a ref or handle
     stands for (the kernel); without it, a handle becomes a ``Remote`` (the examiner). ``made``
     keeps the stand-ins made so far, so that one of the examiner's, given twice, is one here."""
@@ -353,13 +403,14 @@ def decode(data, lookup=None, made=None):
 # The kernel's side
 
 
-class _Handles:
+class Handles:
     """The kernel's objects the examiner holds handles to: one number per object, kept alive."""
 
-    def __init__(self):
-        self.objects, self.numbers = {}, {}
+    def __init__(self) -> None:
+        self.objects: dict[int, object] = {}
+        self.numbers: dict[int, dict] = {}
 
-    def number(self, value):
+    def number(self, value: object) -> dict:
         key = id(value)
         if key not in self.numbers:
             self.numbers[key] = {"handle": len(self.objects)}
@@ -367,10 +418,10 @@ class _Handles:
         return self.numbers[key]
 
 
-_handles = _Handles()
+handles = Handles()
 
 
-def _lookup(ref, namespace):
+def _lookup(ref: Any, namespace: dict) -> Any:
     if type(ref) is not dict:
         raise WireError("not a reference")
     if "name" in ref:
@@ -378,7 +429,7 @@ def _lookup(ref, namespace):
         if name not in namespace:
             raise NameError(f"name '{name}' is not defined")
         return namespace[name]
-    return _handles.objects[int(ref["handle"])]
+    return handles.objects[int(ref["handle"])]
 
 
 class Answer:
@@ -387,14 +438,14 @@ class Answer:
 
     __slots__ = ("text",)
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.text
 
 
-def respond(request, namespace=None):
+def respond(request: str, namespace: dict | None = None) -> Answer:
     """Answer one question (``request``, JSON) about the kernel's state; return it as an ``Answer``.
     Runs in the student's kernel, as the examiner's silent request, whose reply carries the answer
     (no file: nothing of a question's round trip lies where the kernel could leave something for
@@ -404,21 +455,21 @@ def respond(request, namespace=None):
 
         namespace = get_ipython().user_ns
     try:
-        request = json.loads(request)
-        module = str(request["question"]).partition(":")[0]
+        asked = json.loads(request)
+        module = str(asked["question"]).partition(":")[0]
         if module.startswith("bdl.") or module == "bdl":
             importlib.import_module(module)
-        question = QUESTIONS[request["question"]]
-        made = {}
-        args = decode(request["args"], lambda ref: _lookup(ref, namespace), made)
-        kwargs = decode(request["kwargs"], lambda ref: _lookup(ref, namespace), made)
-        answer = {"value": encode(question(*args, **kwargs), _handles.number)}
+        question = QUESTIONS[asked["question"]]
+        made: dict = {}
+        args = decode(asked["args"], lambda ref: _lookup(ref, namespace), made)
+        kwargs = decode(asked["kwargs"], lambda ref: _lookup(ref, namespace), made)
+        reply = Reply(value=encode(question(*args, **kwargs), handles.number))
     except Exception as error:  # the student's code failed: the examiner says so in its words
-        answer = {"error": _class_names(error), **_told(error)}
-    return Answer(json.dumps(answer))
+        reply = Reply(error=_class_names(error), **_told(error))
+    return Answer(reply.text())
 
 
-def _cell_files():
+def _cell_files() -> dict:
     """The file names the kernel's shell gave the notebook's cells it ran (none outside a kernel)."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
@@ -426,7 +477,7 @@ def _cell_files():
     return files if isinstance(files, dict) else {}
 
 
-def _told(error):
+def _told(error: BaseException) -> dict[str, str]:
     """What the examiner may repeat of ``error`` once it has checked it: the error's message, and the
     line of the notebook's code it was raised in (its innermost frame in a cell, not in a library),
     each at most ``MAX_TOLD`` characters, else ""."""

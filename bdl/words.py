@@ -27,7 +27,11 @@ SPEAKING_FILES = ("checks.py", "difference.py", "words.py", "wire.py", "question
 # A note under an error (a likely mistake, the sentence a check cites) wraps within nbgrader Validate's
 # width (90, an indent of 4 included), so that a student reads it whole.
 NOTE_WIDTH = 80
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# A terminal's colours, as an IPython traceback writes them (the feedback and the item analysis strip them).
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# What a student reads when the tests' own code raised on what the answer gave them (its message may
+# quote that answer): the examiner's sentence, and the feedback's for an error it has no decision for.
+UNUSABLE = "the tests could not go on with what your code gave them"
 
 
 def note(prefix, sentence):
@@ -41,7 +45,7 @@ def note(prefix, sentence):
 
 def flat(text):
     """``text`` without a terminal's colours, its whitespace runs one space: as a note is found in it."""
-    return " ".join(_ANSI.sub("", text).split())
+    return " ".join(ANSI.sub("", text).split())
 
 
 def first_noted(text, notes):
@@ -92,10 +96,16 @@ MAX_SHOWN = 60
 
 
 def type_name(value):
-    """The name of ``value``'s type, reduced to identifier characters (a class's name is its
-    author's to choose). In the examiner every value is of its own types (``bdl.wire`` makes the
-    kernel's answers of a few), so there the name is one of a fixed few."""
-    return re.sub(r"[^A-Za-z0-9_.]", "", type(value).__name__)[:40] or "object"
+    """The name of ``value``'s type, reduced to identifier characters (``identifier``). In the examiner
+    every value is of its own types (``bdl.wire`` makes the kernel's answers of a few), so there the
+    name is one of a fixed few."""
+    return identifier(type(value).__name__, "object")
+
+
+def identifier(name, default):
+    """``name`` reduced to at most 40 identifier characters and dots (a class's name is its author's to
+    choose), or ``default`` if none is left."""
+    return re.sub(r"[^A-Za-z0-9_.]", "", str(name))[:40] or default
 
 
 def listed(names):

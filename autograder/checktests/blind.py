@@ -79,7 +79,7 @@ def judge(function, results, right):
 
 def figures(rows):
     """(failing, hinted, right) over the rows that measured blind answers."""
-    return tuple(sum(row.get("blind", {}).get(key, 0) for row in rows) for key in ("failing", "hinted", "right"))
+    return tuple(sum((row.blind or {}).get(key, 0) for row in rows) for key in ("failing", "hinted", "right"))
 
 
 def target_problems(rows):

@@ -65,7 +65,7 @@ def _shown(value):
     """An argument as a report shows it: a stand-in as made, a library function by its name."""
     if isinstance(value, wire.StandIn):
         return _label(value)
-    name = wire._library_name(value)
+    name = wire.library_name(value)
     return name.replace(":", ".") if name else " ".join(repr(value).split())
 
 
@@ -92,7 +92,7 @@ def start_recording():
     arguments the tests gave, and each ``bdl`` object it hands back."""
     if _sweep.first_handle is not None:
         return
-    _sweep.first_handle = len(wire._handles.objects)
+    _sweep.first_handle = len(wire.handles.objects)
     wire.on_standin = _record
 
 
@@ -101,7 +101,7 @@ def stop_recording():
     if _sweep.first_handle is None:
         return
     first, _sweep.first_handle, wire.on_standin = _sweep.first_handle, None, None
-    for number, value in list(wire._handles.objects.items()):
+    for number, value in list(wire.handles.objects.items()):
         if number >= first and type(value).__module__.startswith("bdl."):
             _record(value)
 

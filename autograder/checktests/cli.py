@@ -23,11 +23,11 @@ def _check_tests(args):
         )
         text = ([] if args.blind_only else [format_check_table(rows)]) + [format_blind(rows)]
         if args.blind_only:
-            text += [f"PROBLEM {r['notebook']}/{r['function']}: {problem}" for r in rows for problem in r["problems"]]
+            text += [f"PROBLEM {r.notebook}/{r.function}: {problem}" for r in rows for problem in r.problems]
         missed = target_problems(rows)
         text += [f"PROBLEM {assignment}: {problem}" for problem in missed]
         print(f"== {assignment}\n" + "\n".join(part for part in text if part) + "\n", flush=True)
-        failed |= any(row["problems"] for row in rows) or bool(missed)
+        failed |= any(row.problems for row in rows) or bool(missed)
     return 1 if failed else 0
 
 

@@ -8,16 +8,18 @@ is killed, and whatever happens, every process the submission started is gone wh
 
 import os
 import re
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import psutil
 
 from autograder.grading.scratch import scratch_folder
 from autograder.worker import bwrap, launcher
-from autograder.worker.job import MAX_LOG, WorkerResult
+from autograder.worker.job import MAX_LOG, GradingJob, WorkerResult
 
 POLL_SECONDS = 0.2
 # What the kernel's shared folder may hold: its connection file and sockets need a few entries and
@@ -37,7 +39,9 @@ SLOT_BYTES = 2 * 2**30
 CGROUP = Path("/sys/fs/cgroup")
 
 
-def _own_cgroup_limits(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
+def _own_cgroup_limits(
+    cgroup: Path = CGROUP, membership: Path = Path("/proc/self/cgroup")
+) -> tuple[float | None, int | None]:
     """(cores, bytes) this process's own cgroup allows, each None where it sets no limit (v1 or v2)."""
     cores = memory = None
     try:
@@ -49,10 +53,10 @@ def _own_cgroup_limits(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
         path = path.lstrip("/")
         try:
             if not controllers and (cgroup / "cgroup.controllers").exists():  # v2
-                quota, period = (cgroup / path / "cpu.max").read_text().split()
-                cores = None if quota == "max" else int(quota) / int(period)
-                limit = (cgroup / path / "memory.max").read_text().strip()
-                memory = None if limit == "max" else int(limit)
+                quota_text, period_text = (cgroup / path / "cpu.max").read_text().split()
+                cores = None if quota_text == "max" else int(quota_text) / int(period_text)
+                limit_text = (cgroup / path / "memory.max").read_text().strip()
+                memory = None if limit_text == "max" else int(limit_text)
             if "cpu" in controllers.split(","):  # v1
                 quota = int((cgroup / "cpu" / path / "cpu.cfs_quota_us").read_text())
                 period = int((cgroup / "cpu" / path / "cpu.cfs_period_us").read_text())
@@ -65,7 +69,7 @@ def _own_cgroup_limits(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
     return cores, memory
 
 
-def grading_slots(cgroup=CGROUP, membership=Path("/proc/self/cgroup")):
+def grading_slots(cgroup: Path = CGROUP, membership: Path = Path("/proc/self/cgroup")) -> int:
     """How many submissions to grade at once here: one per core this process may use (its CPU
     affinity and its cgroup's quota), and no more than its cgroup's memory holds at SLOT_BYTES each.
     On the hub the instructor grades in their server's cgroup, not on the machine's every core."""
@@ -87,14 +91,15 @@ class Limits:
     cell_timeout: int = 120  # seconds one cell may run (nbgrader interrupts it)
 
 
-def _tree(process):
+def _tree(process: psutil.Process) -> list[psutil.Process]:
     try:
-        return [process] + process.children(recursive=True)
+        children: list[psutil.Process] = process.children(recursive=True)
     except psutil.NoSuchProcess:
         return []
+    return [process, *children]
 
 
-def _memory(processes):
+def _memory(processes: list[psutil.Process]) -> int:
     total = 0
     for process in processes:
         try:
@@ -104,7 +109,7 @@ def _memory(processes):
     return total
 
 
-def _in_memory_files(processes):
+def _in_memory_files(processes: list[psutil.Process]) -> int:
     """Bytes of the files in the in-memory (tmpfs) folders of the sandboxes among ``processes``, each
     sandbox once: bubblewrap's /tmp, /dev/shm and working folder, which no process's RSS counts."""
     total, seen = 0, {_mount_namespace(os.getpid())}
@@ -129,14 +134,14 @@ def _in_memory_files(processes):
     return total
 
 
-def _mount_namespace(pid):
+def _mount_namespace(pid: int) -> str | None:
     try:
         return os.readlink(f"/proc/{pid}/ns/mnt")
     except OSError:
         return None
 
 
-def _disk_used(folder):
+def _disk_used(folder: str) -> tuple[int, int]:
     """(bytes, entries) under ``folder``, links and all, never followed; entries stop counting
     past ``KERNEL_IO_ENTRIES``."""
     total, entries, pending = 0, 0, [folder]
@@ -154,7 +159,7 @@ def _disk_used(folder):
     return total, entries
 
 
-def _kill_sessions(sessions):
+def _kill_sessions(sessions: set[int]) -> None:
     """Kill every process in ``sessions`` (the worker's, its kernel's, their orphans')."""
     for _ in range(3):  # a fork bomb may fork while we kill
         victims = []
@@ -186,7 +191,7 @@ class _Output:
     of the worker's own pipe (it cannot read or swallow the worker's messages). Past ``LOG_BYTES`` the
     copy stops (``full``), and the watcher stops the submission."""
 
-    def __init__(self, log):
+    def __init__(self, log: IO[bytes]) -> None:
         self.log, self.lock, self.written = log, threading.Lock(), 0
         self.pipes = [os.pipe() for _ in ("worker", "kernel")]  # (read end, write end), neither inherited
         self.worker_end, self.kernel_end = self.pipes[0][1], self.pipes[1][1]
@@ -194,7 +199,7 @@ class _Output:
         for thread in self.threads:
             thread.start()
 
-    def _copy(self, read):
+    def _copy(self, read: int) -> None:
         with open(read, "rb", buffering=0) as pipe:
             while chunk := pipe.read(2**16):
                 with self.lock:
@@ -203,20 +208,27 @@ class _Output:
                     self.written += len(chunk)
 
     @property
-    def full(self):
+    def full(self) -> bool:
         return self.written > LOG_BYTES
 
-    def close_write_ends(self):
+    def close_write_ends(self) -> None:
         """Once the worker holds them: then the copies end when the submission's processes do."""
         for _, write in self.pipes:
             os.close(write)
 
-    def join(self):
+    def join(self) -> None:
         for thread in self.threads:
             thread.join(KILL_WAIT_SECONDS)
 
 
-def _watch(worker, limits, start, kernel_io="", output=None, examiner=None):
+def _watch(
+    worker: subprocess.Popen,
+    limits: Limits,
+    start: float,
+    kernel_io: str = "",
+    output: _Output | None = None,
+    examiner: int | None = None,
+) -> str:
     """Poll the worker until it exits; return why it was killed, or "". ``examiner``: the pid of the
     slot's examiner, whose memory counts too (it parses this submission's answers); the caller stops it."""
     sessions, killed = {worker.pid}, ""
@@ -254,7 +266,7 @@ def _watch(worker, limits, start, kernel_io="", output=None, examiner=None):
     return killed
 
 
-def run_isolated(job, limits, examiner=None):
+def run_isolated(job: GradingJob, limits: Limits, examiner: int | None = None) -> WorkerResult:
     """Grade one submission (a ``worker.GradingJob``) within ``limits``, the memory of the slot's
     ``examiner`` (a pid) counted with the worker's; return a WorkerResult.
 
@@ -308,11 +320,11 @@ def run_isolated(job, limits, examiner=None):
     return result
 
 
-def _with_stderr(log, errors):
+def _with_stderr(log: str, errors: str) -> str:
     return f"{log}\n\n--- the grading worker's and its kernel's stderr ---\n{errors}" if errors.strip() else log
 
 
-def kernel_failure(errors):
+def kernel_failure(errors: str) -> str:
     """Why a kernel did not start, from the stderr it shares with the worker: bubblewrap's own
     message, or the last error Python printed; "" if neither is there."""
     lines = [line.strip() for line in errors.splitlines() if line.strip()]

@@ -4,12 +4,12 @@ nbgrader renders feedback from the autograded notebook, where every test cell is
 from the gradebook (hidden tests, their markers, any reference code they hold), and every cell keeps
 what it printed, which a submission may have filled with what it read of the tests. So
 ``HideHiddenTests``, a preprocessor in nbgrader's feedback pipeline (set in ``nbgrader_config.py``,
-so ``nbgrader generate_feedback`` by hand is safe too), leaves visible tests, verdicts and vetted
-messages only. The instructor's autograded notebooks keep everything.
+so ``nbgrader generate_feedback`` by hand is safe too), leaves visible tests, verdicts and the
+messages the examiner decided, which it reads as data (``autograder.course.decision``), never from a
+traceback's text. The instructor's autograded notebooks keep everything.
 """
 
 import functools
-import re
 from pathlib import Path
 
 import jinja2
@@ -21,116 +21,52 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from autograder.course import cells, deadlines
 from autograder.course.cells import hidden_lines
 from autograder.course.cli import course_options, db_url
+from autograder.course.decision import Decision, decision
 from autograder.course.directory import REPO, make_api
 from autograder.course.gradebook import check_graded, handed_in
 from autograder.course.leaks import course_secrets
-from autograder.worker.examiner.verdict import STUDENTS_LINE
-from autograder.worker.guard import SKIPPED_MESSAGE
-from bdl.requirements import PREFIX as REQUIREMENT
-from bdl.requirements import cited, plain
-from bdl.words import speaks
+from bdl.words import UNUSABLE, identifier
 
-# A traceback's colours (items.py strips them from messages too).
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# The frames of an IPython traceback: a notebook cell's, or a file's.
-CELL_FRAME = re.compile(r"^Cell In\[(\d+)\], line (\d+)")
-FILE_FRAME = re.compile(r"^(?:File|Input) (.+?):\d+, in ")
 MAX_MESSAGE = 300
 REDACTED = "[redacted]"
 
 
-def _frames(error):
-    """[("cell", execution count, line) or ("file", path, None)] of an error's traceback, in order."""
-    frames = []
-    for entry in error.get("traceback", []):
-        text = ANSI.sub("", entry).strip()
-        cell, file = CELL_FRAME.match(text), FILE_FRAME.match(text)
-        if cell:
-            frames.append(("cell", int(cell.group(1)), int(cell.group(2))))
-        elif file:
-            frames.append(("file", file.group(1), None))
-    return frames
-
-
-def _verdict(error, hidden, execution_count):
-    """What a student may know of the hidden tests, given the cell's error output (or None)."""
+def _verdict(error, found, hidden):
+    """What a student may know of the hidden tests, from the cell's error output (or None) and the
+    examiner's decision on it (``found``, or None): whether the line it failed at is hidden."""
     if error is None:
         return "passed"
-    own = [line for kind, count, line in _frames(error) if kind == "cell" and count == execution_count]
-    if not own:
+    if found is None or found.line is None:
         return "failed or did not run"
-    if own[0] in hidden:
+    if found.line in hidden:
         return "failed"
-    return "not run (a visible test above failed)" if own[0] < min(hidden) else "passed"
+    return "not run (a visible test above failed)" if found.line < min(hidden) else "passed"
 
 
-def _tests_own_assertion(error, execution_count):
-    """Whether the test cell's own code raised this AssertionError (``_in_the_tests``)."""
-    frames = _frames(error)
-    return error.get("ename") == "AssertionError" and _in_the_tests(frames, execution_count)
+def _shown(found: Decision, secrets) -> str:
+    """The examiner's decision as the one message a student reads: its name and lines, each line
+    that holds a secret (a hidden test, model answer or rubric line) redacted, the student's own line
+    dropped instead (it is theirs), each cut to ``MAX_MESSAGE``."""
 
+    def secret(line):
+        return any(secret in line for secret in secrets)
 
-def _unanswered_question(error, execution_count):
-    """Whether this error is the examiner's account of a question the student's code raised on or did
-    not answer (``bdl.wire.AnswerError``): raised in the tests (``_in_the_tests``), the last frame in
-    ``bdl/wire.py``, where a question is put."""
-    frames = _frames(error)
-    return (
-        len(frames) > 1
-        and _in_the_tests(frames, execution_count)
-        and frames[-1][0] == "file"
-        and frames[-1][1].replace("\\", "/").endswith("bdl/wire.py")
+    said = [REDACTED if secret(line) else line for line in found.lines]
+    said += [found.yours] if found.yours and not secret(found.yours) else []
+    return f"{found.name}: " + "\n".join(
+        line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE] + " ..." for line in said
     )
 
 
-def _in_the_tests(frames, execution_count):
-    """Whether an error's ``frames`` start in the test cell and stay there (a function it defines, say)
-    or in one of ``bdl.words.SPEAKING_FILES``: never in another cell (the student's code) or elsewhere."""
-    return (
-        bool(frames)
-        and frames[0][:2] == ("cell", execution_count)
-        and all(
-            (kind, where) == ("cell", execution_count) or (kind == "file" and speaks(where))
-            for kind, where, _ in frames
-        )
-    )
-
-
-def _identifier(text, limit=40):
-    """``text`` reduced to identifier characters: the name of a type, never the student's prose."""
-    return re.sub(r"[^A-Za-z0-9_.]", "", str(text))[:limit] or "an error"
-
-
-def shown_message(error, execution_count, secrets):
-    """The one line a student sees for a failed test cell: the message, when an assertion of the test cell
-    itself or of ``bdl.checks`` or ``bdl.questions`` called from it raised it, or when it is the examiner's
-    account of a question the student's code raised on (each of its lines cut to ``MAX_MESSAGE``), with
-    any line that holds a secret (a hidden test, model answer or rubric line) redacted; for any other
-    error only its type and a fixed sentence, since the message of an error the student's code raised in
-    the kernel is the student's code's to choose; a test cell left out because it stopped the grading
-    kernel says so."""
-    name = _identifier(error.get("ename", ""))
-    if error.get("evalue") == SKIPPED_MESSAGE:  # the grader's own sentence: a cell that stopped the kernel
-        return f"{name}: {SKIPPED_MESSAGE}"
-    answered = _unanswered_question(error, execution_count)
-    if not answered and not _tests_own_assertion(error, execution_count):
-        return f"{name}: your code raised {name} while the tests ran"
-    from bdl.diagnoses import PREFIX as MISTAKE  # its recognisers load TensorFlow: only here, not for every command
-
-    said = str(error.get("evalue", "")).split("\n")
-    notes = next((n for n, line in enumerate(said) if line.startswith((REQUIREMENT, MISTAKE))), len(said))
-    if answered:  # the examiner's sentence, its message and the student's line: each line cut alone
-        said = [line if len(line) <= MAX_MESSAGE else line[:MAX_MESSAGE] + " ..." for line in said[:notes]]
-        # The student's own line is dropped, not redacted, when it holds a secret line: it is theirs.
-        said = [
-            line for line in said if not (line.startswith(STUDENTS_LINE) and any(secret in line for secret in secrets))
-        ]
-        return f"{name}: " + "\n".join(REDACTED if any(secret in line for secret in secrets) else line for line in said)
-    lines = [REDACTED if any(secret in line for secret in secrets) else line for line in said[:notes]]
-    message = "\n".join(lines)
-    if len(message) > MAX_MESSAGE:
-        message = message[:MAX_MESSAGE] + " ..."
-    return f"AssertionError: {message}"
+def shown_lines(outputs, secrets) -> list[str]:
+    """The lines a student reads of a failed test cell whose ``outputs`` hold an error: the message
+    (``_shown``) and the notes under it, as the examiner decided them; for an error it decided nothing
+    of, only the error's type and ``UNUSABLE``."""
+    found = decision(outputs)
+    if found is None:
+        error = next(output for output in outputs if output.get("output_type") == "error")
+        return [f"{identifier(error.get('ename', ''), 'Exception')}: {UNUSABLE}"]
+    return [_shown(found, secrets), *found.notes]
 
 
 @functools.lru_cache(maxsize=8)
@@ -144,9 +80,9 @@ class HideHiddenTests(NbGraderPreprocessor):
 
     * each test cell with hidden tests keeps the visible tests and one line that says whether the
       hidden part passed;
-    * a failed test cell shows one error line (``shown_message``), and under it the sentence of the
-      text its check cites (``bdl.requirements``) and the likely mistake that ``bdl.diagnoses`` noted, if
-      any: only the tables' own sentences count, so nothing else of the error gets through;
+    * a failed test cell shows what the examiner decided a student reads (``shown_lines``): one error
+      line, and under it the sentence of the text its check cites (``bdl.requirements``) and the likely
+      mistake that ``bdl.diagnoses`` noted, if any;
     * no other output of any cell: neither tracebacks (they quote the code) nor what a cell printed or
       displayed.
     """
@@ -162,29 +98,18 @@ class HideHiddenTests(NbGraderPreprocessor):
         if not cells.is_test(cell):
             cell.outputs = []
             return cell, resources
-        error = next((output for output in cell.get("outputs", []) if output.output_type == "error"), None)
+        outputs = cell.get("outputs", [])
+        error = next((output for output in outputs if output.output_type == "error"), None)
         hidden = hidden_lines(cell.source)
         if hidden:
             visible = [line for number, line in enumerate(cell.source.split("\n"), start=1) if number not in hidden]
-            verdict = _verdict(error, hidden, cell.get("execution_count"))
+            verdict = _verdict(error, decision(outputs), hidden)
             cell.source = "\n".join(visible).rstrip() + f"\n# hidden tests: {verdict}"
         if error is None:
             cell.outputs = []
         else:
-            line = shown_message(error, cell.get("execution_count"), self._secrets)
-            name, _, message = line.partition(": ")
-            lines = [line]
-            from bdl.diagnoses import PREFIX, noted  # its recognisers load TensorFlow: only here, not for every command
-
-            said = "\n".join(error.get("traceback", []))
-            sentence = cited(said)
-            if sentence:
-                lines.append(REQUIREMENT + plain(sentence))
-                message += "\n" + REQUIREMENT + plain(sentence)
-            mistake = noted(said)
-            if mistake:
-                lines.append(PREFIX + mistake)
-                message += "\n" + PREFIX + mistake
+            lines = shown_lines(outputs, self._secrets)
+            name, _, message = "\n".join(lines).partition(": ")
             cell.outputs = [new_output("error", ename=name, evalue=message, traceback=lines)]
         return cell, resources
 

@@ -19,7 +19,7 @@ import nbformat
 from autograder.course import cells, spreadsheet
 from autograder.course.gradebook import handed_in
 from autograder.course.table import format_table
-from autograder.outputs.feedback import ANSI
+from bdl.words import ANSI
 
 # A number on its own (not the 32 of float32): "shape (5, 3)" and "shape (2, 4)" are one message.
 NUMBER = re.compile(r"(?<![A-Za-z_\d.])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?![A-Za-z_\d])")

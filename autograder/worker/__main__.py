@@ -17,6 +17,7 @@ from pathlib import Path
 
 import psutil
 from nbconvert.exporters import NotebookExporter
+from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -51,7 +52,7 @@ NOT_A_NOTEBOOK = re.compile(r"^\s+(?:[\w.]*\.)?(\w+(?:Error|Exception)): (.+)$",
 NBFORMAT_READER = "nbformat/__init__.py"
 
 
-def _limit_processes():
+def _limit_processes() -> None:
     """Cap the processes the kernel may start (RLIMIT_NPROC is not enforced for root)."""
     try:
         import resource
@@ -67,7 +68,7 @@ def _limit_processes():
     resource.setrlimit(resource.RLIMIT_NPROC, (limit, hard))
 
 
-def error_summary(text):
+def error_summary(text: str) -> str:
     """The reason nbgrader gives, without its boilerplate."""
     for marker, reason in NBGRADER_LOG_ERRORS:
         if marker in (text or ""):
@@ -85,12 +86,12 @@ def error_summary(text):
     return errors[-1].strip()[:200] if errors else "nbgrader failed"
 
 
-def grade(job):
+def grade(job: GradingJob) -> WorkerResult:
     """Autograde the job's submission; return a WorkerResult. The gradebook's URL comes in the job,
     on stdin, never on a command line a kernel could read."""
     _limit_processes()
     scratch = Path(job.scratch)
-    overrides = {
+    overrides: dict[str, dict] = {
         "CourseDirectory": {"db_url": job.db_url},
         "Execute": {
             "timeout": job.cell_timeout,
@@ -128,7 +129,7 @@ def grade(job):
     )
 
 
-def _examined(preprocessors, examine):
+def _examined(preprocessors: list[type], examine: type) -> list[type]:
     """nbgrader's autograde pipeline with ``examine`` (an ``Examine``) in place of its ``Execute``, and the
     student's outputs bounded right after it."""
     pipeline = []
@@ -143,7 +144,7 @@ class BoundOutputs(NbGraderPreprocessor):
     and a cell that lost some says how much in a last output. A test cell's outputs are the examiner's
     verdict, which the grade is read from: never touched."""
 
-    def preprocess(self, nb, resources):
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         total = 0
         for cell in nb.cells:
             if cell.cell_type != "code" or cells.is_test(cell):
@@ -172,7 +173,7 @@ class BoundOutputs(NbGraderPreprocessor):
         return nb, resources
 
 
-def _own_output(kernel_output_fd):
+def _own_output(kernel_output_fd: int) -> None:
     """Keep this process's stdout and stderr to itself (a descriptor no child inherits) and give the
     kernel, which inherits descriptors 1 and 2, the pipe of ``kernel_output_fd`` instead: the kernel can
     neither read nor swallow what the worker tells the instructor."""
@@ -183,7 +184,7 @@ def _own_output(kernel_output_fd):
     sys.stdout = sys.stderr = open(own, "w", buffering=1, errors="backslashreplace")
 
 
-def _stop_with_parent():
+def _stop_with_parent() -> None:
     """Wait for the end of stdin (whoever started this worker is gone); then kill all this
     worker started, and itself."""
     sys.stdin.read()
@@ -195,11 +196,11 @@ def _stop_with_parent():
     os._exit(1)
 
 
-def main():
+def main() -> None:
     """Grade the job on stdin (``autograder.worker.launcher`` runs this in a fork, as a fresh process would)."""
     # The worker's own stray signals (e.g. a kernel's SIGINT) must not stop it early.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    job = GradingJob(**json.loads(sys.stdin.readline()))
+    job = GradingJob.from_json(sys.stdin.readline())
     os.set_inheritable(job.result_fd, False)  # the kernel never holds it
     if job.kernel_output_fd >= 0:
         _own_output(job.kernel_output_fd)

@@ -5,10 +5,10 @@ kernel's stdout and stderr are a pipe of their own (``GradingJob.kernel_output_f
 These two dataclasses are all the two processes share.
 """
 
-from __future__ import annotations
-
 import json
 from dataclasses import asdict, dataclass
+
+from autograder.worker.examiner.protocol import typed
 
 # How much of a log a submission keeps (its end, where the errors are).
 MAX_LOG = 2**20
@@ -35,6 +35,11 @@ class GradingJob:
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
+    @classmethod
+    def from_json(cls, text: str) -> "GradingJob":
+        """The job ``text`` holds, with every field of its type; else ``protocol.ProtocolError``."""
+        return typed(cls, json.loads(text), "a grading job")
+
 
 @dataclass
 class WorkerResult:
@@ -51,5 +56,6 @@ class WorkerResult:
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, text: str) -> WorkerResult:
-        return cls(**json.loads(text))
+    def from_json(cls, text: str) -> "WorkerResult":
+        """The result ``text`` holds, with every field of its type; else ``protocol.ProtocolError``."""
+        return typed(cls, json.loads(text), "a worker's result")

@@ -12,7 +12,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_probability as tfp
 
-from bdl.checks import _softmax
+from bdl.checks import softmax
 from bdl.diagnoses.probes import Function, Mistake, call, fails, same
 
 tfd, tfpl = tfp.distributions, tfp.layers
@@ -140,7 +140,7 @@ DETERMINISTIC = Function(
             lambda f: (
                 not any(
                     _computes(_layers(_built(f)[0], tf.keras.layers.Dense)[-1].activation, expected)
-                    for expected in (_softmax, lambda x: x)
+                    for expected in (softmax, lambda x: x)
                 )
             ),
         ),
@@ -162,7 +162,7 @@ PROBABILISTIC = Function(
             "softmax_before_distribution",
             "Your dense layer applies a softmax before the distribution layer; the OneHotCategorical layer "
             "takes logits, so the dense layer has no activation.",
-            lambda f: _computes(_layers(_built(f)[0], tf.keras.layers.Dense)[-1].activation, _softmax),
+            lambda f: _computes(_layers(_built(f)[0], tf.keras.layers.Dense)[-1].activation, softmax),
         ),
         Mistake(
             "tensor_not_the_mode",

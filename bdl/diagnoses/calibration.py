@@ -10,7 +10,7 @@ import functools
 import numpy as np
 import tensorflow as tf
 
-from bdl.checks import _softmax
+from bdl.checks import softmax
 from bdl.diagnoses.probes import Function, Mistake, call, changes_its_arguments, fails, same
 
 # Five points over three classes: confidences 0.9, 0.8, 0.4, 0.4 and 0.6; the first is wrong.
@@ -344,13 +344,13 @@ MC_DROPOUT = Function(
             "dropout_off",
             "Your predictive seems to be the network's prediction with dropout off: call the model in training "
             "mode, as the spec says, so that every pass draws a new dropout mask.",
-            lambda f: same(_dropout_predictive(f), _softmax(_DROP_PLAIN)),
+            lambda f: same(_dropout_predictive(f), softmax(_DROP_PLAIN)),
         ),
         Mistake(
             "softmax_of_mean_logits",
             "Your predictive seems to be the softmax of the passes' mean logits; the spec averages the "
             "passes' probabilities, each the softmax of its own logits.",
-            lambda f: same(_dropout_predictive(f), _softmax(_DROP_PASSES.mean(axis=0))),
+            lambda f: same(_dropout_predictive(f), softmax(_DROP_PASSES.mean(axis=0))),
         ),
         Mistake(
             "no_softmax",
@@ -366,7 +366,7 @@ MC_DROPOUT = Function(
         Mistake(
             "one_pass",
             "Your predictive seems to come from a single pass: average the probabilities of all num_passes passes.",
-            lambda f: any(same(_dropout_predictive(f), _softmax(_DROP_PASSES[t])) for t in (0, 2)),
+            lambda f: any(same(_dropout_predictive(f), softmax(_DROP_PASSES[t])) for t in (0, 2)),
         ),
     ),
 )

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bdl.checks import _numbers
+from bdl.checks import as_numbers
 
 
 @dataclass(frozen=True)
@@ -28,8 +28,8 @@ def call(function, *args, **kwargs):
     args = [np.copy(arg) if type(arg) is np.ndarray else arg for arg in args]
     result = function(*args, **kwargs)
     if type(result) is tuple:
-        return tuple(_numbers(part, "a result") for part in result)
-    return _numbers(result, "a result")
+        return tuple(as_numbers(part, "a result") for part in result)
+    return as_numbers(result, "a result")
 
 
 def same(a, b, rtol=1e-4, atol=1e-5):

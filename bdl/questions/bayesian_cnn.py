@@ -127,7 +127,7 @@ def with_warnings(function, args, kwargs=None):
 # Checks of a model's layers that work on a handle too (``bdl.checks``' work on local objects)
 
 
-def _name(cls):
+def class_name(cls):
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
@@ -137,7 +137,7 @@ def _known_layers():
     names a message shows (the kernel reports a class's names, and a class is named by its author)."""
     classes = [value for module in (tf.keras.layers, tfpl) for value in vars(module).values()]
     classes += [tf.keras.Model, tf.keras.Sequential]
-    return {_name(cls): cls.__name__ for cls in classes if isinstance(cls, type)}
+    return {class_name(cls): cls.__name__ for cls in classes if isinstance(cls, type)}
 
 
 def _shown(names):
@@ -151,14 +151,14 @@ def assert_layer_types(model, expected, what="the model", count_input=True):
     """Check ``model.layers`` are of the classes in ``expected``, in order; return the layers."""
     found = layer_classes(model)
     if not count_input:
-        found = [(names, layer) for names, layer in found if _name(tf.keras.layers.InputLayer) not in names]
+        found = [(names, layer) for names, layer in found if class_name(tf.keras.layers.InputLayer) not in names]
     names = [cls.__name__ for cls in expected]
     assert len(found) == len(expected), (
         f"{what} should have {len(expected)} layers ({', '.join(names)}), "
         f"found {number(len(found))}: {listed(_shown(classes) for classes, _ in found)}"
     )
     for position, ((classes, _), cls) in enumerate(zip(found, expected)):
-        assert type(classes) is list and _name(cls) in classes, (
+        assert type(classes) is list and class_name(cls) in classes, (
             f"layer {position} of {what} should be a {cls.__name__}, found {_shown(classes)}"
         )
     return [layer for _, layer in found]

@@ -81,9 +81,9 @@ def test_check_tests_reports_weak_tests(tmp_path):
     """Surviving mutants, stale variants, failing alternatives and unlucky seeds all fail."""
     root = _tiny_course(tmp_path)
     (row,) = check_tests("99_tiny", seeds=5, root=root, mutants_dir=root / "mutants")
-    assert row["num_mutants"] == 3 and row["killed"] == 0
-    assert 0 < row["seeds"] < 5
-    problems = "\n".join(row["problems"])
+    assert row.num_mutants == 3 and row.killed == 0
+    assert 0 < row.seeds < 5
+    problems = "\n".join(row.problems)
     for expected in (
         "mutant 'triples' survives",
         "mutant 'squares' survives",
@@ -134,11 +134,11 @@ def test_check_tests_finds_a_test_that_uses_another_answer(tmp_path):
         "MUTANTS = {'double': [('triples', '2 * x', '3 * x')], 'quadruple': [('fives', '4 * x', '5 * x')]}\n"
         "ALTERNATIVES = {}\n",
     )
-    rows = {row["function"]: row for row in check_tests("99_tiny", seeds=1, root=root, mutants_dir=root / "mutants")}
-    assert "the tests of quadruple fail when double is wrong (mutant 'triples')" in rows["double"]["problems"]
-    assert not [problem for problem in rows["double"]["problems"] if "is missing" in problem]
-    assert (rows["double"]["independent"], rows["double"]["num_others"]) == (0, 1)
-    assert not [problem for problem in rows["quadruple"]["problems"] if "fail when" in problem]
+    rows = {row.function: row for row in check_tests("99_tiny", seeds=1, root=root, mutants_dir=root / "mutants")}
+    assert "the tests of quadruple fail when double is wrong (mutant 'triples')" in rows["double"].problems
+    assert not [problem for problem in rows["double"].problems if "is missing" in problem]
+    assert (rows["double"].independent, rows["double"].num_others) == (0, 1)
+    assert not [problem for problem in rows["quadruple"].problems if "fail when" in problem]
 
 
 @pytest.mark.slow
@@ -163,12 +163,12 @@ def test_check_tests_finds_a_callable_of_bdl_that_passes_a_functions_tests(tmp_p
         ],
         "MUTANTS = {}\nALTERNATIVES = {}\n",
     )
-    rows = {row["function"]: row for row in check_tests("99_tiny", seeds=1, root=root, mutants_dir=root / "mutants")}
-    assert "bdl's bdl.toy.cubic passes the tests of cube: students get it" in rows["cube"]["problems"]
-    assert "bdl's bdl.questions.Returns(6) passes the tests of double: students get it" in rows["double"]["problems"]
+    rows = {row.function: row for row in check_tests("99_tiny", seeds=1, root=root, mutants_dir=root / "mutants")}
+    assert "bdl's bdl.toy.cubic passes the tests of cube: students get it" in rows["cube"].problems
+    assert "bdl's bdl.questions.Returns(6) passes the tests of double: students get it" in rows["double"].problems
     assert not [
         problem
         for row in rows.values()
-        for problem in row["problems"]
+        for problem in row.problems
         if "bdl's" in problem and "cubic passes" not in problem and "Returns(6) passes" not in problem
     ]

@@ -15,6 +15,7 @@ import pytest
 
 from autograder.checktests import MUTANTS_DIR, check_tests
 from autograder.checktests.blind import MIN_PRECISION, MIN_RECALL, judge, load_blind, load_module, target_problems
+from autograder.checktests.checks import Row
 from autograder.course.directory import REPO, assignments
 
 BLIND = MUTANTS_DIR / "blind"
@@ -43,9 +44,9 @@ def test_judge_counts_gaps_and_wrong_hints():
         "blind answer 'e' gets the hint 'z', judged right: not judged",
     ]
     assert row["lines"][2] == "f 'c': fails, hint -; says: off by 0.5", "the student's message beside the hint"
-    rows = [{"blind": row}]
+    rows = [Row("f", blind=row)]
     assert target_problems(rows) == [f"blind precision 1/3 (at least {MIN_PRECISION:.0%} needed)"]
-    assert target_problems([{"blind": {**row, "hinted": 1, "right": 1}}]) == [
+    assert target_problems([Row("f", blind={**row, "hinted": 1, "right": 1})]) == [
         f"blind recall 1/4 (at least {MIN_RECALL:.0%} needed)"
     ]
 
@@ -146,10 +147,10 @@ def _weak_course(root):
 def test_check_tests_measures_the_blind_catalogue_and_finds_contradicting_hints(tmp_path):
     root = _weak_course(tmp_path)
     (row,) = check_tests("99_weak", seeds=1, root=root, mutants_dir=root / "mutants")
-    blind = row["blind"]
+    blind = row.blind
     # no constant (hinted right), a sum (hinted wrong, as judged), absolute error (no hint), does not run
     assert (blind["answers"], blind["failing"], blind["hinted"], blind["right"]) == (5, 4, 2, 1), blind
-    problems = "\n".join(row["problems"])
+    problems = "\n".join(row.problems)
     for expected in (
         "correct alternative 'the scale as a variance: wrong, but the test passes it' gets the hint "
         "'scale_as_variance'",

@@ -45,7 +45,7 @@ for cell in nbformat.read(sys.argv[1], 4).cells:
             raise RuntimeError(answer["error"][0])
         return decode(answer["value"])
 
-    verdicts[cells.grade_id(cell)] = examine(cell.source, ask, 1) is None
+    verdicts[cells.grade_id(cell)] = examine(cell.source, ask, 1) == []
 print(json.dumps({"passed": verdicts, "tensorflow": "tensorflow" in sys.modules}))
 """
 

@@ -41,6 +41,7 @@ PLANTED = {
     "floors": ("autograder/course/cells.py", "import autograder.grading.host"),
     "hub-and-grading": ("autograder/hub/setup.py", "import autograder.grading.limits"),
     "guard": ("autograder/worker/guard.py", "import autograder.worker.job"),
+    "outputs-and-worker": ("autograder/outputs/items.py", "import autograder.worker.examiner.verdict"),
     "no-circles": ("autograder/course/cells.py", "import autograder.course.rubric"),
 }
 

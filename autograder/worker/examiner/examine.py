@@ -8,16 +8,15 @@ code, its hidden inputs, expected values and tolerances stay in this process, an
 
 import ast
 import builtins
-import json
 from collections.abc import Callable
 from typing import IO
 
 from autograder.worker.examiner import verdict
 from autograder.worker.examiner.catalogue import StudentCode, rendered, your_line
 from autograder.worker.examiner.protocol import Answer, Ask, Failed, receive, send
-from autograder.worker.examiner.verdict import FILENAME, error_output, speaks_for_the_tests
+from autograder.worker.examiner.verdict import FILENAME, outputs, speaks_for_the_tests
 from bdl import wire
-from bdl.wire import AnswerError, Remote
+from bdl.wire import AnswerError, Remote, Reply
 
 # The notebooks' names for TensorFlow's libraries: the examiner's own in every test cell, imported
 # only for a cell that reads one (a NumPy-only notebook's tests never load TensorFlow).
@@ -52,13 +51,13 @@ def kernel_names(read: set[str], namespace: dict) -> list[str]:
     return sorted(name for name in read if name not in namespace and not hasattr(builtins, name))
 
 
-def examine(source: str, ask: Asker, execution_count: int) -> dict | None:
-    """Run the test cell ``source`` here, its questions answered by ``ask``; return its error
-    output, or None when it passed."""
+def examine(source: str, ask: Asker, execution_count: int) -> list[dict]:
+    """Run the test cell ``source`` here, its questions answered by ``ask``; return its outputs: an
+    error output and the examiner's decision (``verdict.outputs``), or none when it passed."""
     try:
         tree = ast.parse(source, FILENAME)
     except SyntaxError as error:  # in the course's own code: its message quotes nothing else
-        return error_output(error, source, execution_count)
+        return outputs(error, source, execution_count)
     read = read_names(tree)
     namespace = trusted_namespace(read)
     for name in kernel_names(read, namespace):
@@ -67,10 +66,10 @@ def examine(source: str, ask: Asker, execution_count: int) -> dict | None:
     try:
         exec(compile(tree, FILENAME, "exec"), namespace)  # the course's test code, never the student's
     except Exception as error:
-        return error_output(error, source, execution_count, own=speaks_for_the_tests(error))
+        return outputs(error, source, execution_count, own=speaks_for_the_tests(error))
     finally:
         wire.ask_kernel.reset(cell)
-    return None
+    return []
 
 
 class RelayAsker:
@@ -93,16 +92,15 @@ class RelayAsker:
         if isinstance(reply, Failed):
             raise verdict.unanswered(question, args, reply.reason)
         try:
-            answer = json.loads(reply.text)
-            if type(answer) is not dict or "error" not in answer:
-                return wire.decode(answer["value"])
-            kinds = answer["error"] if type(answer["error"]) is list else []
+            answer = Reply.read(reply.text)
+            if answer.error is None:
+                return wire.decode(answer.value)
         except Exception:  # any answer that is not data, however it fails to decode
             raise verdict.unreadable(question, args) from None
         if not describe:
-            raise verdict.raised(question, args, kinds, "")
-        said, line = rendered(answer.get("message"), self.code), your_line(answer.get("line"), self.code)
-        raise verdict.raised(question, args, kinds, self._failed_call(question, args, kwargs), said, line)
+            raise verdict.raised(question, args, answer.error, "")
+        said, line = rendered(answer.message, self.code), your_line(answer.line, self.code)
+        raise verdict.raised(question, args, answer.error, self._failed_call(question, args, kwargs), said, line)
 
     def _failed_call(self, question: str, args: tuple, kwargs: dict) -> str:
         """ " with a float64 tensor of shape (2, 3); the same call in float32 runs": what a call that

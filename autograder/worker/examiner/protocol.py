@@ -8,7 +8,7 @@ This module is the only place a message's keys are spelled.
 
 import json
 from dataclasses import asdict, dataclass, fields
-from typing import IO, Any, ClassVar, TypeVar, get_args, overload
+from typing import IO, Any, ClassVar, TypeVar, get_args, get_origin, overload
 
 from bdl.wire import MAX_ANSWER
 
@@ -60,10 +60,11 @@ class Failed:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A test cell's verdict: the nbformat error output the examiner wrote, or None when it passed."""
+    """A test cell's verdict: the nbformat outputs the examiner wrote (an error output and its
+    decision, ``verdict.outputs``), none when it passed."""
 
     kind: ClassVar[str] = "verdict"
-    output: dict | None
+    outputs: list
 
 
 Message = Cell | Ask | Answer | Failed | Verdict
@@ -109,10 +110,36 @@ def parse(text: bytes, *expected: type[Message]) -> Message:
     cls = MESSAGES.get(kind) if type(kind) is str else None
     if cls not in expected:
         raise ProtocolError(f"a message of the wrong kind; expected {', '.join(c.kind for c in expected)}")
-    declared = {field.name: field.type for field in fields(cls)}
+    return typed(cls, data, f"a {cls.kind} message")
+
+
+def _fits(value: object, declared: Any) -> bool:
+    """Whether the JSON ``value`` is of the ``declared`` type: a class (a bool is no int), a union of
+    them, or ``tuple[X, ...]`` (a list of Xs)."""
+    if get_origin(declared) is tuple:
+        return type(value) is list and all(_fits(item, get_args(declared)[0]) for item in value)
+    if get_args(declared):
+        return any(_fits(value, option) for option in get_args(declared))
+    return type(value) is (type(None) if declared is None else declared)
+
+
+C = TypeVar("C")
+
+
+def typed(cls: type[C], data: object, what: str) -> C:
+    """The dataclass ``cls`` made of the JSON object ``data``, if it has exactly the fields of ``cls``,
+    each of its type (``tuple[X, ...]`` fields from lists); else ``ProtocolError`` naming ``what``."""
+    if type(data) is not dict:
+        raise ProtocolError(f"{what} that is not an object")
+    declared = {field.name: field.type for field in fields(cls)}  # type: ignore[arg-type]
     if set(data) != set(declared):
-        raise ProtocolError(f"a {cls.kind} message with the keys {sorted(data)}")
+        raise ProtocolError(f"{what} with the keys {sorted(data)}")
     for name, value in data.items():
-        if type(value) not in (get_args(declared[name]) or (declared[name],)):
-            raise ProtocolError(f"a {cls.kind} message whose {name} is a {type(value).__name__}")
-    return cls(**data)
+        if not _fits(value, declared[name]):
+            raise ProtocolError(f"{what} whose {name} is a {type(value).__name__}")
+    return cls(
+        **{
+            name: tuple(value) if type(value) is list and get_origin(declared[name]) is tuple else value
+            for name, value in data.items()
+        }
+    )

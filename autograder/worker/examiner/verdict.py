@@ -1,5 +1,5 @@
-"""The examiner's words: the error output a failed test cell gets, and what it says of a question
-the kernel did not answer. Nothing the kernel says reaches them as text: an error of the student's
+"""The examiner's words: the error output a failed test cell gets, with the ``Decision`` of what a
+student reads beside it, and what it says of a question the kernel did not answer. Nothing the kernel says reaches them as text: an error of the student's
 code is named by its type (Python's or TensorFlow's), its message only as ``catalogue`` writes it
 anew and its line only if the student wrote it; an error of the tests' own code on an answer it
 could not use says a fixed sentence, since its message may quote that answer."""
@@ -8,8 +8,9 @@ import builtins
 import re
 import traceback
 
+from autograder.course.decision import Decision
 from bdl.wire import AnswerError, Remote
-from bdl.words import speaks
+from bdl.words import UNUSABLE, identifier, speaks
 
 # The file name of a test cell's code in the examiner's frames.
 FILENAME = "<test cell>"
@@ -42,9 +43,7 @@ TF_ERRORS = frozenset(
         "UnknownError",
     }
 )
-# What an error of the test's own code says: its message may quote the answer it could not use.
-UNUSABLE = "the tests could not go on with what your code gave them"
-# How the student's own line where an error was raised is shown (the feedback finds it so).
+# How the student's own line where an error was raised is shown.
 STUDENTS_LINE = "in your line: "
 # Why a question got no answer, as the relay reports it (``protocol.Failed``); any other reason is the last.
 NO_ANSWER_REASONS = ("took longer than", "gave an answer too large", "gave no answer")
@@ -81,16 +80,12 @@ def about(args: tuple) -> str:
 def unanswered(question: str, args: tuple, reason: str) -> AnswerError:
     """The error for a question the relay got no answer to, for ``reason``."""
     said = next((text for text in NO_ANSWER_REASONS if reason.startswith(text)), NO_ANSWER_REASONS[-1])
-    return AnswerError(
-        f"{about(args)} {said} when the tests {VERBS.get(question, 'used')} it{WHERE.get(question, '')}", "Exception"
-    )
+    return AnswerError(f"{about(args)} {said} when the tests {VERBS.get(question, 'used')} it{WHERE.get(question, '')}")
 
 
 def unreadable(question: str, args: tuple) -> AnswerError:
     """The error for an answer that is not data, however it fails to decode."""
-    return AnswerError(
-        f"the kernel gave no readable answer when the tests {VERBS.get(question, 'used')} {about(args)}", "Exception"
-    )
+    return AnswerError(f"the kernel gave no readable answer when the tests {VERBS.get(question, 'used')} {about(args)}")
 
 
 def raised(question: str, args: tuple, kinds: list, inputs: str, said: str = "", line: str = "") -> AnswerError:
@@ -99,8 +94,7 @@ def raised(question: str, args: tuple, kinds: list, inputs: str, said: str = "",
     as ``catalogue.rendered`` wrote it (``said``) and the student's line it was raised in, if any."""
     name = error_name(kinds)
     verb, where = VERBS.get(question, "used"), WHERE.get(question, "")
-    details = ([f"the error says: {said}"] if said else []) + ([f"{STUDENTS_LINE}{line}"] if line else [])
-    return AnswerError(f"{about(args)} raised {name} when the tests {verb} it{where}{inputs}", name, details)
+    return AnswerError(f"{about(args)} raised {name} when the tests {verb} it{where}{inputs}", name, said, line)
 
 
 def speaks_for_the_tests(error: BaseException) -> bool:
@@ -116,29 +110,44 @@ def speaks_for_the_tests(error: BaseException) -> bool:
     )
 
 
-def _notes(error: BaseException) -> list[str]:
-    """The notes on ``error`` in the tables' own words: the requirement a check cites
-    (``bdl.requirements``) and the diagnosis (``bdl.diagnoses``)."""
+def _notes(error: BaseException) -> tuple[list[str], list[str]]:
+    """The notes on ``error`` in the tables' own words, as written (each), and as the feedback shows them:
+    the first requirement a check cites (``bdl.requirements``), then the first diagnosis (``bdl.diagnoses``)."""
     notes = [note for note in getattr(error, "__notes__", ()) if type(note) is str]
     if not notes:
-        return []
-    from bdl import requirements
-    from bdl.diagnoses import note as diagnosis
-    from bdl.diagnoses import noted
+        return [], []
+    from bdl import diagnoses, requirements
 
-    def known(note: str) -> bool:
-        sentence = requirements.cited(note)
+    written, cited, mistakes = [], [], []
+    for note in notes:
+        sentence, mistake = requirements.cited(note), diagnoses.noted(note)
         if sentence is not None and requirements.note(sentence) == note:
-            return True
-        return noted(note) is not None and diagnosis(noted(note)) == note
+            written.append(note)
+            cited.append(requirements.PREFIX + requirements.plain(sentence))
+        elif mistake is not None and diagnoses.note(mistake) == note:
+            written.append(note)
+            mistakes.append(diagnoses.PREFIX + mistake)
+    return written, cited[:1] + mistakes[:1]
 
-    return [note for note in notes if known(note)]
+
+def _decided(error: BaseException, own: bool, notes: list[str]) -> Decision:
+    """What a student reads of ``error``, raised by a test cell: the test's message (unless ``own`` is
+    False: then ``UNUSABLE``), or an ``AnswerError``'s sentences and the student's line; the ``notes``
+    as shown; and the cell's line it was raised from."""
+    name = identifier(type(error).__name__, "Exception")
+    if isinstance(error, AnswerError):
+        name, lines = error.name, [error.message] + ([f"the error says: {error.said}"] if error.said else [])
+    else:
+        lines = str(error).split("\n") if own else [UNUSABLE]
+    in_cell = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == FILENAME]
+    yours = f"{STUDENTS_LINE}{error.line}" if isinstance(error, AnswerError) and error.line else ""
+    return Decision(name, lines, yours, notes, in_cell[0] if in_cell else None)
 
 
-def error_output(error: BaseException, source: str, execution_count: int, own: bool = True) -> dict:
-    """An nbformat error output for ``error``, raised by the test cell ``source``: its frames in
-    the cell and in the course's helpers, as IPython shows them, and the test's message (unless
-    ``own`` is False: then the type's name and ``UNUSABLE``)."""
+def outputs(error: BaseException, source: str, execution_count: int, own: bool = True) -> list[dict]:
+    """The outputs of the test cell ``source`` that raised ``error``: an nbformat error output, with
+    its frames in the cell and in the course's helpers as IPython shows them (for the instructor), and
+    the examiner's ``Decision`` beside it (for the feedback)."""
     lines = source.split("\n")
     frames = []
     for frame in traceback.extract_tb(error.__traceback__):
@@ -148,18 +157,16 @@ def error_output(error: BaseException, source: str, execution_count: int, own: b
             frames.append(f"Cell In[{execution_count}], line {lineno}\n{code}")
         elif speaks(frame.filename):  # bdl's helpers, as IPython would show them
             frames.append(f"File {frame.filename}:{lineno}, in {frame.name}")
-    name = re.sub(r"[^A-Za-z0-9_]", "", type(error).__name__)[:40] or "Exception"
-    details: list[str] = []
-    if isinstance(error, AnswerError):
-        name, message = error.args[1], error.args[0]
-        details = list(error.args[2]) if len(error.args) > 2 else []
-    else:
-        message = str(error) if own else UNUSABLE
-    notes = _notes(error)
+    notes, shown = _notes(error)
+    decision = _decided(error, own, shown)
+    name, message, details = decision.name, "\n".join(decision.lines), []
+    if isinstance(error, AnswerError):  # its sentence, then the details on lines of their own
+        message, details = decision.lines[0], decision.lines[1:] + ([decision.yours] if decision.yours else [])
     # The details go before the error's own line, as a traceback's code does: that line stays the last.
-    return {
+    error_output = {
         "output_type": "error",
         "ename": name,
         "evalue": "\n".join([message, *details, *notes]),
         "traceback": [f"{name}    Traceback (most recent call last)", *frames, *details, f"{name}: {message}", *notes],
     }
+    return [error_output, decision.output()]

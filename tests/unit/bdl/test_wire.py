@@ -159,3 +159,30 @@ def test_the_kernel_tells_an_errors_message_and_the_notebook_line_it_was_raised_
     assert told("elsewhere", 1.0)[2] == ""  # raised in no cell of the notebook
     monkeypatch.setattr(IPython, "get_ipython", lambda: None)  # outside a kernel: no cell at all
     assert told("outer", np.zeros(6))[1:] == ("cannot reshape array of size 6 into shape (4,)", "")
+
+
+def test_a_reply_is_read_back_only_in_the_form_respond_writes():
+    """Both sides share ``Reply``: what ``respond`` writes reads back as it was; any other object is refused."""
+    namespace = {"f": lambda x: 1 / x}
+    for arg, expected in [(2, wire.Reply(value=wire.encode(0.5))), (0, None)]:
+        request = {
+            "question": "bdl.questions:call",
+            "args": wire.encode([wire.Remote({"name": "f"}), arg]),
+            "kwargs": wire.encode({}),
+        }
+        reply = wire.Reply.read(repr(wire.respond(json.dumps(request), namespace)))
+        if expected is not None:
+            assert reply == expected
+        else:
+            assert reply.error[0] == "builtins.ZeroDivisionError" and reply.message == "division by zero"
+    for text in [
+        "[1]",
+        '{"value": 1, "error": []}',
+        '{"error": "builtins.ValueError", "message": "", "line": ""}',
+        '{"error": [1], "message": "", "line": ""}',
+        '{"error": [], "message": null, "line": ""}',
+        '{"error": []}',
+        "not json",
+    ]:
+        with pytest.raises(wire.WireError):
+            wire.Reply.read(text)

@@ -1,31 +1,37 @@
 """Student feedback never shows hidden tests: the preprocessor on its own, and in nbgrader's config."""
 
 import nbformat
-from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 from autograder.course import cells
 from autograder.course.cells import hidden_lines
+from autograder.course.decision import Decision
 from autograder.course.directory import REPO, load_config
 from autograder.outputs.feedback import HideHiddenTests
+from autograder.worker.examiner.relay import ExaminingClient
 from tests.support.scan import secret_lines
 
 SOURCE = REPO / "source" / "01_likelihoods" / "likelihoods.ipynb"
 
 
 def _error(line, message="the NLL should be finite"):
-    """An error output as IPython writes it: its traceback quotes the failing line of the cell."""
-    return new_output(
-        "error",
-        ename="AssertionError",
-        evalue=message,
-        traceback=[
-            "\x1b[31mAssertionError\x1b[39m   Traceback (most recent call last)",
-            f"\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[7]\x1b[39m\x1b[32m, line {line}\x1b[39m\n"
-            "\x1b[32m----> \x1b[39m _reference_fgsm(x)  # quoted code\n",
-            f"\x1b[31mAssertionError\x1b[39m: {message}",
-        ],
-    )
+    """A failed test cell's outputs: an error output whose traceback quotes the failing line of the cell,
+    as IPython writes it, and the examiner's decision beside it."""
+    decided = nbformat.from_dict(Decision("AssertionError", [message], "", [], line).output())
+    return [
+        new_output(
+            "error",
+            ename="AssertionError",
+            evalue=message,
+            traceback=[
+                "\x1b[31mAssertionError\x1b[39m   Traceback (most recent call last)",
+                f"\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[7]\x1b[39m\x1b[32m, line {line}\x1b[39m\n"
+                "\x1b[32m----> \x1b[39m _reference_fgsm(x)  # quoted code\n",
+                f"\x1b[31mAssertionError\x1b[39m: {message}",
+            ],
+        ),
+        decided,
+    ]
 
 
 def _hidden_test_cells(nb):
@@ -48,8 +54,8 @@ def test_feedback_keeps_visible_tests_and_verdicts_but_no_hidden_code():
     for cell in tests:
         cell.execution_count = 7  # as the tracebacks of _error say
     tests[0].outputs = [new_output("stream", name="stdout", text="reference value 0.1234\n")]
-    tests[1].outputs = [_error(first_hidden[1] + 1)]  # a hidden test failed
-    tests[2].outputs = [_error(1, "a visible check")]  # a visible test failed first
+    tests[1].outputs = _error(first_hidden[1] + 1)  # a hidden test failed
+    tests[2].outputs = _error(1, "a visible check")  # a visible test failed first
     HideHiddenTests().preprocess(nb, {})
     text = "\n".join(
         cell.source + "\n" + "\n".join(str(output) for output in cell.get("outputs", [])) for cell in tests
@@ -80,8 +86,8 @@ def test_other_cells_keep_their_code_and_lose_their_outputs():
 
 
 def _graded_by_a_kernel(answer, tests, tmp_path):
-    """A student cell and a test cell run in a real kernel, then through the feedback pipeline;
-    return the test cell as the student sees it."""
+    """A student cell run in a real kernel and a test cell by the examiner, as grading runs them, then
+    through the feedback pipeline; return the test cell as the student sees it."""
     test_cell = new_code_cell(
         tests,
         metadata={
@@ -96,7 +102,7 @@ def _graded_by_a_kernel(answer, tests, tmp_path):
         },
     )
     nb = new_notebook(cells=[new_code_cell(answer), test_cell])
-    NotebookClient(
+    ExaminingClient(
         nb, timeout=120, allow_errors=True, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
     HideHiddenTests().preprocess(nb, {})
@@ -132,7 +138,7 @@ def test_an_error_the_students_code_raised_shows_only_its_type(tmp_path):
         (f"from bdl.checks import assert_close\n\ndef f(x):\n    assert_close(0, 1, {secret!r})", "AssertionError"),
     ]:
         cell = _graded_by_a_kernel(answer, TESTS, tmp_path)
-        assert cell.outputs[0].traceback == [f"{name}: your code raised {name} while the tests ran"], answer
+        assert cell.outputs[0].traceback == [f"{name}: f raised {name} when the tests called it with 2"], answer
 
 
 def test_a_known_mistake_is_named_under_the_failing_test(tmp_path):
@@ -160,7 +166,10 @@ def test_a_known_mistake_is_named_under_the_failing_test(tmp_path):
         "    return", f"    raise ValueError({PREFIX + 'the hidden test says 0.919'!r})\n    return"
     )
     cell = _graded_by_a_kernel(forged, tests, tmp_path)
-    assert cell.outputs[0].traceback == ["ValueError: your code raised ValueError while the tests ran"]
+    assert cell.outputs[0].traceback == [
+        "ValueError: gaussian_nll raised ValueError when the tests called it with a float32 tensor of shape (2, 1), "
+        "a float32 tensor of shape (2, 1) and a float32 tensor of shape (2, 1)"
+    ]
 
 
 def test_the_course_config_puts_it_in_nbgraders_feedback_pipeline():
@@ -179,9 +188,9 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
     # isort: split
     import tensorflow as tf
 
-    from autograder.outputs.feedback import shown_message
+    from autograder.outputs.feedback import shown_lines
     from autograder.worker.examiner.examine import examine
-    from bdl.questions.bayesian_cnn import _name
+    from bdl.questions.bayesian_cnn import class_name
     from bdl.wire import Remote
 
     source = (
@@ -189,7 +198,7 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
         "assert_model_layers(get_model(), [tf.keras.layers.Conv2D, tf.keras.layers.Dense])"
     )
     dense = (
-        ["__main__.TheHiddenTestSaysEight", _name(tf.keras.layers.Dense), _name(tf.keras.layers.Layer)],
+        ["__main__.TheHiddenTestSaysEight", class_name(tf.keras.layers.Dense), class_name(tf.keras.layers.Layer)],
         Remote({"handle": 1}),
     )
     other = (["__main__.TheHiddenTestSaysEight"], Remote({"handle": 2}))
@@ -198,8 +207,8 @@ def test_a_layer_check_of_bdl_questions_shows_its_message():
         ([other, dense, other], "the model should have 2 layers (Conv2D, Dense), found 3: [object, Dense, object]"),
     ]:
         answers = {"bdl.questions:call": Remote({"handle": 0}), "bdl.questions.bayesian_cnn:layer_classes": layers}
-        error = examine(source, lambda question, args, kwargs: answers[question], 7)
-        assert shown_message(error, 7, ()) == f"AssertionError: {line}"
+        outputs = examine(source, lambda question, args, kwargs: answers[question], 7)
+        assert shown_lines(outputs, ()) == [f"AssertionError: {line}"]
 
 
 def test_a_failing_check_quotes_the_requirement_it_cites_once(tmp_path):
@@ -220,14 +229,14 @@ def test_a_failing_check_quotes_the_requirement_it_cites_once(tmp_path):
             return None
         if question == "bdl.questions:call":
             return 0.25
-        raise AnswerError(f"unexpected question {question}", "Exception")
+        raise AnswerError(f"unexpected question {question}")
 
-    error = examine(source, ask, 3)
-    assert requirements.note(sentence) in error["evalue"]
+    outputs = examine(source, ask, 3)
+    assert requirements.note(sentence) in outputs[0]["evalue"]
     cell = new_code_cell(
         source, metadata={"nbgrader": {"grade": True, "solution": False, "grade_id": "brier_score_tests", "points": 1}}
     )
-    cell.execution_count, cell.outputs = 3, [nbformat.from_dict(error)]
+    cell.execution_count, cell.outputs = 3, [nbformat.from_dict(output) for output in outputs]
     HideHiddenTests().preprocess(new_notebook(cells=[cell]), {})
     shown = cell.outputs[0].traceback
     assert shown[1] == requirements.PREFIX + requirements.plain(sentence) and len(shown) == 2, shown
@@ -237,37 +246,37 @@ def test_a_failing_check_quotes_the_requirement_it_cites_once(tmp_path):
 def test_the_examiners_account_of_a_raised_call_shows_its_lines_but_a_secret_or_a_note():
     """An error of the student's code, as the examiner wrote it: its sentence, the message it wrote anew and
     the student's line, each cut to its length; a line holding a secret redacted (the student's own line
-    dropped: it is theirs); the note left to the line under it."""
-    from autograder.outputs.feedback import MAX_MESSAGE, shown_message
+    dropped: it is theirs); a note in the error's text that the examiner did not decide is not shown."""
+    from autograder.outputs.feedback import MAX_MESSAGE, shown_lines
     from autograder.worker.examiner.examine import examine
     from bdl.diagnoses import PREFIX
     from bdl.wire import AnswerError
+    from bdl.words import UNUSABLE
 
     secret = sorted(HIDDEN)[0]
-    details = [f"the error says: {secret}", f"in your line: {secret}", "x" * (MAX_MESSAGE + 10)]
+    said = "ZeroDivisionError when the tests called it"
+    for given, shown in [
+        ({"said": secret, "line": secret}, ["[redacted]"]),
+        (
+            {"said": "x" * MAX_MESSAGE, "line": "y = 1 / x"},
+            ["the error says: " + "x" * (MAX_MESSAGE - 16) + " ...", "in your line: y = 1 / x"],
+        ),
+    ]:
 
-    def ask(question, args, kwargs):
-        raise AnswerError("f raised ZeroDivisionError when the tests called it", "ZeroDivisionError", details)
+        def ask(question, args, kwargs):
+            raise AnswerError(f"f raised {said}", "ZeroDivisionError", **given)
 
-    output = examine("f(1)", ask, 7)
-    output["evalue"] += f"\n{PREFIX}the scale taken as\n  the variance"
-    assert shown_message(output, 7, (secret,)) == "\n".join(
-        [
-            "ZeroDivisionError: f raised ZeroDivisionError when the tests called it",
-            "[redacted]",
-            "x" * MAX_MESSAGE + " ...",
-        ]
-    )
-    assert (
-        shown_message(output, 8, (secret,))
-        == "ZeroDivisionError: your code raised ZeroDivisionError while the tests ran"
-    )
+        outputs = examine("f(1)", ask, 7)
+        outputs[0]["evalue"] += f"\n{PREFIX}the scale taken as\n  the variance"
+        assert shown_lines(outputs, (secret,)) == ["\n".join([f"ZeroDivisionError: f raised {said}", *shown])]
+    # An error output without the examiner's decision: its type and one fixed sentence.
+    assert shown_lines(outputs[:1], (secret,)) == [f"ZeroDivisionError: {UNUSABLE}"]
 
 
 def test_a_check_in_a_function_of_the_test_cell_speaks_for_the_tests():
     """A test cell's own function (a stand-in's wrapper, say) is the tests' code: a question it puts that
     the student's code raised on, and an assertion it makes, show their messages."""
-    from autograder.outputs.feedback import shown_message
+    from autograder.outputs.feedback import shown_lines
     from autograder.worker.examiner import verdict
     from autograder.worker.examiner.examine import examine
 
@@ -282,7 +291,7 @@ def test_a_check_in_a_function_of_the_test_cell_speaks_for_the_tests():
         raise verdict.raised(question, args, ["builtins.ValueError"], "")
 
     error = examine(source, raises, 5)
-    assert shown_message(error, 5, ()) == "ValueError: f raised ValueError when the tests called it"
+    assert shown_lines(error, ())[0] == "ValueError: f raised ValueError when the tests called it"
     # The student's own line is shown; dropped (not redacted) when it is also a secret line of the course.
     line = "    return x + tf.zeros((2, 2))"
 
@@ -291,7 +300,24 @@ def test_a_check_in_a_function_of_the_test_cell_speaks_for_the_tests():
 
     error = examine(source, raises_in_a_line, 5)
     shown = "ValueError: f raised ValueError when the tests called it"
-    assert shown_message(error, 5, ()) == f"{shown}\nin your line: {line.strip()}"
-    assert shown_message(error, 5, (line.strip(),)) == shown
+    assert shown_lines(error, ())[0] == f"{shown}\nin your line: {line.strip()}"
+    assert shown_lines(error, (line.strip(),))[0] == shown
     error = examine(source, lambda question, args, kwargs: 3.0, 5)
-    assert shown_message(error, 5, ()).startswith("AssertionError: f of two does not match")
+    assert shown_lines(error, ())[0].startswith("AssertionError: f of two does not match")
+
+
+def test_the_feedback_says_what_the_examiner_decided():
+    """One decision: the tests' own code, failing on what the answer gave it, reads the same in the
+    examiner's error output and in the feedback, in one sentence (the feedback once wrote another)."""
+    from autograder.worker.examiner.examine import examine
+    from bdl.words import UNUSABLE
+
+    source = "_total = f(1) + 1\nassert _total == 2, 'f of one'"
+    outputs = examine(source, lambda question, args, kwargs: "one", 4)
+    assert outputs[0]["ename"] == "TypeError" and outputs[0]["evalue"] == UNUSABLE
+    cell = new_code_cell(
+        source, metadata={"nbgrader": {"grade": True, "solution": False, "grade_id": "f", "points": 1}}
+    )
+    cell.outputs = [nbformat.from_dict(output) for output in outputs]
+    HideHiddenTests().preprocess(new_notebook(cells=[cell]), {})
+    assert cell.outputs[0].traceback == [f"TypeError: {UNUSABLE}"]

@@ -15,7 +15,7 @@ from autograder.worker.examiner import catalogue
 from autograder.worker.examiner.catalogue import CATALOGUE, StudentCode, rendered, your_line
 from autograder.worker.examiner.examine import RelayAsker
 from autograder.worker.examiner.protocol import Answer, line
-from autograder.worker.examiner.verdict import error_output
+from autograder.worker.examiner.verdict import outputs
 from bdl import requirements
 from bdl.diagnoses import PREFIX
 from bdl.questions import STAND_IN_ERRORS
@@ -396,7 +396,7 @@ def test_the_examiners_error_says_the_message_and_the_line_below_its_own_sentenc
     )
     with pytest.raises(AnswerError) as raised:
         asker("bdl.questions:call", (Remote({"name": "f"}), np.zeros((2, 3))), {})
-    output = error_output(raised.value, "f(x)", 7)
+    output = outputs(raised.value, "f(x)", 7)[0]
     assert output["evalue"].split("\n") == [
         "f raised ValueError when the tests called it with a float64 array of shape (2, 3)",
         "the error says: Incompatible shapes: (2, 3) vs. (2, 2) [Op:AddV2]",
@@ -413,4 +413,5 @@ def test_an_error_told_of_in_no_words_the_examiner_knows_is_named_by_its_type():
     asker = _asker("def f(x):\n    total = x + y\n", ("the hidden input is 0.25", "total = hidden + 0.25"))
     with pytest.raises(AnswerError) as raised:
         asker("bdl.questions:call", (Remote({"name": "f"}), 1), {})
-    assert raised.value.args[0] == "f raised ValueError when the tests called it with 1" and not raised.value.args[2]
+    assert raised.value.message == "f raised ValueError when the tests called it with 1"
+    assert (raised.value.said, raised.value.line) == ("", "")

@@ -41,7 +41,7 @@ import pytest
 
 from autograder.course import cells
 from autograder.course.directory import REPO
-from autograder.outputs.feedback import shown_message
+from autograder.outputs.feedback import shown_lines
 from autograder.worker.examiner import protocol
 from autograder.worker.examiner.examine import RelayAsker, examine
 from autograder.worker.examiner.protocol import Answer, Ask, Failed, parse
@@ -85,7 +85,7 @@ def _value(value):
     """The kernel's reply when its answer is ``value`` (an object of its becomes a handle)."""
     from bdl import wire
 
-    return lambda: Answer(json.dumps({"value": wire.encode(value, wire._handles.number)}))
+    return lambda: Answer(json.dumps({"value": wire.encode(value, wire.handles.number)}))
 
 
 def _reply(reply):
@@ -186,10 +186,10 @@ class Kernel:
                 assert not cells.is_answer(cell), cell.source
         self.start = dict(self.namespace)
         self.code = "\n".join(cell.source for cell in code)  # the student's code cells, as the relay sends them
-        wire._handles = wire._Handles()
+        wire.handles = wire.Handles()
 
     def examine(self, source, lie=None, form=None):
-        """The error output of ``source`` examined against this kernel, None if it passed. Without
+        """The outputs of ``source`` examined against this kernel, None if it passed. Without
         ``lie``: the reference's run, recorded. With ``lie``: the recorded replies up to question
         ``lie`` (the cell's own random inputs may differ), the lie ``form`` there (and for a
         diagnosis after it: a lying kernel's is a lie too), then the recorded reply where the
@@ -204,7 +204,7 @@ class Kernel:
         if lie is None:
             self.recorded = []
         self.deadline = float("inf")
-        return examine(source, RelayAsker(self, self, self.code), 1)
+        return examine(source, RelayAsker(self, self, self.code), 1) or None
 
     def write(self, data):
         self.request = asdict(parse(data, Ask))
@@ -288,10 +288,11 @@ def numbers(reply):
 
 
 def _text(output, source):
-    """An error output as the student reads it (with the feedback's line), less the test cell's own lines."""
+    """A failed cell's outputs (its error output and the examiner's decision) and the lines the student reads
+    of them, less the test cell's own lines."""
     from bdl.diagnoses import noted
 
-    text = json.dumps(output) + shown_message(output, 1, ()) + str(noted("\n".join(output["traceback"])))
+    text = json.dumps(output) + "\n".join(shown_lines(output, ())) + str(noted("\n".join(output[0]["traceback"])))
     for line in source.split("\n"):  # the traceback quotes the test cell's own lines: its numbers are its own
         text = text.replace(json.dumps(line)[1:-1], "")
     return text
@@ -302,7 +303,7 @@ PRECISE = re.compile(r"(?<![\w.])-?(?:\d+\.\d*[1-9]\d*|\d*[1-9]\d*\.\d+)(?:e[-+]
 
 
 def located(output, source, reference):
-    """The numbers of three or more significant digits in ``output`` (an error output, or None) within
+    """The numbers of three or more significant digits in ``output`` (a failed cell's outputs, or None) within
     0.1 % of one of ``reference``'s values: a message that says where the expected value lies."""
     if output is None:
         return []
@@ -316,7 +317,7 @@ def located(output, source, reference):
 
 
 def leaks(output, source):
-    """What of the lies ``output`` (an error output, or None) holds, with the feedback's line built from it."""
+    """What of the lies ``output`` (a failed cell's outputs, or None) holds, with the feedback's line built from it."""
     if output is None:
         return []
     text = _text(output, source)

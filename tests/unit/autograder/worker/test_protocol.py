@@ -22,8 +22,8 @@ MESSAGES = [
     Ask("bdl.questions:call", {"t": "list", "v": []}, {"t": "dict", "v": {}}),
     Answer('{"value": {"t": "py", "v": 1}}'),
     Failed("gave no answer"),
-    Verdict(None),
-    Verdict({"output_type": "error", "ename": "AssertionError", "evalue": "", "traceback": []}),
+    Verdict([]),
+    Verdict([{"output_type": "error", "ename": "AssertionError", "evalue": "", "traceback": []}]),
 ]
 
 
@@ -48,7 +48,7 @@ def test_a_message_is_read_back_as_it_was_sent(message):
         (b'{"kind": "cell", "source": "x", "count": true, "code": ""}\n', Cell),  # a bool is not a count
         (b'{"kind": "cell", "source": "x", "count": 1, "code": ["y = 1"]}\n', Cell),  # code is one text
         (b'{"kind": "answer", "text": {"value": 1}}\n', Answer),
-        (b'{"kind": "verdict", "output": []}\n', Verdict),
+        (b'{"kind": "verdict", "outputs": {}}\n', Verdict),  # outputs are a list
         (b'{"kind": ["answer"], "text": "x"}\n', Answer),
     ],
 )

@@ -26,6 +26,7 @@ from autograder.course.cli import course_options, db_url
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import printable, save_statuses
+from autograder.grading import broken
 from autograder.grading.collect import NBGRADER_FILES, collect
 from autograder.grading.handin import Unreadable, read_handin
 from autograder.grading.limits import Limits, grading_slots
@@ -152,17 +153,23 @@ def _run(tasks, workers, client):
             ): task
             for task in tasks
         }
-        for future in finished(futures, loop=client.loop):
-            task, outcome = futures.pop(future), _outcome(future)
-            future.release()  # its result is home: a worker that dies later has nothing of it to redo
-            yield task, outcome
+        try:
+            for future in finished(futures, loop=client.loop):
+                task, outcome = futures.pop(future), _outcome(future)
+                future.release()  # its result is home: a worker that dies later has nothing of it to redo
+                yield task, outcome
+        finally:  # a run stopped early grades no more
+            client.cancel(list(futures))
         return
     examiners = ExaminerPool()
     try:
         with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as threads:
             futures = {threads.submit(grade_task, task, examiners): task for task in tasks}
-            for future in as_completed(futures):
-                yield futures[future], _outcome(future)
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], _outcome(future)
+            finally:  # a run stopped early grades no more
+                threads.shutdown(cancel_futures=True)
     finally:
         examiners.stop()
 
@@ -282,12 +289,23 @@ def grade(
             if inspected[task.student][0]:
                 statuses[task.student] = _recorded(root, task, inspected[task.student][0])
         tasks = [task for task in tasks if not inspected[task.student][0]]
-        with tqdm(
-            total=len(tasks), desc=f"grading {assignment}", unit="submission", disable=not progress, file=sys.stderr
-        ) as bar:
-            for task, outcome in _run(tasks, workers, client):
+        answers, failures = broken.answer_names(source_notebooks), {}
+        with (
+            tqdm(
+                total=len(tasks), desc=f"grading {assignment}", unit="submission", disable=not progress, file=sys.stderr
+            ) as bar,
+            contextlib.closing(_run(tasks, workers, client)) as outcomes,
+        ):
+            for task, outcome in outcomes:
                 statuses[task.student] = _recorded(root, task, outcome)
                 bar.update()
+                if statuses[task.student].startswith("graded"):
+                    failures[task.student] = broken.hand_in_failure(outcome.autograded, release_notebooks, answers)
+                    if failures[task.student] and failures[task.student].first:
+                        break  # the environment's fault: no one else is graded in it
+        fault = broken.environment_fault(failures, release_notebooks)
+        if fault:
+            fault = _not_graded(fault, tasks, statuses, db_url)
         deadlines.apply(db_url, root, assignment, policy)
     rows = []
     for item in collected:
@@ -309,9 +327,26 @@ def grade(
                 )
             )
     save_statuses(root, assignment, rows)
+    if fault:
+        raise ValueError(fault)
     if csv_path:
         write_csv(rows, csv_path)
     return rows
+
+
+def _not_graded(fault, tasks, statuses, db_url):
+    """Each hand-in the broken environment cost (``fault``: the cause, the students), and each the run
+    stopped before, an error row that says so (no score of it stands); the line ``grade`` stops with."""
+    cause, students = fault
+    left = [task for task in tasks if task.student in students or task.student not in statuses]
+    for task in left:
+        if task.student in statuses:
+            zero_automatic_grades(db_url, task.assignment, task.student)
+        statuses[task.student] = f"error: not graded, the grading environment is broken: {cause}"
+    return (
+        f"grading stopped: the grading environment is broken, not the hand-ins: {cause}; "
+        f"{len(left)} of {len(tasks)} hand-ins not graded (their status says so): mend it and grade again"
+    )
 
 
 def _error_rows(assignment, names, student, status):

@@ -323,9 +323,10 @@ CASES = {
     ),
     # nbgrader leaves a deleted test cell's points for the instructor (manual).
     "deleted_test_cell": (_cells(_delete_tests), FULL - 2, "graded", ["missing graded cells: brier_score_tests"]),
-    # A ModuleNotFoundError of bdl in a given cell the student broke: their zero, never the environment's
-    # (autograder.grading.broken), which would stop the class's run.
-    "broken_given_cell": (_cells(_break_the_import), 0, "graded", []),
+    # A ModuleNotFoundError of bdl in a given cell the student broke: their own score, never the environment's
+    # (autograder.grading.broken), which would stop the class's run. NumPy is never imported: only
+    # adversarial_loss, which needs none, keeps its points.
+    "broken_given_cell": (_cells(_break_the_import), 2, "graded", []),
     # nbgrader restores locked cells from the gradebook: the real tests run.
     "edited_test_cells": (_cells(_edit_tests), FULL - 2, "graded", []),
     "edited_points": (_cells(_edit_points), FULL, "graded", []),

@@ -82,14 +82,15 @@ def stop_group(process, term_wait):
 @contextmanager
 def served_lab(jupyter, env, root, log):
     """A JupyterLab of the program ``jupyter`` serving ``root`` on a free loopback port with a random
-    token, its HOME and Jupyter folders beside ``log``: yields ``path -> URL`` (the token on it, which
-    logs a page in); stopped at the end."""
+    token, its HOME and Jupyter folders beside ``log``, a notebook opened starting no kernel: yields
+    ``path -> URL`` (the token on it, which logs a page in); stopped at the end."""
     home = Path(log).parent / "lab-home"
     token, port = secrets.token_hex(16), free_port()
     folders = {"JUPYTER_CONFIG_DIR": ".jupyter", "JUPYTER_DATA_DIR": "data", "JUPYTER_RUNTIME_DIR": "runtime"}
     env = {**env, "HOME": str(home), **{name: str(home / folder) for name, folder in folders.items()}}
     command = [str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0"]
     command += [f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+    command += ["--LabApp.notebook_starts_kernel=False"]  # what it shows needs none, and a kernel costs seconds
     command += ["--allow-root"] if os.geteuid() == 0 else []
     url = f"http://127.0.0.1:{port}"
     with open(log, "wb") as output:

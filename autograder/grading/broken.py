@@ -6,8 +6,8 @@ failed, its source as released. It is the environment's when nothing of the stud
 (the hand-in's first code cells are the release's own, each run without error): one hand-in is enough,
 as a kernel that cannot import ``bdl`` fails there. Otherwise a student may have broken it (``np =
 None`` in an answer), so it is the environment's only when the same given cell is the first to fail in
-every graded hand-in of the run, two at least, and calls no graded function (then a class that failed
-one function would stop the run).
+every graded hand-in of the run, two at least, and names no graded function (or a class that all got
+one function wrong would stop the run).
 """
 
 import re

@@ -3,8 +3,10 @@ local thread pool or a Dask cluster (``autograder.grading.task``), and record wh
 
 Every submission gets one row per notebook and a status: ``graded`` (with notes for the instructor)
 or ``error: <why>`` (scored zero). A submission that holds the source notebook's markers is refused
-here, before any of its code runs (``_inspect``). Rows go to ``grading_status/<assignment>.json`` for
-``report``, and to a CSV if asked. Only this side reads and writes the course directory.
+here, before any of its code runs (``_inspect``). A given cell that failed for the grading environment,
+not the student (``autograder.grading.broken``), stops the run in one line and grades no one at zero.
+Rows go to ``grading_status/<assignment>.json`` for ``report``, and to a CSV if asked. Only this side
+reads and writes the course directory.
 """
 
 import contextlib
@@ -251,7 +253,9 @@ def grade(
     with the reason in ``status``, and so does one that holds the source
     notebook's markers (refused before any of its code runs); the others are
     still graded. Kernels run under bubblewrap unless ``sandbox`` is False
-    (then every status says so).
+    (then every status says so). A grading environment that fails a given cell
+    (``autograder.grading.broken``) stops the run: ValueError, in one line, after
+    the statuses of the hand-ins it cost say so, and no CSV.
     """
     check_assignment(assignment, root)
     reason = bwrap.unusable() if sandbox and not scheduler else None
@@ -305,7 +309,7 @@ def grade(
                         break  # the environment's fault: no one else is graded in it
         fault = broken.environment_fault(failures, release_notebooks)
         if fault:
-            fault = _not_graded(fault, tasks, statuses, db_url)
+            fault = _not_graded(root, fault, tasks, statuses, db_url)
         deadlines.apply(db_url, root, assignment, policy)
     rows = []
     for item in collected:
@@ -334,13 +338,15 @@ def grade(
     return rows
 
 
-def _not_graded(fault, tasks, statuses, db_url):
+def _not_graded(root, fault, tasks, statuses, db_url):
     """Each hand-in the broken environment cost (``fault``: the cause, the students), and each the run
-    stopped before, an error row that says so (no score of it stands); the line ``grade`` stops with."""
+    stopped before, an error row that says so: no score or autograded notebook of that run stands (its log
+    does). Returns the line ``grade`` stops with."""
     cause, students = fault
     left = [task for task in tasks if task.student in students or task.student not in statuses]
     for task in left:
         if task.student in statuses:
+            shutil.rmtree(Path(root) / "autograded" / task.student / task.assignment, ignore_errors=True)
             zero_automatic_grades(db_url, task.assignment, task.student)
         statuses[task.student] = f"error: not graded, the grading environment is broken: {cause}"
     return (

@@ -54,5 +54,6 @@ def test_a_kernel_without_bdl_stops_grading_in_one_line(tmp_path):
     assert all(
         status.startswith("error: not graded, the grading environment is broken") for status in statuses.values()
     )
+    assert not list((root / "autograded").rglob("*.ipynb"))
     # one worker: the first hand-in showed it, and the others were never graded
     assert len(list((root / "grading_status" / ASSIGNMENT).glob("*.log"))) == 1

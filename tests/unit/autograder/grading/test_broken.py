@@ -113,3 +113,4 @@ def test_grade_stops_and_grades_no_one_at_zero(tmp_path, monkeypatch):
     assert all(
         status.startswith("error: not graded, the grading environment is broken") for status in statuses.values()
     )
+    assert not list((root / "autograded").rglob("*.ipynb"))  # nothing of that run to make feedback of

@@ -161,7 +161,8 @@ def _run(tasks, workers, client):
                 future.release()  # its result is home: a worker that dies later has nothing of it to redo
                 yield task, outcome
         finally:  # a run stopped early grades no more
-            client.cancel(list(futures))
+            if futures:
+                client.cancel(list(futures))
         return
     examiners = ExaminerPool()
     try:

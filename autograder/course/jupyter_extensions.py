@@ -13,7 +13,8 @@ INSTRUCTOR_SERVER = ("formgrader", "course_list")
 STUDENT_LAB = ("assignment-list", "validate-assignment")
 INSTRUCTOR_LAB = ("formgrader", "course-list", "create-assignment")
 # Paths in a Jupyter config folder (its etc/jupyter). A .d folder's files are read in name order and
-# merged, the later winning: "students.json" comes after nbgrader's own "nbgrader.json".
+# merged, the later winning: "students.json" comes after nbgrader's own "nbgrader.json". JupyterLab's
+# page reads the plugins it leaves out from the labconfig section's "disabledExtensions" alone.
 SERVER_FILE = "jupyter_server_config.d/students.json"
 LAB_FILE = "labconfig/page_config.d/students.json"
 
@@ -27,7 +28,7 @@ def config_files(instructor=False):
     disabled.update({f"@jupyter/nbgrader:{name}": not instructor for name in INSTRUCTOR_LAB})
     return {
         SERVER_FILE: json.dumps({"ServerApp": {"jpserver_extensions": server}}, indent=2) + "\n",
-        LAB_FILE: json.dumps({"disabled_labextensions": disabled}, indent=2) + "\n",
+        LAB_FILE: json.dumps({"disabledExtensions": disabled}, indent=2) + "\n",
     }
 
 

@@ -3,8 +3,10 @@ local thread pool or a Dask cluster (``autograder.grading.task``), and record wh
 
 Every submission gets one row per notebook and a status: ``graded`` (with notes for the instructor)
 or ``error: <why>`` (scored zero). A submission that holds the source notebook's markers is refused
-here, before any of its code runs (``_inspect``). Rows go to ``grading_status/<assignment>.json`` for
-``report``, and to a CSV if asked. Only this side reads and writes the course directory.
+here, before any of its code runs (``_inspect``). A given cell that failed for the grading environment,
+not the student (``autograder.grading.broken``), stops the run in one line and grades no one at zero.
+Rows go to ``grading_status/<assignment>.json`` for ``report``, and to a CSV if asked. Only this side
+reads and writes the course directory.
 """
 
 import contextlib
@@ -25,6 +27,7 @@ from autograder.course.cli import course_options, db_url, memory_gib, output_fil
 from autograder.course.directory import REPO, check_assignment, check_result, make_api, notebook_names
 from autograder.course.gradebook import gradebook_url, scores, zero_automatic_grades
 from autograder.course.statuses import printable, save_statuses
+from autograder.grading import broken
 from autograder.grading.collect import NBGRADER_FILES, collect
 from autograder.grading.handin import Unreadable, read_handin
 from autograder.grading.limits import Limits, grading_slots
@@ -151,17 +154,24 @@ def _run(tasks, workers, client):
             ): task
             for task in tasks
         }
-        for future in finished(futures, loop=client.loop):
-            task, outcome = futures.pop(future), _outcome(future)
-            future.release()  # its result is home: a worker that dies later has nothing of it to redo
-            yield task, outcome
+        try:
+            for future in finished(futures, loop=client.loop):
+                task, outcome = futures.pop(future), _outcome(future)
+                future.release()  # its result is home: a worker that dies later has nothing of it to redo
+                yield task, outcome
+        finally:  # a run stopped early grades no more
+            if futures:
+                client.cancel(list(futures))
         return
     examiners = ExaminerPool()
     try:
         with ThreadPoolExecutor(max_workers=max(1, workers or grading_slots())) as threads:
             futures = {threads.submit(grade_task, task, examiners): task for task in tasks}
-            for future in as_completed(futures):
-                yield futures[future], _outcome(future)
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], _outcome(future)
+            finally:  # a run stopped early grades no more
+                threads.shutdown(cancel_futures=True)
     finally:
         examiners.stop()
 
@@ -243,7 +253,9 @@ def grade(
     with the reason in ``status``, and so does one that holds the source
     notebook's markers (refused before any of its code runs); the others are
     still graded. Kernels run under bubblewrap unless ``sandbox`` is False
-    (then every status says so).
+    (then every status says so). A grading environment that fails a given cell
+    (``autograder.grading.broken``) stops the run: ValueError, in one line, after
+    the statuses of the hand-ins it cost say so, and no CSV.
     """
     check_assignment(assignment, root)
     reason = bwrap.unusable() if sandbox and not scheduler else None
@@ -282,12 +294,23 @@ def grade(
             if inspected[task.student][0]:
                 statuses[task.student] = _recorded(root, task, inspected[task.student][0])
         tasks = [task for task in tasks if not inspected[task.student][0]]
-        with tqdm(
-            total=len(tasks), desc=f"grading {assignment}", unit="submission", disable=not progress, file=sys.stderr
-        ) as bar:
-            for task, outcome in _run(tasks, workers, client):
+        answers, failures = broken.answer_names(source_notebooks), {}
+        with (
+            tqdm(
+                total=len(tasks), desc=f"grading {assignment}", unit="submission", disable=not progress, file=sys.stderr
+            ) as bar,
+            contextlib.closing(_run(tasks, workers, client)) as outcomes,
+        ):
+            for task, outcome in outcomes:
                 statuses[task.student] = _recorded(root, task, outcome)
                 bar.update()
+                if statuses[task.student].startswith("graded"):
+                    failures[task.student] = broken.hand_in_failure(outcome.autograded, release_notebooks, answers)
+                    if failures[task.student] and failures[task.student].first:
+                        break  # the environment's fault: no one else is graded in it
+        fault = broken.environment_fault(failures, release_notebooks)
+        if fault:
+            fault = _not_graded(root, fault, tasks, statuses, db_url)
         deadlines.apply(db_url, root, assignment, policy)
     rows = []
     for item in collected:
@@ -309,9 +332,28 @@ def grade(
                 )
             )
     save_statuses(root, assignment, rows)
+    if fault:
+        raise ValueError(fault)
     if csv_path:
         write_csv(rows, csv_path)
     return rows
+
+
+def _not_graded(root, fault, tasks, statuses, db_url):
+    """Each hand-in the broken environment cost (``fault``: the cause, the students), and each the run
+    stopped before, an error row that says so: no score or autograded notebook of that run stands (its log
+    does). Returns the line ``grade`` stops with."""
+    cause, students = fault
+    left = [task for task in tasks if task.student in students or task.student not in statuses]
+    for task in left:
+        if task.student in statuses:
+            shutil.rmtree(Path(root) / "autograded" / task.student / task.assignment, ignore_errors=True)
+            zero_automatic_grades(db_url, task.assignment, task.student)
+        statuses[task.student] = f"error: not graded, the grading environment is broken: {cause}"
+    return (
+        f"grading stopped: the grading environment is broken, not the hand-ins: {cause}; "
+        f"{len(left)} of {len(tasks)} hand-ins not graded (their status says so): mend it and grade again"
+    )
 
 
 def _error_rows(assignment, names, student, status):

@@ -63,6 +63,12 @@ def _delete_tests(nb, cells, course):
     nb.cells.remove(cells["brier_score_tests"])
 
 
+def _break_the_import(nb, cells, course):
+    """The first given cell, which imports bdl, made the student's own: it imports a module bdl has not."""
+    given = next(cell for cell in nb.cells if cell.cell_type == "code")
+    given.source = given.source.replace("import bdl", "import bdl.helpers", 1)
+
+
 def _edit_tests(nb, cells, course):
     cells["brier_score_tests"].source = "pass  # the tests were here"
     cells["gaussian_nll"].source = course.spelled("def gaussian_nll(y, mean, scale):\n    return tf.constant(0.0)\n")
@@ -317,6 +323,10 @@ CASES = {
     ),
     # nbgrader leaves a deleted test cell's points for the instructor (manual).
     "deleted_test_cell": (_cells(_delete_tests), FULL - 2, "graded", ["missing graded cells: brier_score_tests"]),
+    # A ModuleNotFoundError of bdl in a given cell the student broke: their own score, never the environment's
+    # (autograder.grading.broken), which would stop the class's run. NumPy is never imported: only
+    # adversarial_loss, which needs none, keeps its points.
+    "broken_given_cell": (_cells(_break_the_import), 2, "graded", []),
     # nbgrader restores locked cells from the gradebook: the real tests run.
     "edited_test_cells": (_cells(_edit_tests), FULL - 2, "graded", []),
     "edited_points": (_cells(_edit_points), FULL, "graded", []),

@@ -4,14 +4,17 @@ screenshots in docs/images/, which the tests take as they pass the steps they sh
 
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import time
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tests.support.system_packages import require
@@ -74,6 +77,84 @@ def stop_group(process, term_wait):
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+@contextmanager
+def served_lab(jupyter, env, root, log):
+    """A JupyterLab of the program ``jupyter`` serving ``root`` on a free loopback port with a random
+    token, its HOME and Jupyter folders beside ``log``, a notebook opened starting no kernel: yields
+    ``path -> URL`` (the token on it, which logs a page in); stopped at the end."""
+    home = Path(log).parent / "lab-home"
+    token, port = secrets.token_hex(16), free_port()
+    folders = {"JUPYTER_CONFIG_DIR": ".jupyter", "JUPYTER_DATA_DIR": "data", "JUPYTER_RUNTIME_DIR": "runtime"}
+    env = {**env, "HOME": str(home), **{name: str(home / folder) for name, folder in folders.items()}}
+    command = [str(jupyter), "lab", "--no-browser", "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0"]
+    command += [f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}"]
+    command += ["--LabApp.notebook_starts_kernel=False"]  # what it shows needs none, and a kernel costs seconds
+    command += ["--allow-root"] if os.geteuid() == 0 else []
+    url = f"http://127.0.0.1:{port}"
+    with open(log, "wb") as output:
+        process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert process.poll() is None and time.monotonic() < deadline, Path(log).read_text()[-3000:]
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=5).close()
+                break
+            except OSError:
+                time.sleep(0.25)
+        yield lambda path="lab": f"{url}/{path}?token={token}"
+    finally:
+        stop_server(process)
+
+
+# nbgrader's items in JupyterLab's Nbgrader menu, each from a plugin of its own (jupyter_extensions)
+NBGRADER_MENU = {
+    "assignment-list": "Assignment List",
+    "course-list": "Course List",
+    "formgrader": "Formgrader",
+    "create-assignment": "Create assignment",  # nbgrader spells it so
+}
+
+
+def nbgrader_in_lab(page):
+    """What the JupyterLab open in ``page`` gives of nbgrader: {"disabled": the nbgrader plugins of the
+    page's own disabledExtensions, "menu": the items the Nbgrader menu shows}."""
+    page.locator(".jp-LabShell").wait_for()
+    config = page.evaluate("JSON.parse(document.getElementById('jupyter-config-data').textContent)")
+    page.locator("#jp-menu-panel").get_by_text("Nbgrader", exact=True).click()
+    items = page.locator("#jp-mainmenu-nbgrader").get_by_role("menuitem")
+    items.first.wait_for()
+    shown = [text.strip() for text in items.all_inner_texts()]
+    page.keyboard.press("Escape")
+    return {
+        "disabled": sorted(name for name in config["disabledExtensions"] if name.startswith("@jupyter/nbgrader:")),
+        "menu": sorted(label for label in NBGRADER_MENU.values() if any(text.startswith(label) for text in shown)),
+    }
+
+
+def stop_server(process, term_wait=20):
+    """SIGTERM to a Jupyter server's group (it shuts its kernels down), then kill whatever is left of its
+    family: kernels run in sessions of their own."""
+    try:
+        family = psutil.Process(process.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        family = []
+    stop_group(process, term_wait)
+    for child in family:
+        try:
+            child.kill()
+        except psutil.NoSuchProcess:
+            pass
 
 
 def menu(page, *path):

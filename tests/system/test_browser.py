@@ -25,14 +25,13 @@ import urllib.request
 from pathlib import Path
 
 import nbformat
-import psutil
 import pytest
 from nbgrader.api import Gradebook
 from nbgrader.utils import get_username
 
 from autograder.course.cells import answered, graded_cells
 from autograder.course.directory import REPO
-from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_group, validate
+from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, stop_server, validate
 
 # it grades; and it takes docs/images' Assignment List, Validate and formgrader (`make screenshots`)
 pytestmark = [pytest.mark.slow, pytest.mark.browser, pytest.mark.screenshots, pytest.mark.usefixtures("bubblewrap")]
@@ -131,17 +130,7 @@ class Lab:
             self.api(f"/api/kernels/{kernel['id']}", method="DELETE")
 
     def stop(self):
-        """SIGTERM (JupyterLab shuts its kernels down), then kill whatever is left."""
-        try:
-            family = psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.NoSuchProcess:
-            family = []
-        stop_group(self.process, 20)
-        for process in family:  # kernels run in sessions of their own
-            try:
-                process.kill()
-            except psutil.NoSuchProcess:
-                pass
+        stop_server(self.process)
 
     def run(self, *command, timeout=900):
         """Run an instructor's command in the course directory; return its output."""

@@ -44,8 +44,8 @@ from autograder.hub.accounts import as_user, remove_accounts
 from autograder.hub.process import START_SECONDS, HubProcess
 from autograder.hub.settings import HubSettings, course_config, hub_environment
 from tests.support.hub_cache import CACHE, HUB_DIR, answers, clear_hub_dir, form, link_cached_installs, requirements
-from tests.support.jupyter_extensions import INSTRUCTORS, STUDENTS, enabled
-from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, run_all, validate
+from tests.support.jupyter_extensions import INSTRUCTORS, INSTRUCTORS_PAGE, STUDENTS, STUDENTS_PAGE, enabled
+from tests.support.lab_ui import Flow, assignment_list, close_dialog, free_port, nbgrader_in_lab, run_all, validate
 
 pytestmark = [
     pytest.mark.slow,
@@ -286,7 +286,7 @@ def test_the_instructor_sees_the_roster_and_releases_01(hub, instructor):
     with timed("instructor: the course's service, Nbgrader > Formgrader in JupyterLab"):
         base = hub.service
         instructor.goto(f"{base}/lab")
-        instructor.locator(".jp-LabShell").wait_for()
+        assert nbgrader_in_lab(instructor) == INSTRUCTORS_PAGE
         instructor.get_by_text("Nbgrader", exact=True).click()
         instructor.get_by_role("menuitem", name="Formgrader", exact=True).click()
         # formgrader in JupyterLab's own tab: its frame shows (JupyterHub's default CSP would leave it blank)
@@ -332,6 +332,7 @@ def test_a_grader_opens_formgrader_and_a_student_cannot(browser, hub, instructor
     assert refused.status == 403, refused.status
     assert students["b"].locator("tbody tr", has_text=hub.students["a"]).count() == 0
     students["b"].goto(f"{user_url(hub, hub.students['b'])}/lab")
+    assert nbgrader_in_lab(students["b"]) == STUDENTS_PAGE  # the student's own Lab: no formgrader, no course list
 
 
 def answer(key):

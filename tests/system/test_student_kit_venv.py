@@ -1,6 +1,8 @@
 """The student kit on a student's machine: a fresh venv, the README's ``pip install`` of the kit (one
 TensorFlow, every package at the tested version, nbgrader's student extensions only), and a release
-notebook run in the kit's own kernel (blank: its first test fails; answered: every test passes)."""
+notebook run in the kit's own kernel (blank: its first test fails; answered: every test passes); and the
+kit's own JupyterLab in Chromium, as a student sees it: the Assignment List and Validate, none of the
+instructor's formgrader, course list or Create assignment."""
 
 import json
 import os
@@ -17,7 +19,8 @@ import pytest
 from autograder import studentkit
 from autograder.course import cells
 from autograder.course.directory import REPO
-from tests.support.jupyter_extensions import STUDENTS, enabled
+from tests.support.jupyter_extensions import STUDENTS, STUDENTS_PAGE, enabled
+from tests.support.lab_ui import chromium, nbgrader_in_lab, served_lab
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +68,28 @@ def _with_reference_answers(release_path, target):
     nbformat.write(nb, target)
 
 
+def _students_lab(jupyter, env, work):
+    """What the kit's JupyterLab, served from ``work``, shows of nbgrader in Chromium; with Validate on
+    blank.ipynb's toolbar."""
+    from playwright.sync_api import sync_playwright
+
+    executable = chromium()
+    with served_lab(jupyter, env, work, work.parent / "jupyterlab.log") as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(120_000)
+            page.goto(url())
+            shown = nbgrader_in_lab(page)
+            page.goto(url("lab/tree/blank.ipynb"))
+            page.locator(".jp-NotebookPanel jp-button[title='Validate Assignment']").wait_for()
+            return shown
+        finally:
+            browser.close()
+
+
 @pytest.mark.slow
+@pytest.mark.browser
 def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_path):
     venv = tmp_path / "venv"
     python = venv / "bin" / "python"
@@ -127,6 +151,9 @@ def test_the_kit_installs_in_a_fresh_venv_and_runs_a_release_notebook(kit, tmp_p
     (work / "driver.py").write_text(DRIVER)
     shutil.copy(kit / NOTEBOOK, work / "blank.ipynb")
     _with_reference_answers(kit / NOTEBOOK, work / "answered.ipynb")
+    start = time.perf_counter()
+    assert _students_lab(venv / "bin" / "jupyter", env, work) == STUDENTS_PAGE
+    print(f"the kit's JupyterLab in Chromium: {time.perf_counter() - start:.0f} s")
     env["NBGRADER_EXECUTION"] = "validate"  # grading size: seconds, not minutes
     runs = {}
     for name in ("blank", "answered"):

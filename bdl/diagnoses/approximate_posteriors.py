@@ -313,6 +313,14 @@ def _q(function, scores, alpha):
     return float(call(function, scores, alpha))
 
 
+def _counts_distinct_scores(function):
+    """Whether the quantile is a rank among the distinct scores alone, the rank taken from all eight scores
+    (the third distinct value at alpha = 0.7, too few at 0.5) or from the four distinct ones (the third at
+    0.5, the fourth at 0.3); the k-th smallest of all eight scores is 2, 2 and 3 there."""
+    from_all = same(_q(function, _TIED, 0.7), 3.0) and np.isinf(_q(function, _TIED, 0.5))
+    return from_all or (same(_q(function, _TIED, 0.5), 3.0) and same(_q(function, _TIED, 0.3), 4.0))
+
+
 CONFORMAL = Function(
     "conformal_quantile",
     (
@@ -348,8 +356,7 @@ CONFORMAL = Function(
             "ties_dropped",
             "Your quantile seems to count tied scores once: the k-th smallest counts every score, each of tied "
             "scores included, so keep repeated scores.",
-            # the third distinct value where the third smallest score is 2; too few distinct values for k = 5
-            lambda f: same(_q(f, _TIED, 0.7), 3.0) and np.isinf(_q(f, _TIED, 0.5)),
+            _counts_distinct_scores,
         ),
         Mistake(
             "rank_too_high",

@@ -160,7 +160,11 @@ MUTANTS = {
             CONFORMAL_BODY,
             "    return float(np.quantile(scores, 1 - alpha))\n",
         ),
-        ("n instead of n + 1", "np.ceil((len(scores) + 1) * (1 - alpha))", "np.ceil(len(scores) * (1 - alpha))"),
+        (
+            "n instead of n + 1",
+            "np.ceil((len(scores) + 1) * (1 - alpha) - 1e-9)",
+            "np.ceil(len(scores) * (1 - alpha) - 1e-9)",
+        ),
         (
             "one rank too high",
             "return float(scores[k - 1]) if k <= len(scores)",

@@ -306,7 +306,7 @@ W2 = Function(
 _FIVE = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
 _TEN = np.array([7.0, 2.0, 9.0, 1.0, 10.0, 4.0, 3.0, 8.0, 6.0, 5.0])
 _SEVEN = np.array([7.0, 1.0, 6.0, 2.0, 5.0, 3.0, 4.0])  # alpha = 0.5: (7 + 1) * 0.5 = 4 exactly
-_TIED = np.array([2.0, 1.0, 2.0, 3.0, 1.0, 2.0, 4.0, 3.0])  # four distinct values among eight scores
+_TIED = np.array([3.0, 1.0, 2.0, 1.0, 4.0, 3.0, 2.0, 1.0, 3.0, 2.0])  # four distinct values among ten scores
 
 
 def _q(function, scores, alpha):
@@ -314,11 +314,11 @@ def _q(function, scores, alpha):
 
 
 def _counts_distinct_scores(function):
-    """Whether the quantile is a rank among the distinct scores alone, the rank taken from all eight scores
-    (the third distinct value at alpha = 0.7, too few at 0.5) or from the four distinct ones (the third at
-    0.5, the fourth at 0.3); the k-th smallest of all eight scores is 2, 2 and 3 there."""
-    from_all = same(_q(function, _TIED, 0.7), 3.0) and np.isinf(_q(function, _TIED, 0.5))
-    return from_all or (same(_q(function, _TIED, 0.5), 3.0) and same(_q(function, _TIED, 0.3), 4.0))
+    """Whether the quantile is a rank among the distinct scores alone, the rank taken from all ten scores
+    (the second distinct value at alpha = 0.9, too few at 0.3) or from the four distinct ones (the fourth at
+    0.3, too few at 0.1); the k-th smallest of all ten scores is 1, 3 and 4 there, and so is the one after it."""
+    from_all = same(_q(function, _TIED, 0.9), 2.0) and np.isinf(_q(function, _TIED, 0.3))
+    return from_all or (same(_q(function, _TIED, 0.3), 4.0) and np.isinf(_q(function, _TIED, 0.1)))
 
 
 CONFORMAL = Function(

@@ -4,6 +4,7 @@ loses what the policy says in the gradebook, grades.csv, the report, the LMS fil
 and one student's feedback is written again alone."""
 
 import csv
+import re
 import subprocess
 import sys
 
@@ -130,6 +131,9 @@ def test_bad_input_is_one_line_and_exit_2(graded, capsys):
         ("extension", ASSIGNMENT, "bob", "--days", "1e12"),
         ("extension", ASSIGNMENT, "Bob Baker", "--days", "1"),
     ):
-        code = main([*args, "--root", str(root)])  # in this process: a second each saved
+        try:  # in this process: a second each saved
+            code = main([*args, "--root", str(root)])
+        except SystemExit as refused:  # an argument's own check, as it is parsed
+            code = refused.code
         said = capsys.readouterr().err
-        assert code == 2 and said.count("\n") == 1 and said.startswith("autograder: error: "), (args, said)
+        assert code == 2 and said.count("\n") == 1 and re.match(r"autograder( \w+)?: error: ", said), (args, said)

@@ -61,6 +61,7 @@ def test_grade_report_and_feedback_use_postgresql(postgres_url, tmp_path, bubble
 @pytest.mark.parametrize("command", ["grade", "report", "feedback"])
 def test_an_unreachable_server_is_one_line(command, tmp_path):
     url = f"postgresql://nobody@/course?host={tmp_path}"  # no server listens there
+    write_course(tmp_path)  # a course: --root is checked as one before the database
     inputs = [str(source_path())] if command == "grade" else []
     result = subprocess.run(
         [sys.executable, "-m", "autograder", command, ASSIGNMENT, *inputs, "--db", url, "--root", str(tmp_path)],

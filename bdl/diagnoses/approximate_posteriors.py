@@ -8,7 +8,7 @@ are what the *mistakes* give on hand-made probes, never what a right answer give
 import numpy as np
 import tensorflow as tf
 
-from bdl.diagnoses.probes import Function, Mistake, call, changes_its_arguments, fails, same
+from bdl.diagnoses.probes import Function, Mistake, call, changes_its_arguments, same
 
 # Log joint probes: zero weights (the network outputs 0), two points, sigma = 0.5, s = 2.
 _X = np.array([[0.5], [-1.0]], "float32")
@@ -37,13 +37,6 @@ def _is_joint(function, value):
     return same(_joint(function), np.full(2, value), rtol=1e-4, atol=1e-3)
 
 
-def _fails_for_one_point(function):
-    """Whether the log joint raises for a single data point though it runs for two."""
-    return fails(call, function, tf.zeros((2, _D), tf.float32), _X[:1], _Y[:1], _NOISE, _PRIOR) and not fails(
-        _joint, function
-    )
-
-
 def _no_gradient(function):
     weights = tf.Variable(tf.zeros((2, _D), tf.float32))
     with tf.GradientTape() as tape:
@@ -59,12 +52,6 @@ LOG_JOINT = Function(
             "Your log joint is one number for the whole batch; the spec asks for one value per weight vector "
             "of the batch.",
             lambda f: np.shape(_joint(f)) != (2,),
-        ),
-        Mistake(
-            "one_point",
-            "Your log joint fails for a single data point though it runs for two: an axis of size one seems to "
-            "be squeezed away (a squeeze without an axis drops the point axis too); keep the targets one per point.",
-            _fails_for_one_point,
         ),
         Mistake(
             "not_float32",
@@ -305,20 +292,10 @@ W2 = Function(
 # Conformal probes: five scores 1..5 in another order; ten scores 1..10.
 _FIVE = np.array([5.0, 1.0, 4.0, 2.0, 3.0])
 _TEN = np.array([7.0, 2.0, 9.0, 1.0, 10.0, 4.0, 3.0, 8.0, 6.0, 5.0])
-_SEVEN = np.array([7.0, 1.0, 6.0, 2.0, 5.0, 3.0, 4.0])  # alpha = 0.5: (7 + 1) * 0.5 = 4 exactly
-_TIED = np.array([3.0, 1.0, 2.0, 1.0, 4.0, 3.0, 2.0, 1.0, 3.0, 2.0])  # four distinct values among ten scores
 
 
 def _q(function, scores, alpha):
     return float(call(function, scores, alpha))
-
-
-def _counts_distinct_scores(function):
-    """Whether the quantile is a rank among the distinct scores alone, the rank taken from all ten scores
-    (the second distinct value at alpha = 0.9, too few at 0.3) or from the four distinct ones (the fourth at
-    0.3, too few at 0.1); the k-th smallest of all ten scores is 1, 3 and 4 there, and so is the one after it."""
-    from_all = same(_q(function, _TIED, 0.9), 2.0) and np.isinf(_q(function, _TIED, 0.3))
-    return from_all or (same(_q(function, _TIED, 0.3), 4.0) and np.isinf(_q(function, _TIED, 0.1)))
 
 
 CONFORMAL = Function(
@@ -345,18 +322,6 @@ CONFORMAL = Function(
             "Your rank seems to count the calibration scores alone; the spec counts the fresh point too, one "
             "more than the scores.",
             lambda f: same(_q(f, _FIVE, 0.4), 3.0) and same(_q(f, _TEN, 0.65), 4.0),
-        ),
-        Mistake(
-            "int_plus_one",
-            "Your rank seems one too high when the product in the ceiling is a whole number: the ceiling of a "
-            "whole number is that number itself, not one more.",
-            lambda f: same(_q(f, _SEVEN, 0.5), 5.0) and same(_q(f, _FIVE, 0.4), 4.0),
-        ),
-        Mistake(
-            "ties_dropped",
-            "Your quantile seems to count tied scores once: the k-th smallest counts every score, each of tied "
-            "scores included, so keep repeated scores.",
-            _counts_distinct_scores,
         ),
         Mistake(
             "rank_too_high",

